@@ -1,0 +1,1 @@
+"""The edges: email and Slack adapters, the long-running app, and the `orienta` CLI."""

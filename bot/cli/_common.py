@@ -1,0 +1,59 @@
+"""Shared CLI plumbing: settings, services, output, errors."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NoReturn
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from bot.services import Services
+from pipeline.settings import Settings, load_settings
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+@dataclass
+class Context:
+    data_dir: Path | None = None
+    _services: Services | None = field(default=None, init=False)
+
+    def settings(self) -> Settings:
+        return self.services().settings
+
+    def services(self) -> Services:
+        if self._services is None:
+            overrides: dict[str, Any] = {}
+            if self.data_dir is not None:
+                overrides["data_dir"] = self.data_dir
+            try:
+                self._services = Services(load_settings(**overrides))
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first.get("loc", ()))
+                fail(f"invalid configuration: {where}: {first.get('msg')}")
+        return self._services
+
+
+def services(ctx: typer.Context) -> Services:
+    return ctx.obj.services()
+
+
+def fail(message: str, code: int = 1) -> NoReturn:
+    err_console.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    raise SystemExit(code)
+
+
+def describe(exc: BaseException) -> str:
+    text = str(exc) or type(exc).__name__
+    return text.splitlines()[0]
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")

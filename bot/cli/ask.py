@@ -1,0 +1,42 @@
+"""`orienta ask`."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from bot.cli._common import console, print_json, services
+from bot.worker import draft_for
+from pipeline.derivation import render
+from pipeline.redaction import redact
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ask")(ask_cmd)
+
+
+def ask_cmd(
+    ctx: typer.Context,
+    question: str = typer.Argument(..., help="The student's question."),
+    method: Optional[str] = typer.Option(None, "--method", help="rag, derivation or long-context (with an LLM)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Draft an answer to one question, with references and the derivation."""
+    svc = services(ctx)
+    if method:
+        svc.settings.llm.method = method  # type: ignore[assignment]
+    answer, in_domain, score = draft_for(svc, redact(question).text)
+    data = answer.as_dict() | {"gate": {"in_domain": in_domain, "score": score}}
+    if as_json:
+        print_json(data)
+        return
+    console.print(answer.text, highlight=False, markup=False)
+    if answer.derivation:
+        console.print("\n[bold]Derivación[/]")
+        titles = [h.chunk.doc_title for h in answer.hits]
+        console.print(render(answer.derivation, titles), highlight=False, markup=False)
+    gate = "sin gate" if in_domain is None else f"gate: {'en dominio' if in_domain else 'fuera de dominio'} ({score:.2f})"
+    console.print(f"\n[dim]{answer.method} · {answer.model} · {gate} · {answer.latency_ms:.0f} ms · US$ {answer.cost_usd:.4f}[/]")
+    for note in answer.notes:
+        console.print(f"[dim]{note}[/]")

@@ -1,0 +1,161 @@
+"""`orienta review list|show|approve|edit|reject`: the terminal review queue."""
+
+from __future__ import annotations
+
+import getpass
+import os
+import subprocess
+import tempfile
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from bot.cli._common import console, fail, print_json, services
+from pipeline.derivation import Step, render
+from review import queue
+from review.db import session_scope
+from review.errors import ReviewError
+
+review_app = typer.Typer(help="Review drafts: approve, edit or reject.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(review_app, name="review")
+
+
+def _actor(actor: Optional[str]) -> str:
+    return actor or f"cli:{os.environ.get('USER') or getpass.getuser()}"
+
+
+def draft_summary(draft, message) -> dict:
+    return {
+        "draft_id": draft.id,
+        "message_id": message.id,
+        "state": message.state,
+        "channel": message.channel,
+        "sender": message.sender,
+        "subject": message.subject,
+        "question": message.cleaned_text,
+        "gate": {"in_domain": message.gate_in_domain, "score": message.gate_score},
+        "method": draft.method,
+        "model": draft.model,
+        "no_info": draft.no_info,
+        "out_of_domain": draft.out_of_domain,
+        "references": draft.references,
+        "flags": draft.flags,
+        "version": message.version,
+        "created_at": draft.created_at.isoformat(),
+    }
+
+
+@review_app.command("list")
+def list_cmd(
+    ctx: typer.Context,
+    all_: bool = typer.Option(False, "--all", help="Include decided drafts."),
+    limit: int = typer.Option(50, "--limit"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Drafts waiting for review (oldest first)."""
+    with session_scope(services(ctx).engine) as session:
+        rows = queue.list_drafts(session=session, state=None if all_ else "drafted", limit=limit)
+        items = [draft_summary(d, m) for d, m in rows]
+    if as_json:
+        print_json(items)
+        return
+    if not items:
+        console.print("No hay borradores pendientes.")
+        return
+    table = Table("#", "estado", "de", "asunto / pregunta", "tipo", "refs")
+    for it in items:
+        kind = "fuera de dominio" if it["out_of_domain"] else "sin información" if it["no_info"] else it["method"]
+        question = (it["question"] or it["subject"] or "")[:70].replace("\n", " ")
+        table.add_row(str(it["draft_id"]), it["state"], it["sender"] or "", question, kind, ", ".join(r["doc_id"] for r in it["references"]))
+    console.print(table)
+
+
+@review_app.command("show")
+def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(...), as_json: bool = typer.Option(False, "--json")) -> None:
+    """Everything about one draft: question, draft, references, derivation."""
+    with session_scope(services(ctx).engine) as session:
+        try:
+            draft, message = queue.get_draft(session=session, draft_id=draft_id)
+        except ReviewError as exc:
+            fail(str(exc))
+        data = draft_summary(draft, message) | {"draft": draft.text, "derivation": draft.derivation}
+    if as_json:
+        print_json(data)
+        return
+    console.rule(f"Borrador #{data['draft_id']} · {data['state']}")
+    console.print(f"[bold]De:[/] {data['sender']}   [bold]Asunto:[/] {data['subject']}", highlight=False)
+    gate = data["gate"]
+    if gate["in_domain"] is not None:
+        console.print(f"[bold]Gate:[/] {'en dominio' if gate['in_domain'] else 'FUERA DE DOMINIO'} (score {gate['score']:.2f})")
+    console.print(f"[bold]Método:[/] {data['method']} · {data['model']}")
+    console.print("\n[bold]Pregunta (limpia):[/]")
+    console.print(data["question"] or "", highlight=False, markup=False)
+    console.print("\n[bold]Borrador:[/]")
+    console.print(data["draft"], highlight=False, markup=False)
+    if data["derivation"]:
+        console.print("\n[bold]Derivación:[/]")
+        console.print(render([Step.from_dict(s) for s in data["derivation"]]), highlight=False, markup=False)
+
+
+def _run(ctx: typer.Context, fn, as_json: bool, **kwargs) -> None:
+    with session_scope(services(ctx).engine) as session:
+        try:
+            decision = fn(session=session, **kwargs)
+        except ReviewError as exc:
+            fail(str(exc))
+        data = {"decision_id": decision.id, "draft_id": decision.draft_id, "action": decision.action, "actor": decision.actor, "reason": decision.reason}
+    if as_json:
+        print_json(data)
+    else:
+        console.print(f"draft #{data['draft_id']}: {data['action']} by {data['actor']} — the reply goes out on the next `orienta run`." if data["action"] != "reject" else f"draft #{data['draft_id']}: rejected ({data['reason']}) by {data['actor']}.")
+
+
+@review_app.command("approve")
+def approve_cmd(ctx: typer.Context, draft_id: int = typer.Argument(...), actor: Optional[str] = typer.Option(None, "--as", help="Reviewer name."), as_json: bool = typer.Option(False, "--json")) -> None:
+    """Approve a draft as it is."""
+    _run(ctx, queue.approve, as_json, draft_id=draft_id, actor=_actor(actor))
+
+
+@review_app.command("edit")
+def edit_cmd(
+    ctx: typer.Context,
+    draft_id: int = typer.Argument(...),
+    text: Optional[str] = typer.Option(None, "--text", help="The corrected reply (otherwise $EDITOR opens)."),
+    actor: Optional[str] = typer.Option(None, "--as"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Approve an edited version of a draft."""
+    if text is None:
+        with session_scope(services(ctx).engine) as session:
+            draft, _ = queue.get_draft(session=session, draft_id=draft_id)
+            original = draft.text
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        with tempfile.NamedTemporaryFile("w+", suffix=".txt", encoding="utf-8", delete=False) as fh:
+            fh.write(original)
+            path = fh.name
+        try:
+            subprocess.run([*editor.split(), path], check=True)
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        finally:
+            os.unlink(path)
+        if text.strip() == original.strip():
+            fail("no changes made; use `orienta review approve` to send the draft as it is")
+    _run(ctx, queue.edit, as_json, draft_id=draft_id, actor=_actor(actor), text=text)
+
+
+@review_app.command("reject")
+def reject_cmd(
+    ctx: typer.Context,
+    draft_id: int = typer.Argument(...),
+    reason: str = typer.Option(..., "--reason", help=f"One of: {', '.join(queue.REJECT_REASONS)}."),
+    comment: Optional[str] = typer.Option(None, "--comment"),
+    actor: Optional[str] = typer.Option(None, "--as"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Reject a draft; nothing is sent to the student."""
+    _run(ctx, queue.reject, as_json, draft_id=draft_id, actor=_actor(actor), reason=reason, comment=comment)

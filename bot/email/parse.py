@@ -1,0 +1,164 @@
+"""Parse raw e-mail with the standard library (policy.default) into what orienta needs."""
+
+from __future__ import annotations
+
+import email
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from email import policy
+from email.message import EmailMessage
+from email.utils import getaddresses, parsedate_to_datetime
+
+from bot.errors import MalformedMessage
+from pipeline.loaders import html_to_text
+
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+
+
+@dataclass
+class ParsedEmail:
+    """The parts of an inbound e-mail that orienta uses."""
+
+    message_id: str | None
+    sender: str | None
+    sender_name: str | None
+    subject: str
+    date: datetime | None
+    in_reply_to: str | None
+    references: str | None
+    body_text: str
+    headers: dict[str, str]
+    attachments: list[dict] = field(default_factory=list)
+    return_path: str | None = None
+
+    @property
+    def thread_ref(self) -> str | None:
+        return self.references or self.in_reply_to
+
+
+def content_hash(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _decode_part(part: EmailMessage) -> str:
+    """Text of a part, tolerant of wrong or missing charset declarations."""
+    payload = part.get_payload(decode=True) or b""
+    declared = part.get_content_charset() or "utf-8"
+    for charset in (declared, "utf-8", "cp1252", "latin-1"):
+        try:
+            return payload.decode(charset)
+        except (LookupError, UnicodeDecodeError):
+            continue
+    return payload.decode("utf-8", errors="replace")
+
+
+def _body(msg: EmailMessage) -> tuple[str, list[dict]]:
+    attachments: list[dict] = []
+    plain: list[str] = []
+    html: list[str] = []
+    parts = msg.walk() if msg.is_multipart() else [msg]
+    for part in parts:
+        if part.is_multipart():
+            continue
+        ctype = part.get_content_type()
+        disposition = part.get_content_disposition()
+        filename = part.get_filename()
+        if disposition == "attachment" or (filename and ctype not in ("text/plain", "text/html")):
+            payload = part.get_payload(decode=True) or b""
+            attachments.append({"name": filename or "(sin nombre)", "type": ctype, "size": len(payload)})
+            continue
+        if ctype == "text/plain":
+            plain.append(_decode_part(part))
+        elif ctype == "text/html":
+            html.append(_decode_part(part))
+        elif ctype in ("message/delivery-status", "message/rfc822"):
+            continue
+    if plain:
+        return "\n\n".join(p.strip() for p in plain), attachments
+    if html:
+        return "\n\n".join(html_to_text(h)[0] for h in html), attachments
+    return "", attachments
+
+
+def _clean_header(value: object) -> str:
+    return re.sub(r"\s+", " ", str(value or "")).strip()
+
+
+def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmail:
+    """Parse raw bytes; raise MalformedMessage with a reason when it is not a usable e-mail."""
+    if not raw or not raw.strip():
+        raise MalformedMessage("empty message")
+    if len(raw) > max_bytes:
+        raise MalformedMessage(f"message too large ({len(raw)} bytes > {max_bytes})")
+    try:
+        msg = email.message_from_bytes(raw, policy=policy.default)
+        headers = {k.lower(): _clean_header(v) for k, v in msg.items()}
+    except Exception as exc:  # the parser and header registry raise many kinds of errors on garbage
+        raise MalformedMessage(f"unparseable message: {type(exc).__name__}: {exc}") from exc
+    if not headers.get("from"):
+        raise MalformedMessage("no From header")
+    try:
+        addresses = getaddresses([headers["from"]])
+    except Exception as exc:
+        raise MalformedMessage(f"unparseable From header: {exc}") from exc
+    name, addr = addresses[0] if addresses else ("", "")
+    if "@" not in addr:
+        raise MalformedMessage(f"From header has no address: {headers['from'][:80]!r}")
+    try:
+        body, attachments = _body(msg)  # type: ignore[arg-type]
+    except Exception as exc:
+        raise MalformedMessage(f"unreadable body: {type(exc).__name__}: {exc}") from exc
+    if msg.is_multipart() and any("boundary" in type(d).__name__.lower() or "StartBoundaryNotFound" in type(d).__name__ for d in msg.defects):
+        raise MalformedMessage("broken MIME structure: multipart boundary not found")
+    date = None
+    if headers.get("date"):
+        try:
+            date = parsedate_to_datetime(headers["date"])
+        except (TypeError, ValueError):
+            date = None
+    return ParsedEmail(
+        message_id=headers.get("message-id") or None,
+        sender=addr.lower(),
+        sender_name=name or None,
+        subject=headers.get("subject", ""),
+        date=date,
+        in_reply_to=headers.get("in-reply-to") or None,
+        references=headers.get("references") or None,
+        body_text=body,
+        headers=headers,
+        attachments=attachments,
+        return_path=headers.get("return-path"),
+    )
+
+
+_NO_REPLY = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?reply|noreply|bounces?)([+.\-@]|$)", re.IGNORECASE)
+
+
+def skip_reason(parsed: ParsedEmail, *, own_message_ids: frozenset[str] = frozenset()) -> str | None:
+    """Why this e-mail must not get a reply (auto-replies, bounces, lists, loops), or None."""
+    h = parsed.headers
+    auto = h.get("auto-submitted", "").lower()
+    if auto and auto != "no":
+        return f"auto_submitted: {auto}"
+    if parsed.return_path is not None and parsed.return_path.strip() in ("<>", ""):
+        return "bounce: empty Return-Path"
+    if "multipart/report" in h.get("content-type", "").lower():
+        return "bounce: delivery report"
+    if parsed.sender and _NO_REPLY.match(parsed.sender.split("@")[0]):
+        return f"automated sender: {parsed.sender}"
+    list_headers = [k for k in h if k.startswith("list-")]
+    if list_headers:
+        return f"mailing_list: {list_headers[0]}"
+    if h.get("precedence", "").lower() in ("bulk", "list", "junk"):
+        return f"precedence: {h['precedence'].lower()}"
+    if "x-auto-response-suppress" in h:
+        return "auto_response_suppress"
+    if h.get("x-autoreply") or h.get("x-autorespond"):
+        return "auto_reply: X-Autoreply"
+    if parsed.message_id and parsed.message_id in own_message_ids:
+        return "loop: our own message"
+    if parsed.in_reply_to and parsed.in_reply_to in own_message_ids and auto:
+        return "loop: reply to our message"
+    return None

@@ -1,0 +1,13 @@
+"""Errors raised at the edges."""
+
+
+class BotError(Exception):
+    """Root of the edge errors."""
+
+
+class MalformedMessage(BotError):
+    """An inbound message that cannot be parsed; it is quarantined with this reason."""
+
+
+class ChannelError(BotError):
+    """A channel (IMAP, SMTP, Slack) failed."""

@@ -1,0 +1,25 @@
+"""The bundled sample office: documents, e-mails and Slack messages of a fictional faculty."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+SAMPLE_DIR = Path(__file__).resolve().parent / "sample_office"
+
+
+def docs_dir() -> Path:
+    return SAMPLE_DIR / "docs"
+
+
+def emails_dir() -> Path:
+    return SAMPLE_DIR / "emails"
+
+
+def slack_messages() -> list[dict]:
+    path = SAMPLE_DIR / "slack" / "messages.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def expected() -> dict:
+    return json.loads((SAMPLE_DIR / "expected.json").read_text(encoding="utf-8"))

@@ -1,0 +1,1 @@
+"""Slack: intake of student messages, replies in their thread, and the review UI."""

@@ -1,0 +1,54 @@
+"""Slack events become inbound messages, stored exactly once (by event id, else channel+ts)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+from sqlmodel import Session
+
+from pipeline.cleaning import clean_text
+from pipeline.redaction import redact
+from review import queue
+from review.models import InboundMessage, InboundMessageCreate
+
+_MENTION = re.compile(r"<@[A-Z0-9]+>")
+
+
+def slack_source_key(event: dict, event_id: str | None) -> str:
+    return f"slack:{event_id}" if event_id else f"slack:{event.get('channel')}:{event.get('ts')}"
+
+
+def intake_slack_event(session: Session, event: dict, *, event_id: str | None = None) -> tuple[InboundMessage, bool]:
+    """Store a Slack message/app_mention event, then clean and redact its text."""
+    raw = json.dumps(event, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    message, created = queue.store_inbound(
+        session=session,
+        data=InboundMessageCreate(
+            channel="slack",
+            source_key=slack_source_key(event, event_id),
+            external_id=f"{event.get('channel')}:{event.get('ts')}",
+            thread_ref=f"{event.get('channel')}:{event.get('thread_ts') or event.get('ts')}",
+            sender=event.get("user"),
+            subject=None,
+            raw=raw,
+            content_hash=hashlib.sha256(raw).hexdigest(),
+        ),
+    )
+    if not created:
+        return message, False
+    session.commit()
+    if event.get("bot_id") or event.get("subtype") in ("bot_message", "message_changed", "message_deleted"):
+        queue.skip(session=session, message=message, reason=f"slack: {event.get('subtype') or 'bot message'}")
+        return message, True
+    text = _MENTION.sub("", event.get("text") or "").strip()
+    message.body_text = text
+    cleaned = clean_text(text)
+    if not cleaned:
+        queue.quarantine(session=session, message=message, reason="empty: no text in the Slack message")
+        return message, True
+    message.cleaned_text = cleaned
+    message.redacted_text = redact(cleaned).text
+    session.add(message)
+    return message, True

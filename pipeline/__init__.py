@@ -1,0 +1,1 @@
+"""Channel-neutral core: documents, chunking, embeddings, index, retrieval, generation."""

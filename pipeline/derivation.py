@@ -1,0 +1,123 @@
+"""Derivation trees: steps applying named rules to retrieved chunks, validated and rendered."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+from pipeline.errors import DerivationError
+
+# rule -> (min premises, max premises or None for unbounded)
+RULES: dict[str, tuple[int, int | None]] = {
+    "Extract": (1, 1),
+    "Concat": (2, None),
+    "Instantiate": (1, 1),
+    "Compose": (2, 2),
+    "Refine": (1, 1),
+    "NoInfo": (0, 0),
+}
+
+
+@dataclass(slots=True)
+class Step:
+    """One rule application: premises are chunk numbers ("1".."n") or ids of earlier steps."""
+
+    id: str
+    rule: str
+    premises: list[str]
+    conclusion: str
+    is_final: bool = False
+    flags: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Step":
+        return cls(
+            id=str(d["id"]),
+            rule=str(d["rule"]),
+            premises=[str(p) for p in d.get("premises", [])],
+            conclusion=str(d.get("conclusion", "")),
+            is_final=bool(d.get("is_final", False)),
+            flags=list(d.get("flags", [])),
+        )
+
+
+def normalise_rule(name: str) -> str:
+    """Map a rule name written loosely ('extract', 'NO_INFO') to its canonical form."""
+    key = name.strip().replace("_", "").replace("-", "").replace(" ", "").lower()
+    for rule in RULES:
+        if rule.lower() == key:
+            return rule
+    raise DerivationError(f"unknown rule {name!r}")
+
+
+def validate(steps: list[Step], n_chunks: int) -> Step:
+    """Check arity, premises (exist and precede), no cycles, exactly one final step; return the final step."""
+    if not steps:
+        raise DerivationError("the derivation has no steps")
+    seen: set[str] = set()
+    for step in steps:
+        if step.id in seen:
+            raise DerivationError(f"step id {step.id!r} is used twice")
+        if step.id.isdigit() and 1 <= int(step.id) <= n_chunks:
+            raise DerivationError(f"step id {step.id!r} clashes with a chunk number")
+        step.rule = normalise_rule(step.rule)
+        lo, hi = RULES[step.rule]
+        if len(step.premises) < lo or (hi is not None and len(step.premises) > hi):
+            want = f"{lo}" if lo == hi else f"{lo}+" if hi is None else f"{lo}-{hi}"
+            raise DerivationError(f"step {step.id}: {step.rule} takes {want} premises, got {len(step.premises)}")
+        for p in step.premises:
+            if p == step.id:
+                raise DerivationError(f"step {step.id} uses itself as a premise (cycle)")
+            if p.isdigit() and 1 <= int(p) <= n_chunks:
+                continue
+            if p not in seen:
+                raise DerivationError(f"step {step.id}: premise {p!r} is neither a chunk (1..{n_chunks}) nor an earlier step")
+        if not step.conclusion.strip() and step.rule != "NoInfo":
+            raise DerivationError(f"step {step.id} has an empty conclusion")
+        seen.add(step.id)
+    finals = [s for s in steps if s.is_final]
+    if len(finals) != 1:
+        raise DerivationError(f"a derivation needs exactly one final step, found {len(finals)}")
+    return finals[0]
+
+
+def leaves(steps: list[Step], root: Step) -> set[int]:
+    """Chunk numbers (1-based) that the subtree under `root` depends on."""
+    by_id = {s.id: s for s in steps}
+    out: set[int] = set()
+    stack, visited = [root], set()
+    while stack:
+        s = stack.pop()
+        if s.id in visited:
+            continue
+        visited.add(s.id)
+        for p in s.premises:
+            if p in by_id:
+                stack.append(by_id[p])
+            elif p.isdigit():
+                out.add(int(p))
+    return out
+
+
+def render(steps: list[Step], chunk_titles: list[str] | None = None) -> str:
+    """The tree as indented text, root first, with verifier flags marked."""
+    by_id = {s.id: s for s in steps}
+    final = next((s for s in steps if s.is_final), steps[-1] if steps else None)
+    if final is None:
+        return "(sin derivación)"
+    lines: list[str] = []
+
+    def walk(step: Step, depth: int) -> None:
+        flag = "  ⚠ " + "; ".join(step.flags) if step.flags else ""
+        lines.append(f"{'  ' * depth}[{step.id}] {step.rule}: {step.conclusion}{flag}")
+        for p in step.premises:
+            if p in by_id:
+                walk(by_id[p], depth + 1)
+            else:
+                title = chunk_titles[int(p) - 1] if chunk_titles and p.isdigit() and int(p) <= len(chunk_titles) else ""
+                lines.append(f"{'  ' * (depth + 1)}(h{p}) {title}".rstrip())
+
+    walk(final, 0)
+    return "\n".join(lines)

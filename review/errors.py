@@ -1,0 +1,31 @@
+"""Errors raised by the review package."""
+
+
+class ReviewError(Exception):
+    """Root of the review package's errors."""
+
+
+class NotFound(ReviewError):
+    """No such message or draft."""
+
+
+class InvalidTransition(ReviewError):
+    """The lifecycle does not allow this state change."""
+
+    def __init__(self, message_id: int, current: str, target: str) -> None:
+        super().__init__(f"message {message_id}: cannot go from {current!r} to {target!r}")
+        self.message_id, self.current, self.target = message_id, current, target
+
+
+class ConcurrentUpdate(ReviewError):
+    """Someone else changed the record first (optimistic concurrency)."""
+
+    def __init__(self, message_id: int, actor: str | None, action: str | None) -> None:
+        who = f" by {actor}" if actor else ""
+        what = f" ({action})" if action else ""
+        super().__init__(f"message {message_id} was already handled{who}{what}")
+        self.message_id, self.actor, self.action = message_id, actor, action
+
+
+class NotAuthorised(ReviewError):
+    """The actor may not review drafts."""

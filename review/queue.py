@@ -1,0 +1,225 @@
+"""The review queue: keyword-only service functions shared by the terminal, Slack and the workers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, func, select
+
+from review import states
+from review.errors import ConcurrentUpdate, NotFound, ReviewError
+from review.models import (
+    AuditEvent,
+    Decision,
+    Draft,
+    DraftCreate,
+    InboundMessage,
+    InboundMessageCreate,
+    OutgoingReply,
+    utcnow,
+)
+
+REJECT_REASONS: dict[str, str] = {
+    "out_of_domain": "fuera de dominio",
+    "incorrect": "información incorrecta",
+    "missing_info": "falta información en los documentos",
+    "personal": "requiere atención personal",
+    "spam": "spam",
+}
+SYSTEM = "orienta"
+
+
+# ---------------------------------------------------------------- intake
+def find_inbound(*, session: Session, source_key: str | None = None, external_id: str | None = None, content_hash: str | None = None) -> InboundMessage | None:
+    """An already stored message with this source key, Message-ID or content hash."""
+    for column, value in ((InboundMessage.source_key, source_key), (InboundMessage.external_id, external_id), (InboundMessage.content_hash, content_hash)):
+        if value:
+            found = session.exec(select(InboundMessage).where(column == value)).first()
+            if found is not None:
+                return found
+    return None
+
+
+def store_inbound(*, session: Session, data: InboundMessageCreate, actor: str = SYSTEM) -> tuple[InboundMessage, bool]:
+    """Store a message exactly once (by source key); returns (message, created)."""
+    existing = find_inbound(session=session, source_key=data.source_key)
+    if existing is not None:
+        return existing, False
+    message = InboundMessage.model_validate(data)
+    session.add(message)
+    try:
+        session.flush()
+    except IntegrityError:  # a concurrent worker stored it first
+        session.rollback()
+        existing = find_inbound(session=session, source_key=data.source_key)
+        if existing is None:
+            raise
+        return existing, False
+    session.add(AuditEvent(message_id=message.id, actor=actor, event="received", to_state=message.state, details={"channel": message.channel, "source_key": message.source_key}))
+    if data.state != states.RECEIVED:
+        session.add(AuditEvent(message_id=message.id, actor=actor, event="transition", from_state=states.RECEIVED, to_state=data.state, details={"reason": data.reason}))
+    session.flush()
+    return message, True
+
+
+def skip(*, session: Session, message: InboundMessage, reason: str, actor: str = SYSTEM) -> InboundMessage:
+    message.reason = reason
+    return states.transition(session, message, states.SKIPPED, actor=actor, details={"reason": reason})
+
+
+def quarantine(*, session: Session, message: InboundMessage, reason: str, actor: str = SYSTEM) -> InboundMessage:
+    message.reason = reason
+    session.add(message)
+    return states.transition(session, message, states.QUARANTINED, actor=actor, details={"reason": reason})
+
+
+def messages_in_state(*, session: Session, state: str, limit: int = 100) -> Sequence[InboundMessage]:
+    return session.exec(select(InboundMessage).where(InboundMessage.state == state).order_by(InboundMessage.id).limit(limit)).all()
+
+
+def claim_for_drafting(*, session: Session, worker: str, limit: int = 10) -> list[InboundMessage]:
+    """Messages waiting to be drafted, locked for this worker (SKIP LOCKED on PostgreSQL)."""
+    stmt = select(InboundMessage).where(col(InboundMessage.state).in_([states.RECEIVED, states.CLASSIFIED])).order_by(InboundMessage.id).limit(limit)
+    if session.get_bind().dialect.name == "postgresql":
+        stmt = stmt.with_for_update(skip_locked=True)
+    found = list(session.exec(stmt).all())
+    for m in found:
+        m.claimed_by, m.claimed_at = worker, utcnow()
+        session.add(m)
+    session.flush()
+    return found
+
+
+def record_classification(*, session: Session, message: InboundMessage, in_domain: bool | None, score: float | None, actor: str = SYSTEM) -> InboundMessage:
+    message.gate_in_domain, message.gate_score = in_domain, score
+    session.add(message)
+    return states.transition(session, message, states.CLASSIFIED, actor=actor, details={"in_domain": in_domain, "score": score})
+
+
+def create_draft(*, session: Session, message: InboundMessage, data: DraftCreate, actor: str = SYSTEM) -> Draft:
+    """Attach a draft and move the message to `drafted`."""
+    draft = Draft.model_validate(data)
+    session.add(draft)
+    session.flush()
+    states.transition(session, message, states.DRAFTED, actor=actor, details={"draft_id": draft.id, "method": draft.method, "model": draft.model})
+    return draft
+
+
+# ---------------------------------------------------------------- reading the queue
+def latest_draft(*, session: Session, message_id: int) -> Draft | None:
+    return session.exec(select(Draft).where(Draft.message_id == message_id).order_by(col(Draft.id).desc())).first()
+
+
+def get_draft(*, session: Session, draft_id: int) -> tuple[Draft, InboundMessage]:
+    draft = session.get(Draft, draft_id)
+    if draft is None:
+        raise NotFound(f"no draft #{draft_id}")
+    message = session.get(InboundMessage, draft.message_id)
+    assert message is not None
+    return draft, message
+
+
+def list_drafts(*, session: Session, state: str | None = states.DRAFTED, limit: int = 50, offset: int = 0) -> list[tuple[Draft, InboundMessage]]:
+    """Drafts with their messages, oldest first; `state=None` lists every drafted message."""
+    stmt = select(Draft, InboundMessage).join(InboundMessage, InboundMessage.id == Draft.message_id)
+    if state is not None:
+        stmt = stmt.where(InboundMessage.state == state)
+    stmt = stmt.order_by(col(Draft.id)).offset(offset).limit(limit)
+    return [(d, m) for d, m in session.exec(stmt).all()]
+
+
+def count_pending(*, session: Session) -> int:
+    return session.exec(select(func.count()).select_from(InboundMessage).where(InboundMessage.state == states.DRAFTED)).one()
+
+
+def decision_for(*, session: Session, message_id: int) -> Decision | None:
+    return session.exec(select(Decision).where(Decision.message_id == message_id)).first()
+
+
+# ---------------------------------------------------------------- decisions
+def _decide(*, session: Session, draft_id: int, actor: str, action: str, target: str, final_text: str | None, reason: str | None, comment: str | None, expected_version: int | None) -> Decision:
+    draft, message = get_draft(session=session, draft_id=draft_id)
+    if expected_version is not None and message.version != expected_version:
+        prior = decision_for(session=session, message_id=message.id)  # type: ignore[arg-type]
+        raise ConcurrentUpdate(message.id or 0, prior.actor if prior else None, prior.action if prior else None)
+    if message.state != states.DRAFTED:
+        prior = decision_for(session=session, message_id=message.id)  # type: ignore[arg-type]
+        if prior is not None:
+            raise ConcurrentUpdate(message.id or 0, prior.actor, prior.action)
+        raise states.InvalidTransition(message.id or 0, message.state, target)
+    if latest_draft(session=session, message_id=message.id).id != draft.id:  # type: ignore[arg-type, union-attr]
+        raise ReviewError(f"draft #{draft_id} is not the latest draft of message {message.id}")
+    states.transition(session, message, target, actor=actor, details={"action": action, "draft_id": draft.id, "reason": reason})
+    decision = Decision(message_id=message.id, draft_id=draft.id, action=action, actor=actor, reason=reason, comment=comment, final_text=final_text)  # type: ignore[arg-type]
+    session.add(decision)
+    if action in ("approve", "edit"):
+        session.add(outgoing_reply_for(message=message, draft=draft, body=final_text or draft.text))
+    session.flush()
+    return decision
+
+
+def outgoing_reply_for(*, message: InboundMessage, draft: Draft, body: str) -> OutgoingReply:
+    """The outbox row for an approved reply: threaded to the student's message."""
+    subject = message.subject or ""
+    if subject and not subject.lower().startswith("re:"):
+        subject = f"Re: {subject}"
+    refs = " ".join(x for x in ((message.thread_ref or "").strip(), message.external_id or "") if x) if message.channel == "email" else message.thread_ref
+    return OutgoingReply(
+        message_id=message.id,  # type: ignore[arg-type]
+        draft_id=draft.id,  # type: ignore[arg-type]
+        channel=message.channel,
+        recipient=message.sender,
+        subject=subject or "Re: consulta",
+        body=body,
+        in_reply_to=message.external_id,
+        references_header=refs,
+    )
+
+
+def approve(*, session: Session, draft_id: int, actor: str, expected_version: int | None = None) -> Decision:
+    """Approve the draft as is; queues the reply."""
+    return _decide(session=session, draft_id=draft_id, actor=actor, action="approve", target=states.APPROVED, final_text=None, reason=None, comment=None, expected_version=expected_version)
+
+
+def edit(*, session: Session, draft_id: int, actor: str, text: str, expected_version: int | None = None) -> Decision:
+    """Approve an edited version of the draft; queues the reply."""
+    if not text.strip():
+        raise ReviewError("the edited reply is empty")
+    return _decide(session=session, draft_id=draft_id, actor=actor, action="edit", target=states.EDITED, final_text=text.strip(), reason=None, comment=None, expected_version=expected_version)
+
+
+def reject(*, session: Session, draft_id: int, actor: str, reason: str, comment: str | None = None, expected_version: int | None = None) -> Decision:
+    """Reject the draft with one of REJECT_REASONS; nothing is sent."""
+    if reason not in REJECT_REASONS:
+        raise ReviewError(f"unknown reject reason {reason!r}; choose from {', '.join(REJECT_REASONS)}")
+    return _decide(session=session, draft_id=draft_id, actor=actor, action="reject", target=states.REJECTED, final_text=None, reason=reason, comment=comment, expected_version=expected_version)
+
+
+# ---------------------------------------------------------------- outbox
+def pending_replies(*, session: Session, channel: str | None = None, limit: int = 100) -> Sequence[OutgoingReply]:
+    stmt = select(OutgoingReply).where(col(OutgoingReply.state).in_(["pending", "failed"]))
+    if channel:
+        stmt = stmt.where(OutgoingReply.channel == channel)
+    return session.exec(stmt.order_by(OutgoingReply.id).limit(limit)).all()
+
+
+def mark_sent(*, session: Session, reply: OutgoingReply, our_message_id: str | None, actor: str = SYSTEM, at: datetime | None = None) -> None:
+    """Record a delivered reply: outbox row and message both say sent."""
+    message = session.get(InboundMessage, reply.message_id)
+    if message is None:
+        raise NotFound(f"no message {reply.message_id}")
+    if message.state not in (states.APPROVED, states.EDITED, states.SEND_FAILED):
+        raise states.InvalidTransition(message.id or 0, message.state, states.SENT)
+    reply.state, reply.our_message_id, reply.sent_at = "sent", our_message_id or reply.our_message_id, at or utcnow()
+    session.add(reply)
+    states.transition(session, message, states.SENT, actor=actor, details={"reply_id": reply.id, "our_message_id": reply.our_message_id})
+
+
+def mark_send_failed(*, session: Session, reply: OutgoingReply, error: str, actor: str = SYSTEM) -> None:
+    message = session.get(InboundMessage, reply.message_id)
+    assert message is not None
+    reply.state, reply.attempts, reply.last_error = "failed", reply.attempts + 1, error[:2000]
+    session.add(reply)
+    states.transition(session, message, states.SEND_FAILED, actor=actor, details={"error": error[:500], "attempts": reply.attempts})

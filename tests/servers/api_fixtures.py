@@ -1,0 +1,33 @@
+"""pytest fixtures for the fake Anthropic / Slack servers.
+
+Register with ``pytest_plugins = ["tests.servers.api_fixtures"]`` in a
+conftest.py (or import the fixtures into a test module).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.servers.anthropic_server import FakeAnthropicServer
+from tests.servers.slack_server import FakeSlackServer
+
+
+@pytest.fixture
+def anthropic_server():
+    """A fresh FakeAnthropicServer; ``anthropic.Anthropic(base_url=anthropic_server.url, api_key="test")``."""
+    server = FakeAnthropicServer()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def slack_server():
+    """A fresh FakeSlackServer accepting token "xoxb-test";
+    ``slack_sdk.WebClient(token="xoxb-test", base_url=slack_server.api_url)``."""
+    server = FakeSlackServer()
+    try:
+        yield server
+    finally:
+        server.stop()
