@@ -1,1 +1,1 @@
-pytest_plugins = ["tests.servers.fixtures"]
+pytest_plugins = ["tests.servers.fixtures", "tests.servers.api_fixtures"]
