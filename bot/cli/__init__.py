@@ -29,6 +29,7 @@ def _root(
 ) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     ctx.obj = _common.Context(data_dir=data_dir)
+    ctx.call_on_close(ctx.obj.close)
 
 
 def _register() -> None:

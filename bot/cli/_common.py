@@ -24,6 +24,12 @@ class Context:
     data_dir: Path | None = None
     _services: Services | None = field(default=None, init=False)
 
+    def close(self) -> None:
+        """Release what the command opened (the local Qdrant storage is single-process)."""
+        if self._services is not None:
+            self._services.close()
+            self._services = None
+
     def settings(self) -> Settings:
         return self.services().settings
 

@@ -1,0 +1,93 @@
+"""The `orienta` CLI: the loop driven from the command line, JSON output, and one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from bot import sample
+from bot.cli import app
+from bot.email.maildir import copy_to_maildir
+
+
+@pytest.fixture
+def cli(tmp_path, monkeypatch):
+    """Run `orienta` in-process against a fresh data dir with the model-free embedder."""
+    for key in list(os.environ):
+        if key.startswith(("ORIENTA_", "ANTHROPIC_")):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ORIENTA_EMBEDDING__BACKEND", "hashing")
+    monkeypatch.setenv("ORIENTA_DATA_DIR", str(tmp_path / "data"))
+    runner = CliRunner()
+
+    def run(*args: str, ok: bool = True):
+        result = runner.invoke(app, list(args), catch_exceptions=False)
+        if ok:
+            assert result.exit_code == 0, result.output
+        return result
+
+    return run
+
+
+def test_ingest_search_and_ask_report_json(cli):
+    report = json.loads(cli("ingest", "--json").stdout)
+    assert len(report["added"]) >= 12 and report["chunks"] > 0 and not report["failed"]
+    again = json.loads(cli("ingest", "--json").stdout)
+    assert again["added"] == [] and len(again["unchanged"]) == len(report["added"])
+    hits = json.loads(cli("search", "becas de transporte para estudiantes del interior", "-k", "3", "--json").stdout)
+    assert len(hits) == 3 and all({"score", "doc_id", "text"} <= set(h) for h in hits)
+    answer = json.loads(cli("ask", "¿Qué becas hay para estudiantes del interior?", "--json").stdout)
+    assert {"answer", "references", "method", "derivation", "flags", "usage"} <= set(answer)
+    assert answer["method"] == "extractive"
+
+
+def test_run_review_and_digest_from_the_command_line(cli, tmp_path, monkeypatch):
+    inbox = copy_to_maildir(sorted(sample.emails_dir().glob("*.eml"))[:8], tmp_path / "inbox")
+    monkeypatch.setenv("ORIENTA_PATHS__MAILDIR", str(inbox))
+    cli("ingest")
+    cli("gate", "train")
+    first = json.loads(cli("run", "--once", "--json").stdout)
+    assert first["stored"] == 8 and first["drafted"] >= 1
+    second = json.loads(cli("run", "--once", "--json").stdout)
+    assert second["stored"] == 0 and second["drafted"] == 0 and second["duplicates"] == 8
+    pending = json.loads(cli("review", "list", "--json").stdout)
+    assert len(pending) == first["drafted"]
+    a, b, c = (p["draft_id"] for p in pending[:3])
+    shown = json.loads(cli("review", "show", str(a), "--json").stdout)
+    assert shown["draft"] and shown["question"]
+    assert json.loads(cli("review", "approve", str(a), "--as", "ana", "--json").stdout)["action"] == "approve"
+    assert json.loads(cli("review", "edit", str(b), "--text", "Hola: la respuesta corregida.", "--as", "bruno", "--json").stdout)["action"] == "edit"
+    assert json.loads(cli("review", "reject", str(c), "--reason", "missing_info", "--json").stdout)["reason"] == "missing_info"
+    again = cli("review", "approve", str(a), ok=False)
+    assert again.exit_code != 0 and "already handled by ana" in again.output
+    sent = json.loads(cli("run", "--once", "--json").stdout)
+    assert sent["sent"] == 2
+    digest = json.loads(cli("digest", "--json").stdout)
+    for key in ("received", "skipped", "quarantined", "out_of_domain", "drafted", "approved", "edited", "rejected", "sent"):
+        assert key in digest
+    assert (digest["received"], digest["approved"], digest["edited"], digest["rejected"], digest["sent"]) == (8, 1, 1, 1, 2)
+
+
+def test_errors_are_one_line_on_stderr(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ORIENTA_", "ANTHROPIC_"))}
+    env["ORIENTA_DATA_DIR"] = str(tmp_path / "data")
+    env["ORIENTA_EMBEDDING__BACKEND"] = "hashing"
+    cases = [
+        (["review", "show", "999"], "no draft #999"),
+        (["digest", "--week", "2026-W99"], "no such ISO week"),
+        (["eval", "retrieval", "--qa", str(tmp_path / "missing.jsonl")], "no such file"),
+    ]
+    for args, message in cases:
+        proc = subprocess.run([sys.executable, "-c", "from bot.cli import main; main()", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        assert proc.returncode != 0, args
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr, proc.stderr
+    bad = dict(env, ORIENTA_IMAP__SECURITY="tls-please")
+    proc = subprocess.run([sys.executable, "-c", "from bot.cli import main; main()", "review", "list"], capture_output=True, text=True, env=bad, cwd=tmp_path, timeout=120)
+    assert proc.returncode != 0 and "invalid configuration: imap.security" in proc.stderr and "Traceback" not in proc.stderr

@@ -1,0 +1,113 @@
+"""The walking skeleton end to end: `orienta demo` on the bundled sample office."""
+
+from __future__ import annotations
+
+import email
+import mailbox
+from email import policy
+
+import pytest
+from sqlmodel import Session, select
+
+from bot import sample
+from bot.demo import run_demo
+from bot.services import Services
+from bot.worker import run_once
+from review.models import Draft, InboundMessage
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory):
+    """One demo run (real embedder, real Qdrant local mode, SQLite) shared by the assertions below."""
+    from pipeline.settings import Settings
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("demo") / "demo", _env_file=None)  # type: ignore[call-arg]
+    settings.llm.provider = "extractive"
+    result = run_demo(settings, approve=5)
+    return settings, result
+
+
+def _email_rows(result):
+    return [r for r in result.rows if not r.source.startswith("slack")]
+
+
+def test_every_sample_email_is_accounted_for_exactly_once(demo):
+    _, result = demo
+    names = sorted(p.name for p in sample.emails_dir().glob("*.eml"))
+    rows = _email_rows(result)
+    assert sorted(r.source for r in rows) == names
+    for r in rows:
+        assert r.state in {"drafted", "approved", "edited", "rejected", "sent", "skipped", "quarantined"}, r
+        if r.state in ("skipped", "quarantined"):
+            assert r.reason, f"{r.source} was {r.state} without a reason"
+
+
+def test_outcomes_match_the_sample_office_expectations(demo):
+    _, result = demo
+    wrong = [f"{r.source}: got {r.outcome} {r.references} (gate {r.gate}), expected {r.expected.get('outcome')} {r.expected.get('doc') or ''}" for r in _email_rows(result) if not r.matches]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_auto_replies_bounces_and_lists_are_skipped(demo):
+    _, result = demo
+    expected_skips = {name for name, e in sample.expected()["emails"].items() if e["outcome"] == "skipped"}
+    assert len(expected_skips) >= 3
+    skipped = {r.source for r in _email_rows(result) if r.state == "skipped"}
+    assert expected_skips <= skipped
+
+
+def test_out_of_domain_samples_are_drafted_as_out_of_domain(demo):
+    settings, result = demo
+    ood = {name for name, e in sample.expected()["emails"].items() if e["outcome"] == "out_of_domain"}
+    assert ood
+    by_source = {r.source: r for r in _email_rows(result)}
+    for name in ood:
+        assert by_source[name].gate == "out", name
+        assert by_source[name].draft_id is not None
+
+
+def test_approved_replies_are_threaded_emails_in_the_outbox(demo):
+    settings, result = demo
+    box = mailbox.Maildir(settings.paths.outbox_dir, create=False)
+    replies = [email.message_from_bytes(box.get_bytes(k), policy=policy.default) for k in box.keys()]
+    decided = [r for r in _email_rows(result) if r.decision in ("approve", "edit")]
+    assert decided and len(replies) == len(decided)
+    engine = Services(settings).engine
+    with Session(engine) as session:
+        originals = {m.external_id: m for m in session.exec(select(InboundMessage).where(InboundMessage.channel == "email")).all()}
+    for reply in replies:
+        assert reply["Subject"].startswith("Re: ")
+        original = originals[reply["In-Reply-To"]]
+        assert original.external_id in reply["References"]
+        assert reply["To"] == original.sender
+        assert reply["Message-ID"] and reply["Message-ID"] != original.external_id
+        assert original.state == "sent"
+
+
+def test_report_is_written_with_the_counts(demo):
+    _, result = demo
+    assert result.report_html.exists() and result.report_md.exists()
+    d = result.digest
+    rows = result.rows
+    assert d["received"] == len(rows)
+    assert d["skipped"] == sum(r.state == "skipped" for r in rows)
+    assert d["sent"] == sum(r.state == "sent" for r in rows) > 0
+    assert "Recibidos" in result.report_md.read_text(encoding="utf-8")
+
+
+def test_running_again_creates_no_duplicates(demo):
+    settings, result = demo
+    assert result.second_run.stored == 0 and result.second_run.drafted == 0
+    services = Services(settings)
+    try:
+        with Session(services.engine) as session:
+            before = (len(session.exec(select(InboundMessage)).all()), len(session.exec(select(Draft)).all()))
+        report = run_once(services)
+        with Session(services.engine) as session:
+            after = (len(session.exec(select(InboundMessage)).all()), len(session.exec(select(Draft)).all()))
+    finally:
+        services.close()
+    assert report.stored == 0 and report.drafted == 0
+    assert before == after

@@ -1,0 +1,83 @@
+"""Settings: env prefix, nested sections, .env files, secrets and validation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from pipeline.settings import Settings, load_settings
+
+
+@pytest.fixture(autouse=True)
+def clean_env(monkeypatch, tmp_path):
+    import os
+
+    for key in list(os.environ):
+        if key.startswith(("ORIENTA_", "ANTHROPIC_")):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+
+
+def test_defaults_put_everything_under_the_data_dir(tmp_path):
+    s = Settings()
+    assert s.paths.data_dir == Path(".orienta")
+    assert s.database_url.endswith(".orienta/orienta.db")
+    assert s.paths.qdrant_dir == Path(".orienta/qdrant")
+    assert s.paths.gate_dir == Path(".orienta/gate")
+    assert s.paths.reports_dir == Path(".orienta/reports")
+
+
+def test_env_prefix_and_nested_delimiter(monkeypatch):
+    monkeypatch.setenv("ORIENTA_DATA_DIR", "/tmp/o1")
+    monkeypatch.setenv("ORIENTA_IMAP__HOST", "imap.example.edu")
+    monkeypatch.setenv("ORIENTA_IMAP__PORT", "1143")
+    monkeypatch.setenv("ORIENTA_IMAP__SECURITY", "starttls")
+    monkeypatch.setenv("ORIENTA_SLACK__CHANNELS", '["C1", "C2"]')
+    s = Settings()
+    assert s.paths.data_dir == Path("/tmp/o1")
+    assert (s.imap.host, s.imap.port, s.imap.security) == ("imap.example.edu", 1143, "starttls")
+    assert s.slack.channels == ["C1", "C2"]
+
+
+def test_dotenv_file_is_read(tmp_path):
+    (tmp_path / ".env").write_text("ORIENTA_QDRANT__URL=http://qdrant:6333\nORIENTA_DATABASE__URL=postgresql+psycopg://u@h/db\n")
+    s = Settings()
+    assert s.qdrant.url == "http://qdrant:6333"
+    assert s.database_url == "postgresql+psycopg://u@h/db"
+
+
+def test_secrets_are_hidden_and_placeholders_rejected(monkeypatch):
+    monkeypatch.setenv("ORIENTA_IMAP__PASSWORD", "s3cr3t-value")
+    s = Settings()
+    assert "s3cr3t-value" not in repr(s) and "s3cr3t-value" not in str(s.model_dump())
+    assert s.imap.password.get_secret_value() == "s3cr3t-value"
+    monkeypatch.setenv("ORIENTA_IMAP__PASSWORD", "changeme")
+    with pytest.raises(ValidationError, match="placeholder"):
+        Settings()
+
+
+def test_invalid_values_fail_with_the_field_named(monkeypatch):
+    monkeypatch.setenv("ORIENTA_IMAP__SECURITY", "tls-please")
+    with pytest.raises(ValidationError) as exc:
+        Settings()
+    assert exc.value.errors()[0]["loc"][:2] == ("imap", "security")
+    monkeypatch.delenv("ORIENTA_IMAP__SECURITY")
+    monkeypatch.setenv("ORIENTA_DIGEST__TIMEZONE", "Mars/Olympus")
+    with pytest.raises(ValidationError, match="unknown timezone"):
+        Settings()
+
+
+def test_slack_token_without_signing_secret_is_rejected(monkeypatch):
+    monkeypatch.setenv("ORIENTA_SLACK__BOT_TOKEN", "xoxb-123")
+    with pytest.raises(ValidationError, match="SIGNING_SECRET"):
+        Settings()
+
+
+def test_anthropic_variables_are_folded_in(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9999")
+    s = load_settings()
+    assert s.llm.api_key.get_secret_value() == "sk-ant-test"
+    assert s.llm.base_url == "http://127.0.0.1:9999"
