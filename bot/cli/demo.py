@@ -12,6 +12,7 @@ from bot.cli._common import console, fail, print_json
 from bot.demo import run_demo
 from pipeline.settings import load_settings
 
+DECISIONS = {"approve": "aprobado", "edit": "editado", "reject": "rechazado"}
 ICONS = {"answerable": "respondible", "no_info": "sin información", "out_of_domain": "fuera de dominio", "skipped": "omitido", "quarantined": "cuarentena"}
 
 
@@ -42,18 +43,22 @@ def demo_cmd(
             "messages": [{"source": r.source, "state": r.state, "outcome": r.outcome, "expected": r.expected.get("outcome"), "expected_doc": r.expected.get("doc"), "matches": r.matches, "reason": r.reason, "references": r.references, "draft_id": r.draft_id, "decision": r.decision} for r in result.rows],
         })
         return
-    table = Table("mensaje", "resultado", "estado", "referencias / motivo", "esperado", title="Qué pasó con cada mensaje")
+    table = Table("mensaje", "resultado", "documentos / motivo", "", title="Qué pasó con cada mensaje", title_justify="left", expand=False)
     for r in result.rows:
-        detail = ", ".join(r.references) if r.references else (r.reason or "")
-        ok = "[green]✓[/]" if r.matches else "[red]✗[/]"
-        want = r.expected.get("outcome", "?") + (f" → {r.expected['doc']}" if r.expected.get("doc") else "")
-        table.add_row(r.source, ICONS.get(r.outcome, r.outcome), r.state + (f" ({r.decision})" if r.decision else ""), detail[:60], f"{ok} {want}")
+        name = r.source.removesuffix(".eml")
+        detail = ", ".join(r.references) if r.references else (r.reason or "").split(":")[0]
+        outcome = ICONS.get(r.outcome, r.outcome) + (f" · {DECISIONS[r.decision]}" if r.decision else "")
+        table.add_row(name[:34], outcome, detail[:40], "[green]✓[/]" if r.matches else "[red]✗ esperado: " + r.expected.get("outcome", "?") + "[/]")
     console.print(table)
     good = sum(r.matches for r in result.rows)
-    console.print(f"\n[bold]{good}/{len(result.rows)}[/] mensajes con el resultado esperado. Cada mensaje quedó registrado una vez "
-                  f"(segunda pasada: {result.second_run.stored if result.second_run else 0} nuevos, {result.second_run.duplicates if result.second_run else 0} ya vistos).")
+    second = result.second_run
+    console.print(f"\n[bold]{good}/{len(result.rows)}[/] mensajes con el resultado esperado; cada uno registrado una sola vez "
+                  f"(una segunda pasada por el buzón encontró {second.stored if second else 0} nuevos y {second.duplicates if second else 0} ya vistos).")
     c = result.digest
-    console.print(f"Enviadas {c.get('sent', 0)} respuestas aprobadas por una persona; {c.get('drafted', 0) - c.get('approved', 0) - c.get('edited', 0) - c.get('rejected', 0)} borradores esperan revisión (`orienta --data-dir {result.data_dir} review list`).")
-    console.print(f"Bandeja de salida (Maildir): {result.outbox}")
+    waiting = c.get("drafted", 0) - c.get("approved", 0) - c.get("edited", 0) - c.get("rejected", 0)
+    console.print(f"Revisión: {c.get('approved', 0)} aprobados, {c.get('edited', 0)} editados, {c.get('rejected', 0)} rechazados; "
+                  f"{c.get('sent', 0)} respuestas enviadas, {waiting} borradores esperan revisión.")
+    console.print(f"Respuestas enviadas (Maildir): {result.outbox}")
     console.print(f"Informe semanal: {result.report_html}")
-    console.print("[dim]Los borradores se generaron sin LLM (generador extractivo); con ANTHROPIC_API_KEY se usa Claude.[/]" if result.rows else "")
+    console.print(f"Seguí revisando: orienta --data-dir {result.data_dir} review list")
+    console.print("[dim]Borradores extractivos, sin LLM: frases de los documentos. Con ANTHROPIC_API_KEY los redacta Claude.[/]")
