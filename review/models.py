@@ -127,7 +127,7 @@ class DecisionBase(SQLModel):
     message_id: int = Field(foreign_key="inbound_message.id", index=True)
     draft_id: int = Field(foreign_key="draft.id", index=True)
     action: str = Field(max_length=16, description="approve | edit | reject")
-    actor: str = Field(max_length=128)
+    actor: str = Field(max_length=128, index=True)
     reason: str | None = Field(default=None, max_length=64)
     comment: str | None = Field(default=None, sa_column=Column(Text))
     final_text: str | None = Field(default=None, sa_column=Column(Text))

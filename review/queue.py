@@ -151,7 +151,13 @@ def _decide(*, session: Session, draft_id: int, actor: str, action: str, target:
         raise states.InvalidTransition(message.id or 0, message.state, target)
     if latest_draft(session=session, message_id=message.id).id != draft.id:  # type: ignore[arg-type, union-attr]
         raise ReviewError(f"draft #{draft_id} is not the latest draft of message {message.id}")
-    states.transition(session, message, target, actor=actor, details={"action": action, "draft_id": draft.id, "reason": reason})
+    try:
+        states.transition(session, message, target, actor=actor, details={"action": action, "draft_id": draft.id, "reason": reason})
+    except ConcurrentUpdate as exc:  # report the winning decision (action names, not states) when there is one
+        prior = decision_for(session=session, message_id=message.id)  # type: ignore[arg-type]
+        if prior is None:
+            raise
+        raise ConcurrentUpdate(message.id or 0, prior.actor, prior.action) from exc
     decision = Decision(message_id=message.id, draft_id=draft.id, action=action, actor=actor, reason=reason, comment=comment, final_text=final_text)  # type: ignore[arg-type]
     session.add(decision)
     if action in ("approve", "edit"):
@@ -223,3 +229,72 @@ def mark_send_failed(*, session: Session, reply: OutgoingReply, error: str, acto
     reply.state, reply.attempts, reply.last_error = "failed", reply.attempts + 1, error[:2000]
     session.add(reply)
     states.transition(session, message, states.SEND_FAILED, actor=actor, details={"error": error[:500], "attempts": reply.attempts})
+
+
+# ---------------------------------------------------------------- review UI support (Slack cards, App Home, audit)
+def drafts_without_card(*, session: Session, limit: int = 100) -> list[tuple[Draft, InboundMessage]]:
+    """Pending drafts whose review card has not been posted yet, oldest first."""
+    stmt = (
+        select(Draft, InboundMessage)
+        .join(InboundMessage, InboundMessage.id == Draft.message_id)
+        .where(InboundMessage.state == states.DRAFTED, col(Draft.slack_ts).is_(None))
+        .order_by(col(Draft.id))
+        .limit(limit)
+    )
+    return [(d, m) for d, m in session.exec(stmt).all()]
+
+
+def set_card(*, session: Session, draft_id: int, channel: str, ts: str) -> Draft:
+    """Remember where the draft's review card was posted."""
+    draft = session.get(Draft, draft_id)
+    if draft is None:
+        raise NotFound(f"no draft #{draft_id}")
+    draft.slack_channel, draft.slack_ts = channel, ts
+    session.add(draft)
+    session.flush()
+    return draft
+
+
+def audit(*, session: Session, actor: str, event: str, message_id: int | None = None, details: dict | None = None) -> AuditEvent:
+    """Record something that happened without a state change (e.g. a refused click)."""
+    row = AuditEvent(message_id=message_id, actor=actor, event=event, details=details or {})
+    session.add(row)
+    session.flush()
+    return row
+
+
+def oldest_pending_at(*, session: Session) -> datetime | None:
+    """When the oldest message still waiting for review was stored."""
+    return session.exec(select(func.min(InboundMessage.created_at)).where(InboundMessage.state == states.DRAFTED)).one()
+
+
+def decisions_by(*, session: Session, actor: str, since: datetime) -> int:
+    """How many decisions `actor` recorded since `since`."""
+    return session.exec(select(func.count()).select_from(Decision).where(Decision.actor == actor, Decision.created_at >= since)).one()
+
+
+# ---------------------------------------------------------------- channel helpers (added for issue 6)
+def find_reply_by_message_id(*, session: Session, our_message_id: str) -> OutgoingReply | None:
+    """The outgoing reply that carried this Message-ID (loop detection), or None."""
+    return session.exec(select(OutgoingReply).where(OutgoingReply.our_message_id == our_message_id)).first()
+
+
+def count_recent_from(*, session: Session, sender: str, since: datetime, until: datetime, exclude_id: int | None = None) -> int:
+    """How many stored, not skipped messages this sender sent in [since, until] (per-sender rate limit)."""
+    stmt = select(func.count()).select_from(InboundMessage).where(
+        InboundMessage.sender == sender,
+        col(InboundMessage.received_at) >= since,
+        col(InboundMessage.received_at) <= until,
+        InboundMessage.state != states.SKIPPED,
+    )
+    if exclude_id is not None:
+        stmt = stmt.where(InboundMessage.id != exclude_id)
+    return session.exec(stmt).one()
+
+
+def replies_in_state(*, session: Session, state: str, channel: str | None = None, limit: int = 100) -> Sequence[OutgoingReply]:
+    """Outbox rows in one state (e.g. `sending` rows left by a crash, to be reconciled)."""
+    stmt = select(OutgoingReply).where(OutgoingReply.state == state)
+    if channel:
+        stmt = stmt.where(OutgoingReply.channel == channel)
+    return session.exec(stmt.order_by(OutgoingReply.id).limit(limit)).all()

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from bot.cli._common import console, fail, print_json, services
+from bot.cli._common import console, describe, err_console, fail, print_json, services
 from pipeline.derivation import Step, render
 from review import queue
 from review.db import session_scope
@@ -108,6 +108,7 @@ def _run(ctx: typer.Context, fn, as_json: bool, **kwargs) -> None:
         except ReviewError as exc:
             fail(str(exc))
         data = {"decision_id": decision.id, "draft_id": decision.draft_id, "action": decision.action, "actor": decision.actor, "reason": decision.reason}
+    data["slack_card_updated"] = _sync_slack_card(ctx, decision.draft_id)
     if as_json:
         print_json(data)
     else:
@@ -159,3 +160,53 @@ def reject_cmd(
 ) -> None:
     """Reject a draft; nothing is sent to the student."""
     _run(ctx, queue.reject, as_json, draft_id=draft_id, actor=_actor(actor), reason=reason, comment=comment)
+
+
+def _sync_slack_card(ctx: typer.Context, draft_id: int) -> bool:
+    """When Slack is configured, show the terminal's decision on the draft's review card (best effort)."""
+    svc = services(ctx)
+    if svc.settings.slack.bot_token is None:
+        return False
+    from bot.slack.app import web_client
+    from bot.slack.reviewing import sync_card
+
+    try:
+        sync_card(svc, web_client(svc), draft_id=draft_id)
+    except Exception as exc:  # the edge: the decision is recorded; a stale card is synced on the next pass
+        err_console.print(f"[yellow]warning:[/] the Slack card was not updated: {describe(exc)}", highlight=False)
+        return False
+    return True
+
+
+@review_app.command("cards")
+def cards_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Post review cards for pending drafts to the Slack review channel and refresh cards decided elsewhere."""
+    svc = services(ctx)
+    if svc.settings.slack.bot_token is None or not svc.settings.slack.review_channel:
+        fail("Slack review is not configured: set ORIENTA_SLACK__BOT_TOKEN and ORIENTA_SLACK__REVIEW_CHANNEL")
+    from bot.slack.poster import post_pending_cards
+    from bot.slack.reviewing import sync_decided_cards
+
+    data = {"posted": post_pending_cards(svc), "synced": sync_decided_cards(svc)}
+    if as_json:
+        print_json(data)
+    else:
+        console.print(f"{data['posted']} tarjetas publicadas, {data['synced']} actualizadas.")
+
+
+@review_app.command("purge")
+def purge_cmd(
+    ctx: typer.Context,
+    days: Optional[int] = typer.Option(None, "--days", help="Default: ORIENTA_DATABASE__RETENTION_DAYS."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Delete raw messages and personal data of finished messages older than the retention period (decisions stay)."""
+    from review.retention import purge_personal_data
+
+    svc = services(ctx)
+    with session_scope(svc.engine) as session:
+        report = purge_personal_data(session=session, days=days or svc.settings.database.retention_days)
+    if as_json:
+        print_json(report.as_dict())
+    else:
+        console.print(f"{report.messages} mensajes y {report.replies} respuestas sin datos personales (anteriores a {report.cutoff:%Y-%m-%d}).")

@@ -1,0 +1,309 @@
+"""Block Kit builders for the review UI: pure functions from queue records to Slack JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any
+
+from pipeline.texts import t
+from review.models import Decision, Draft, InboundMessage
+from review.queue import REJECT_REASONS
+
+# action ids and callback ids shared with the listeners
+APPROVE, EDIT, REJECT, DERIVATION = "review_approve", "review_edit", "review_reject", "review_derivation"
+EDIT_CALLBACK, REJECT_CALLBACK, DERIVATION_CALLBACK = "review_edit_submit", "review_reject_submit", "review_derivation_view"
+ACTIONS_BLOCK = "review_actions"
+EDIT_BLOCK, EDIT_INPUT = "draft_text", "text"
+REASON_BLOCK, REASON_INPUT = "reason", "reason"
+COMMENT_BLOCK, COMMENT_INPUT = "comment", "comment"
+
+SECTION_LIMIT = 3000  # Slack: section text max 3000 characters
+INPUT_LIMIT = 3000  # plain_text_input max_length
+HEADER_LIMIT = 150
+MODAL_BLOCK_LIMIT = 100
+
+
+@dataclass(frozen=True)
+class CardRef:
+    """Where a review card lives, carried through modals in private_metadata."""
+
+    draft_id: int
+    channel: str | None = None
+    ts: str | None = None
+
+    def dumps(self) -> str:
+        return json.dumps({"draft_id": self.draft_id, "channel": self.channel, "ts": self.ts})
+
+    @classmethod
+    def loads(cls, raw: str) -> "CardRef":
+        data = json.loads(raw or "{}")
+        return cls(draft_id=int(data["draft_id"]), channel=data.get("channel"), ts=data.get("ts"))
+
+
+# ---------------------------------------------------------------- small helpers
+def escape(text: str | None) -> str:
+    """Escape Slack's control characters in user text (mrkdwn)."""
+    return (text or "").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def clip(text: str, limit: int, note: str = "") -> str:
+    """`text` cut to `limit` characters, with `note` appended when cut."""
+    if len(text) <= limit:
+        return text
+    suffix = f"…\n_{note}_" if note else "…"
+    return text[: max(0, limit - len(suffix))] + suffix
+
+
+def quote(text: str) -> str:
+    return "\n".join(f"&gt; {line}" if line.strip() else "&gt;" for line in escape(text).splitlines() or [""])
+
+
+def who(actor: str) -> str:
+    """A Slack mention for Slack reviewers, the plain name otherwise."""
+    if actor.startswith("slack:"):
+        return f"<@{actor.removeprefix('slack:')}>"
+    return escape(actor.removeprefix("cli:") + (" (terminal)" if actor.startswith("cli:") else ""))
+
+
+def when(at: datetime) -> str:
+    """A Slack date token (rendered in the reader's time zone) with a UTC fallback."""
+    at = at if at.tzinfo else at.replace(tzinfo=timezone.utc)
+    fallback = at.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return f"<!date^{int(at.timestamp())}^{{date_short_pretty}} {{time}}|{fallback}>"
+
+
+def age(delta_seconds: float, lang: str = "es") -> str:
+    minutes = int(delta_seconds // 60)
+    if minutes < 120:
+        return t("review_age_minutes", lang).format(n=max(minutes, 0))
+    if minutes < 48 * 60:
+        return t("review_age_hours", lang).format(n=minutes // 60)
+    return t("review_age_days", lang).format(n=minutes // (60 * 24))
+
+
+def _section(text: str) -> dict[str, Any]:
+    return {"type": "section", "text": {"type": "mrkdwn", "text": clip(text, SECTION_LIMIT)}}
+
+
+def _plain(text: str, limit: int = 75) -> dict[str, Any]:
+    return {"type": "plain_text", "text": clip(text, limit), "emoji": True}
+
+
+def _button(label: str, action_id: str, value: str, style: str | None = None) -> dict[str, Any]:
+    button = {"type": "button", "text": _plain(label), "action_id": action_id, "value": value}
+    if style:
+        button["style"] = style
+    return button
+
+
+# ---------------------------------------------------------------- the review card
+def _sender(message: InboundMessage) -> str:
+    if message.channel == "slack" and message.sender and message.sender.startswith(("U", "W")) and " " not in message.sender:
+        return f"<@{message.sender}>"
+    return escape(message.sender or "?")
+
+
+def _gate(message: InboundMessage, draft: Draft, lang: str) -> str:
+    in_domain = draft.gate_in_domain if draft.gate_in_domain is not None else message.gate_in_domain
+    score = draft.gate_score if draft.gate_score is not None else message.gate_score
+    if in_domain is None:
+        return t("review_gate_none", lang)
+    label = t("review_gate_in", lang) if in_domain else f"*{t('review_gate_out', lang)}*"
+    return f"{label} ({score:.2f})" if score is not None else label
+
+
+def references_text(references: list[dict[str, Any]], lang: str = "es") -> str:
+    """References as Slack links (title only when a document has no URL)."""
+    if not references:
+        return f"_{t('review_no_references', lang)}_"
+    lines = []
+    for ref in references:
+        title = escape(ref.get("title") or ref.get("doc_id") or "?").replace("|", "¦")
+        url = ref.get("url")
+        lines.append(f"• <{url}|{title}>" if url else f"• {title}")
+    return "\n".join(lines)
+
+
+def flags_text(flags: list[dict[str, Any]], lang: str = "es") -> str:
+    lines = [t("review_flags", lang).format(n=len({f.get('step') for f in flags}))]
+    lines += [f"• {t('review_step', lang)} {escape(str(f.get('step')))} ({escape(str(f.get('rule', '')))}): {escape(str(f.get('flag', '')))}" for f in flags]
+    return "\n".join(lines)
+
+
+def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | None = None, label: str = "review_draft") -> list[dict[str, Any]]:
+    channel = t(f"review_channel_{message.channel}", lang) if message.channel in ("email", "slack") else escape(message.channel)
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": _plain(t("review_card_title", lang).format(draft_id=draft.id), HEADER_LIMIT)},
+        {"type": "context", "elements": [{"type": "mrkdwn", "text": t("review_from", lang).format(channel=channel, sender=_sender(message)) + f" · {when(message.created_at)}"}]},
+        _section(f"*{t('review_subject', lang)}:* {escape(message.subject) or '—'}"),
+        _section(f"*{t('review_question', lang)}:*\n{quote(clip(message.cleaned_text or '', SECTION_LIMIT - 200))}"),
+        {
+            "type": "section",
+            "fields": [
+                {"type": "mrkdwn", "text": f"*{t('review_gate', lang)}:*\n{_gate(message, draft, lang)}"},
+                {"type": "mrkdwn", "text": f"*{t('review_method', lang)}:*\n{escape(draft.method)} · {escape(draft.model)}"},
+            ],
+        },
+        {"type": "divider"},
+        _section(f"*{t(label, lang)}:*\n" + clip(escape(text if text is not None else draft.text), SECTION_LIMIT - 40, t("review_truncated", lang))),
+        _section(f"*{t('review_references', lang)}:*\n{references_text(draft.references, lang)}"),
+    ]
+    if draft.flags:
+        blocks.append(_section(flags_text(draft.flags, lang)))
+    notes = [t("review_no_info", lang)] if draft.no_info else []
+    notes += [t("review_fallback", lang)] if draft.fallback else []
+    if notes:
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n} for n in notes]})
+    return blocks
+
+
+def card_text(draft: Draft, message: InboundMessage, lang: str = "es") -> str:
+    """The notification fallback text of a card."""
+    return clip(f"{t('review_card_title', lang).format(draft_id=draft.id)}: {message.subject or message.cleaned_text or ''}", 300)
+
+
+def review_card(draft: Draft, message: InboundMessage, *, lang: str = "es") -> dict[str, Any]:
+    """The card posted to the review channel: everything needed to decide, and the four buttons."""
+    value = str(draft.id)
+    actions = {
+        "type": "actions",
+        "block_id": ACTIONS_BLOCK,
+        "elements": [
+            _button(t("review_approve", lang), APPROVE, value, "primary"),
+            _button(t("review_edit", lang), EDIT, value),
+            _button(t("review_reject", lang), REJECT, value, "danger"),
+            _button(t("review_derivation", lang), DERIVATION, value),
+        ],
+    }
+    return {"text": card_text(draft, message, lang), "blocks": [*_card_body(draft, message, lang), actions]}
+
+
+def decision_line(decision: Decision, lang: str = "es") -> str:
+    """Who did what, when: '✅ Aprobado por @ana · 21 nov 10:32'."""
+    reason = REJECT_REASONS.get(decision.reason or "", decision.reason or "")
+    return t(f"review_done_{decision.action}", lang).format(who=who(decision.actor), when=when(decision.created_at), reason=reason)
+
+
+def decided_card(draft: Draft, message: InboundMessage, decision: Decision, *, lang: str = "es") -> dict[str, Any]:
+    """The card after a decision: the same facts, no buttons, and who decided what and when."""
+    edited = decision.action == "edit"
+    blocks = _card_body(draft, message, lang, text=decision.final_text if edited else None, label="review_sent_text" if edited else "review_draft")
+    blocks.append({"type": "divider"})
+    blocks.append(_section(decision_line(decision, lang)))
+    if decision.comment:
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"*{t('review_comment', lang)}:* {escape(decision.comment)}"}]})
+    return {"text": f"{card_text(draft, message, lang)} — {decision_line(decision, lang)}", "blocks": blocks}
+
+
+def already_decided_text(actor: str | None, action: str | None, lang: str = "es") -> str:
+    action = {"approved": "approve", "edited": "edit", "rejected": "reject"}.get(action or "", action)
+    label = t(f"review_action_{action}", lang) if action in ("approve", "edit", "reject") else (action or "?")
+    return t("review_already", lang).format(who=who(actor) if actor else "?", action=label)
+
+
+# ---------------------------------------------------------------- modals
+def _modal(title: str, blocks: list[dict[str, Any]], *, callback_id: str, ref: CardRef, submit: str | None, lang: str) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "type": "modal",
+        "callback_id": callback_id,
+        "private_metadata": ref.dumps(),
+        "title": _plain(title, 24),
+        "close": _plain(t("review_cancel" if submit else "review_close", lang), 24),
+        "blocks": blocks[:MODAL_BLOCK_LIMIT],
+    }
+    if submit:
+        view["submit"] = _plain(submit, 24)
+    return view
+
+
+def edit_modal(draft: Draft, ref: CardRef, *, lang: str = "es") -> dict[str, Any]:
+    """The edit modal, prefilled with the draft."""
+    field = {"type": "plain_text_input", "action_id": EDIT_INPUT, "multiline": True, "initial_value": draft.text[:INPUT_LIMIT], "max_length": INPUT_LIMIT}
+    blocks = [{"type": "input", "block_id": EDIT_BLOCK, "label": _plain(t("review_edit_label", lang), 2000), "element": field}]
+    return _modal(t("review_edit_title", lang), blocks, callback_id=EDIT_CALLBACK, ref=ref, submit=t("review_edit_submit", lang), lang=lang)
+
+
+def reject_modal(draft: Draft, ref: CardRef, *, lang: str = "es") -> dict[str, Any]:
+    """The reject modal: one reason (required) and an optional comment."""
+    options = [{"text": _plain(label), "value": key} for key, label in REJECT_REASONS.items()]
+    blocks = [
+        _section(f"*{t('review_card_title', lang).format(draft_id=draft.id)}*"),
+        {
+            "type": "input",
+            "block_id": REASON_BLOCK,
+            "label": _plain(t("review_reject_reason", lang), 2000),
+            "element": {"type": "static_select", "action_id": REASON_INPUT, "placeholder": _plain(t("review_reject_placeholder", lang)), "options": options},
+        },
+        {
+            "type": "input",
+            "block_id": COMMENT_BLOCK,
+            "optional": True,
+            "label": _plain(t("review_reject_comment", lang), 2000),
+            "element": {"type": "plain_text_input", "action_id": COMMENT_INPUT, "multiline": True, "max_length": 2000},
+        },
+    ]
+    return _modal(t("review_reject_title", lang), blocks, callback_id=REJECT_CALLBACK, ref=ref, submit=t("review_reject_submit", lang), lang=lang)
+
+
+def derivation_blocks(draft: Draft, lang: str = "es") -> list[dict[str, Any]]:
+    """The derivation tree, root first, one block per step; flagged steps marked ⚠️ with the verifier's note."""
+    steps = {str(s["id"]): s for s in draft.derivation}
+    if not steps:
+        return [_section(t("review_no_derivation", lang).format(method=escape(draft.method)))]
+    titles = [c.get("doc_id", "") for c in draft.chunks]
+    final = next((s for s in draft.derivation if s.get("is_final")), draft.derivation[-1])
+    blocks: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    def walk(step: dict[str, Any], depth: int) -> None:
+        sid = str(step["id"])
+        if sid in seen:
+            return
+        seen.add(sid)
+        flags = step.get("flags") or []
+        indent = "\u2003" * depth + ("└ " if depth else "")
+        mark = "⚠️ " if flags else ""
+        premises = ", ".join(p if p in steps else f"h{p}" + (f" ({escape(titles[int(p) - 1])})" if p.isdigit() and 0 < int(p) <= len(titles) else "") for p in map(str, step.get("premises", [])))
+        text = f"{indent}{mark}*[{escape(sid)}] {escape(str(step.get('rule')))}*" + (f" ← {premises}" if premises else "") + f"\n{indent}{escape(str(step.get('conclusion', '')))}"
+        if flags:
+            text += "\n" + "\n".join(f"{indent}> ⚠️ _{escape(str(f))}_" for f in flags)
+        blocks.append(_section(text))
+        for p in map(str, step.get("premises", [])):
+            if p in steps:
+                walk(steps[p], depth + 1)
+
+    walk(final, 0)
+    return blocks
+
+
+def derivation_modal(draft: Draft, ref: CardRef, *, lang: str = "es") -> dict[str, Any]:
+    """A read-only modal with the derivation tree."""
+    return _modal(t("review_derivation_title", lang), derivation_blocks(draft, lang), callback_id=DERIVATION_CALLBACK, ref=ref, submit=None, lang=lang)
+
+
+# ---------------------------------------------------------------- App Home
+def home_view(*, pending: int, oldest_at: datetime | None, mine_today: int, now: datetime, upcoming: list[tuple[Draft, InboundMessage]] = (), lang: str = "es") -> dict[str, Any]:
+    """The App Home tab: pending count, oldest pending age, my decisions today, and the next drafts in line."""
+    oldest = age((now - oldest_at).total_seconds(), lang) if oldest_at is not None else "—"
+    blocks: list[dict[str, Any]] = [
+        {"type": "header", "text": _plain(t("review_home_title", lang), HEADER_LIMIT)},
+        {
+            "type": "section",
+            "fields": [
+                {"type": "mrkdwn", "text": f"*{t('review_home_pending', lang)}:*\n{pending}"},
+                {"type": "mrkdwn", "text": f"*{t('review_home_oldest', lang)}:*\n{oldest}"},
+                {"type": "mrkdwn", "text": f"*{t('review_home_mine', lang)}:*\n{mine_today}"},
+            ],
+        },
+        {"type": "divider"},
+    ]
+    if not pending:
+        blocks.append(_section(t("review_home_empty", lang)))
+        return {"type": "home", "blocks": blocks}
+    blocks.append(_section(f"*{t('review_home_next', lang)}:*"))
+    for draft, message in list(upcoming)[:20]:
+        line = f"*#{draft.id}* · {escape(message.subject or '')} — {escape(clip((message.cleaned_text or '').replace(chr(10), ' '), 120))}"
+        blocks.append(_section(line))
+    return {"type": "home", "blocks": blocks}

@@ -1,0 +1,38 @@
+"""`orienta review`: the terminal queue on the same service functions as Slack."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from bot.cli import app
+from bot.services import Services
+from review.db import session_scope
+from tests.review.factories import make_drafted
+
+
+def _cli(settings, *args: str):
+    result = CliRunner().invoke(app, ["--data-dir", str(settings.paths.data_dir), *args], catch_exceptions=False)
+    return result
+
+
+def test_list_approve_reject_and_purge_from_the_terminal(settings):
+    svc = Services(settings)
+    with session_scope(svc.engine) as s:
+        d1, _ = make_drafted(s, subject="créditos")
+        d2, _ = make_drafted(s, subject="cantina")
+    svc.close()
+    listed = json.loads(_cli(settings, "review", "list", "--json").stdout)
+    assert [i["draft_id"] for i in listed] == [d1.id, d2.id]
+    approved = json.loads(_cli(settings, "review", "approve", str(d1.id), "--as", "marta", "--json").stdout)
+    assert (approved["action"], approved["actor"], approved["slack_card_updated"]) == ("approve", "marta", False)
+    bad = _cli(settings, "review", "reject", str(d2.id), "--reason", "aburrido")
+    assert bad.exit_code == 1 and "unknown reject reason" in bad.stderr
+    rejected = json.loads(_cli(settings, "review", "reject", str(d2.id), "--reason", "out_of_domain", "--json").stdout)
+    assert rejected["reason"] == "out_of_domain"
+    again = _cli(settings, "review", "approve", str(d2.id))
+    assert again.exit_code == 1 and "already handled" in again.stderr
+    assert json.loads(_cli(settings, "review", "list", "--json").stdout) == []
+    purge = json.loads(_cli(settings, "review", "purge", "--days", "30", "--json").stdout)
+    assert purge["messages"] == 0  # nothing is old enough

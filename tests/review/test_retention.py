@@ -1,0 +1,52 @@
+"""Retention deletes raw messages and personal data of old finished messages and keeps decisions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import update
+from sqlmodel import Session, select
+
+from review import queue, states
+from review.db import session_scope
+from review.models import AuditEvent, Decision, InboundMessage, OutgoingReply, utcnow
+from review.retention import purge_personal_data
+from tests.review.factories import make_drafted
+
+
+def _age(engine, message_id: int, days: int) -> None:
+    with session_scope(engine) as s:
+        s.execute(update(InboundMessage).where(InboundMessage.id == message_id).values(created_at=utcnow() - timedelta(days=days)))
+
+
+def test_old_finished_messages_lose_personal_data_but_keep_decisions(engine):
+    with session_scope(engine) as s:
+        old_draft, old = make_drafted(s, sender="ana@example.com")
+        pending_draft, pending = make_drafted(s, sender="beto@example.com")
+        _, recent = make_drafted(s, sender="caro@example.com")
+        old_row = s.get(InboundMessage, old.id)
+        old_row.raw, old_row.body_text = b"From: ana@example.com\r\n\r\nMi CI es 1.234.567-8", "Mi CI es 1.234.567-8"
+        s.add(old_row)
+        queue.approve(session=s, draft_id=old_draft.id, actor="u")
+        reply = s.exec(select(OutgoingReply).where(OutgoingReply.message_id == old.id)).one()
+        queue.mark_sent(session=s, reply=reply, our_message_id="<r@x>")
+    with session_scope(engine) as s:
+        queue.reject(session=s, draft_id=s.exec(select(queue.Draft).where(queue.Draft.message_id == recent.id)).one().id, actor="u", reason="spam")
+    _age(engine, old.id, 200)
+    _age(engine, pending.id, 200)
+    with session_scope(engine) as s:
+        report = purge_personal_data(session=s, days=180)
+    with Session(engine) as s:
+        o, p, r = (s.get(InboundMessage, m.id) for m in (old, pending, recent))
+        reply = s.exec(select(OutgoingReply).where(OutgoingReply.message_id == old.id)).one()
+        decision = s.exec(select(Decision).where(Decision.message_id == old.id)).one()
+        purge_events = s.exec(select(AuditEvent).where(AuditEvent.event == "personal_data_deleted")).all()
+    assert report.messages == 1 and report.replies == 1
+    assert (o.raw, o.body_text, o.cleaned_text, o.subject) == (None, None, None, None) and "ana" not in (o.sender or "")
+    assert o.state == states.SENT and o.redacted_at is not None and decision.action == "approve"
+    assert reply.body == "" and reply.recipient is None and reply.state == "sent"
+    assert p.sender == "beto@example.com" and p.cleaned_text  # still waiting for review
+    assert r.sender == "caro@example.com"  # finished but recent
+    assert [e.message_id for e in purge_events] == [old.id]
+    with session_scope(engine) as s:
+        assert purge_personal_data(session=s, days=180).messages == 0
