@@ -56,21 +56,28 @@ class Services:
         return llm_from_settings(self.settings.llm)
 
     def generator(self, method: str | None = None) -> Generator:
-        """The configured generator; offline (no LLM) this is always the extractive one."""
-        import pipeline.generation.extractive  # noqa: F401  (registers)
+        """The configured generator (cached per method); offline (no LLM) this is always the extractive one."""
+        import pipeline.generation.derivation  # noqa: F401  (registers)
+        import pipeline.generation.extractive  # noqa: F401
+        import pipeline.generation.long_context  # noqa: F401
         import pipeline.generation.rag  # noqa: F401
+        from pipeline.llm import prices_for
 
-        try:
-            import pipeline.generation.derivation  # noqa: F401
-        except ImportError:
-            pass
-        if self.llm is None:
-            return GENERATORS["extractive"](lang=self.settings.llm.language)
-        method = method or self.settings.llm.method
+        cache = self.__dict__.setdefault("_generators", {})
+        llm_cfg = self.settings.llm
+        method = "extractive" if self.llm is None else (method or llm_cfg.method)
+        if method in cache:
+            return cache[method]
         if method not in GENERATORS:
             raise ConfigurationError(f"generation method {method!r} is not available; choose from {sorted(GENERATORS)}")
-        prices = self.settings.llm.prices_per_mtok.get(self.llm.model)
-        return GENERATORS[method](llm=self.llm, prices=prices, lang=self.settings.llm.language, index=self.index, embedder=self.embedder, fallback=GENERATORS["rag"](llm=self.llm, prices=prices))
+        if self.llm is None:
+            gen = GENERATORS["extractive"](lang=llm_cfg.language, index=self.index, embedder=self.embedder)
+        else:
+            prices = prices_for(llm_cfg, self.llm.model)
+            common = dict(llm=self.llm, prices=prices, lang=llm_cfg.language, index=self.index, embedder=self.embedder)
+            gen = GENERATORS[method](**common, fallback=GENERATORS["rag"](**common), retries=llm_cfg.derivation_retries, max_chars=llm_cfg.long_context_max_chars, verifier_min_similarity=llm_cfg.verifier_min_similarity)
+        cache[method] = gen
+        return gen
 
     @property
     def gate(self) -> Gate:
@@ -79,10 +86,14 @@ class Services:
         return self._gate
 
     def gate_or_none(self) -> Gate | None:
+        """The trained gate, or None when there is none or it is stale (the documents changed since training)."""
         try:
-            return self.gate
+            gate = self.gate
         except GateNotTrained:
             return None
+        from bot.gating import gate_is_fresh
+
+        return gate if gate_is_fresh(self, gate) else None
 
     def document_paths(self) -> list[Path]:
         return list(self.settings.paths.documents) or [sample.docs_dir()]

@@ -121,3 +121,91 @@ def render(steps: list[Step], chunk_titles: list[str] | None = None) -> str:
 
     walk(final, 0)
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- parsing
+_TRUE = {"si", "sí", "yes", "true", "1", "x", "final", "✓", "s"}
+_NO_PREMISES = {"", "-", "—", "ninguna", "ninguno", "none", "[]"}
+
+
+def normalise_premise(p: object) -> str:
+    """'h3', 'H3', '[3]', 3 -> '3'; step ids are kept as written."""
+    s = str(p).strip().strip("[]()").strip()
+    if len(s) > 1 and s[0] in "hH" and s[1:].isdigit():
+        return s[1:]
+    return s
+
+
+def steps_from_data(data: object) -> list[Step]:
+    """Steps from structured output: {"steps": [{id, rule, premises, conclusion, is_final}, ...]} or the bare list."""
+    items = data.get("steps") if isinstance(data, dict) else data
+    if not isinstance(items, list) or not items:
+        raise DerivationError("structured output has no 'steps' list")
+    steps = []
+    for n, item in enumerate(items, start=1):
+        if not isinstance(item, dict):
+            raise DerivationError(f"step {n} is not an object")
+        premises = item.get("premises") or []
+        if isinstance(premises, (str, int)):
+            premises = [p for p in str(premises).replace(";", ",").split(",") if p.strip()]
+        if not isinstance(premises, list):
+            raise DerivationError(f"step {n}: premises must be a list")
+        final = item.get("is_final", False)
+        steps.append(
+            Step(
+                id=str(item.get("id") or f"s{n}").strip(),
+                rule=normalise_rule(str(item.get("rule", ""))),
+                premises=[normalise_premise(p) for p in premises],
+                conclusion=str(item.get("conclusion") or "").strip(),
+                is_final=final if isinstance(final, bool) else str(final).strip().lower() in _TRUE,
+            )
+        )
+    return steps
+
+
+def _is_rule(name: str) -> bool:
+    try:
+        normalise_rule(name)
+    except DerivationError:
+        return False
+    return True
+
+
+def parse_text(text: str) -> list[Step]:
+    """Tolerant parser for `[id |] Rule | premises | conclusion | Es respuesta final` lines (or embedded JSON)."""
+    import json
+    import re
+
+    fenced = re.search(r"\{.*\}|\[.*\]", text or "", flags=re.DOTALL)
+    if fenced and '"rule"' in fenced.group(0):
+        try:
+            return steps_from_data(json.loads(fenced.group(0)))
+        except ValueError:
+            pass  # not valid JSON: try the line format
+    steps: list[Step] = []
+    for line in (text or "").splitlines():
+        line = line.strip().strip("`").strip()
+        if line.count("|") < 3:
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if _is_rule(cells[0]):  # no id column: Rule | premises | conclusion | final
+            sid, rule, prem, concl, final = f"s{len(steps) + 1}", cells[0], cells[1], " | ".join(cells[2:-1]), cells[-1]
+        elif len(cells) >= 5:
+            sid, rule, prem, concl, final = cells[0], cells[1], cells[2], " | ".join(cells[3:-1]), cells[-1]
+        else:
+            continue
+        try:
+            rule = normalise_rule(rule)
+        except DerivationError:
+            continue  # a header row or prose with pipes
+        premises = [] if prem.strip().lower() in _NO_PREMISES else [normalise_premise(p) for p in re.split(r"[,;\s]+", prem) if p.strip()]
+        sid = sid.rstrip(":.").strip() or f"s{len(steps) + 1}"
+        steps.append(Step(id=sid, rule=rule, premises=premises, conclusion=concl, is_final=final.strip().lower().rstrip(".") in _TRUE))
+    if not steps:
+        raise DerivationError("no derivation steps found in the model's reply")
+    return steps
+
+
+def to_json(steps: list[Step]) -> list[dict]:
+    """The derivation as plain JSON-ready dicts."""
+    return [s.as_dict() for s in steps]

@@ -6,10 +6,13 @@ from typing import Optional
 
 import typer
 
-from bot.cli._common import console, print_json, services
+from bot.cli._common import console, fail, print_json, services
 from bot.worker import draft_for
 from pipeline.derivation import render
 from pipeline.redaction import redact
+
+
+METHODS = ("rag", "derivation", "long-context")
 
 
 def register(app: typer.Typer) -> None:
@@ -24,6 +27,8 @@ def ask_cmd(
 ) -> None:
     """Draft an answer to one question, with references and the derivation."""
     svc = services(ctx)
+    if method and method not in METHODS:
+        fail(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     if method:
         svc.settings.llm.method = method  # type: ignore[assignment]
     answer, in_domain, score = draft_for(svc, redact(question).text)
@@ -37,6 +42,13 @@ def ask_cmd(
         titles = [h.chunk.doc_title for h in answer.hits]
         console.print(render(answer.derivation, titles), highlight=False, markup=False)
     gate = "sin gate" if in_domain is None else f"gate: {'en dominio' if in_domain else 'fuera de dominio'} ({score:.2f})"
-    console.print(f"\n[dim]{answer.method} · {answer.model} · {gate} · {answer.latency_ms:.0f} ms · US$ {answer.cost_usd:.4f}[/]")
+    if answer.flags:
+        console.print(f"\n[bold yellow]Verificador: {len(answer.flags)} paso(s) marcados[/]")
+        for f in answer.flags:
+            console.print(f"  [{f['step']}] {f['rule']}: {f['flag']}", highlight=False, markup=False)
+    u = answer.usage
+    tokens = f"{u.input_tokens} in + {u.cache_read_tokens} caché leída + {u.cache_write_tokens} caché escrita / {u.output_tokens} out"
+    fallback = " · FALLBACK a RAG" if answer.fallback else ""
+    console.print(f"\n[dim]{answer.method}{fallback} · {answer.model} · {gate} · {answer.latency_ms:.0f} ms · {tokens} · US$ {answer.cost_usd:.4f}[/]")
     for note in answer.notes:
         console.print(f"[dim]{note}[/]")

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from pipeline.derivation import Step, leaves
+from pipeline.derivation import Step, leaves, render
 from pipeline.index import Hit
 from pipeline.llm import Usage
 from pipeline.texts import t
@@ -40,6 +40,7 @@ class Answer:
     latency_ms: float = 0.0
     hits: list[Hit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    fallback: bool = False  # the requested method failed (e.g. invalid derivation) and another produced this answer
 
     @property
     def flags(self) -> list[dict]:
@@ -59,6 +60,8 @@ class Answer:
             "cost_usd": self.cost_usd,
             "latency_ms": round(self.latency_ms, 1),
             "notes": self.notes,
+            "fallback": self.fallback,
+            "derivation_text": render(self.derivation, [h.chunk.doc_title for h in self.hits]) if self.derivation else None,
             "chunks": [{"doc_id": h.chunk.doc_id, "chunk_id": h.chunk.id, "score": round(h.score, 4)} for h in self.hits],
         }
 

@@ -14,7 +14,7 @@ NO_INFO_MARKERS = ("no tengo información", "no tengo informacion", "no hay info
 
 
 def render_extracts(hits: list[Hit]) -> str:
-    """Numbered extracts, each introduced by its document title and URL."""
+    """Numbered extracts, each introduced by its document title (and section) and URL."""
     blocks = []
     for n, h in enumerate(hits, start=1):
         c = h.chunk
@@ -29,9 +29,27 @@ def fence_question(question: str) -> str:
     return f"<consulta>\n{cleaned}\n</consulta>"
 
 
+def unknown_links(text: str, sources: str) -> list[str]:
+    """URLs and e-mail addresses in the answer that no source mentions (drafts must not invent links)."""
+    from pipeline.verifier import new_entities
+
+    return [e for e in new_entities(text, sources) if e.startswith(("url", "email"))]
+
+
+def cited_references(text: str, hits: list[Hit]) -> list[Reference]:
+    """Documents whose title or URL the answer's text mentions, in retrieval order."""
+    refs: dict[str, Reference] = {}
+    low = text.lower()
+    for h in hits:
+        c = h.chunk
+        if c.doc_id not in refs and (c.doc_title.lower() in low or (c.url and c.url.lower() in low)):
+            refs[c.doc_id] = Reference(c.doc_id, c.doc_title, c.url)
+    return list(refs.values())
+
+
 @register("rag")
 class RAGGenerator:
-    """Retrieval-augmented answer in one LLM call."""
+    """Retrieval-augmented answer in one LLM call; the instructions are the fixed, cached prefix."""
 
     name = "rag"
 
@@ -39,22 +57,25 @@ class RAGGenerator:
         self.llm, self.prices = llm, prices
         self.prompt = load_prompt("rag")
 
+    def user_message(self, question: str, hits: list[Hit]) -> str:
+        return f"Extractos de documentos:\n\n{render_extracts(hits)}\n\n{fence_question(question)}"
+
     def generate(self, question: str, hits: list[Hit]) -> Answer:
         start = time.perf_counter()
-        user = f"Extractos de documentos:\n\n{render_extracts(hits)}\n\n{fence_question(question)}"
-        resp = self.llm.complete(system=self.prompt.text, user=user)
+        resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits))
         text = resp.text.strip()
-        used = {h.chunk.doc_id: h.chunk for h in hits}
-        refs = [Reference(c.doc_id, c.doc_title, c.url) for c in used.values() if c.doc_title in text or (c.url and c.url in text)]
+        notes = ["la respuesta del modelo quedó truncada (max_tokens)"] if resp.truncated else []
+        notes += [f"enlace que no está en los extractos: {e}" for e in unknown_links(text, render_extracts(hits))]
         return Answer(
             text=text,
             method="rag",
             model=resp.model,
-            references=refs,
+            references=cited_references(text, hits),
             no_info=any(m in text.lower() for m in NO_INFO_MARKERS),
             prompt_hash=self.prompt.hash,
             usage=resp.usage,
             cost_usd=resp.usage.cost(self.prices),
             latency_ms=(time.perf_counter() - start) * 1000,
             hits=hits,
+            notes=notes,
         )

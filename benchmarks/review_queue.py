@@ -6,7 +6,7 @@
 App Home and `orienta review list` do; "decide" = one approval or rejection (state transition with optimistic
 concurrency, Decision, outbox row, audit event) committed in its own transaction. PostgreSQL is ANALYZEd after
 the bulk load (without statistics its planner sorts all 10k rows: list p50 ~70 ms). Prints p50/p95/max in ms and
-writes benchmarks/results/queue.json. PostgreSQL runs in a throw-away schema.
+writes benchmarks/results/review_queue.json. PostgreSQL runs in a throw-away schema.
 """
 
 from __future__ import annotations
@@ -107,7 +107,7 @@ def main() -> None:
     ap.add_argument("--drafts", type=int, default=10_000)
     ap.add_argument("--ops", type=int, default=300)
     ap.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432/test")
-    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "queue.json"))
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "review_queue.json"))
     args = ap.parse_args()
     results = []
     with tempfile.TemporaryDirectory() as tmp:

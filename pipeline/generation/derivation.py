@@ -1,0 +1,148 @@
+"""Derivation prompting: one LLM call builds the whole derivation tree, validated, verified, or RAG as fallback."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+from pipeline.derivation import Step, parse_text, steps_from_data, validate
+from pipeline.errors import DerivationError
+from pipeline.generation import Answer, format_reply, references_for, register
+from pipeline.generation.rag import fence_question, render_extracts
+from pipeline.index import Hit
+from pipeline.llm import LLM, LLMResponse, Usage
+from pipeline.prompts import load_prompt
+from pipeline.texts import t
+from pipeline.verifier import StepVerifier, VerifierConfig
+
+log = logging.getLogger(__name__)
+
+DERIVATION_TOOL = {
+    "name": "registrar_derivacion",
+    "description": "Registra la derivación completa: una lista plana de pasos, en orden, con exactamente un paso final.",
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "steps": {
+                "type": "array",
+                "minItems": 1,
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string", "description": "s1, s2, ..."},
+                        "rule": {"type": "string", "enum": ["Extract", "Concat", "Instantiate", "Compose", "Refine", "NoInfo"]},
+                        "premises": {"type": "array", "items": {"type": "string"}, "description": "números de extracto (\"1\"..\"n\") o ids de pasos anteriores"},
+                        "conclusion": {"type": "string"},
+                        "is_final": {"type": "boolean"},
+                    },
+                    "required": ["id", "rule", "premises", "conclusion", "is_final"],
+                },
+            }
+        },
+        "required": ["steps"],
+    },
+}
+
+
+def parse_response(resp: LLMResponse) -> list[Step]:
+    """Steps from the forced tool call, else from the plain-text format in the reply."""
+    if resp.tool_input is not None:
+        return steps_from_data(resp.tool_input)
+    if resp.truncated:
+        raise DerivationError("the reply was cut off at max_tokens before the derivation was complete")
+    return parse_text(resp.text)
+
+
+def chunk_texts(hits: list[Hit]) -> list[str]:
+    """What each hypothesis says, with its title and section (premise text for the verifier)."""
+    return [h.chunk.embed_text for h in hits]
+
+
+@register("derivation")
+class DerivationGenerator:
+    """The derivation method: rules applied to the retrieved chunks in one structured call."""
+
+    name = "derivation"
+
+    def __init__(
+        self,
+        *,
+        llm: LLM,
+        prices: dict[str, float] | None = None,
+        lang: str = "es",
+        embedder=None,
+        fallback=None,
+        retries: int = 1,
+        verifier: StepVerifier | None = None,
+        verifier_min_similarity: float | None = None,
+        **_: object,
+    ) -> None:
+        self.llm, self.prices, self.lang, self.fallback, self.retries = llm, prices, lang, fallback, retries
+        config = VerifierConfig(min_similarity=verifier_min_similarity) if verifier_min_similarity is not None else None
+        self.verifier = verifier or StepVerifier(embedder=embedder, config=config)
+        self.prompt = load_prompt("derivation")
+
+    def user_message(self, question: str, hits: list[Hit], error: str | None = None) -> str:
+        body = f"{render_extracts(hits)}\n\n{fence_question(question)}"
+        if error:
+            body += f"\n\nTu respuesta anterior no era una derivación válida ({error}). Volvé a derivar desde cero respetando las reglas y el formato."
+        return body
+
+    def derive(self, question: str, hits: list[Hit]) -> tuple[list[Step], Step, Usage, str, list[str]]:
+        """Call the LLM (retrying an invalid derivation) and return steps, final step, usage, model, errors."""
+        usage, errors, model = Usage(), [], self.llm.model
+        for _attempt in range(self.retries + 1):
+            resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits, errors[-1] if errors else None), tool=DERIVATION_TOOL)
+            usage, model = usage + resp.usage, resp.model
+            try:
+                steps = parse_response(resp)
+                return steps, validate(steps, len(hits)), usage, model, errors
+            except DerivationError as exc:
+                log.info("invalid derivation: %s", exc)
+                errors.append(str(exc))
+        raise _Invalid(usage, model, errors)
+
+    def generate(self, question: str, hits: list[Hit]) -> Answer:
+        start = time.perf_counter()
+        try:
+            steps, final, usage, model, errors = self.derive(question, hits)
+        except _Invalid as bad:
+            return self._fall_back(question, hits, bad, start)
+        self.verifier.verify(steps, chunk_texts(hits), question)
+        refs = references_for(steps, final, hits)
+        no_info = final.rule == "NoInfo"
+        body = t("no_info", self.lang) if no_info else final.conclusion
+        notes = [f"derivación inválida en el intento {i + 1}: {e}" for i, e in enumerate(errors)]
+        return Answer(
+            text=format_reply(body, refs, self.lang),
+            method="derivation",
+            model=model,
+            references=refs,
+            no_info=no_info,
+            derivation=steps,
+            prompt_hash=self.prompt.hash,
+            usage=usage,
+            cost_usd=usage.cost(self.prices),
+            latency_ms=(time.perf_counter() - start) * 1000,
+            hits=hits,
+            notes=notes,
+        )
+
+    def _fall_back(self, question: str, hits: list[Hit], bad: "_Invalid", start: float) -> Answer:
+        if self.fallback is None:
+            raise DerivationError(f"invalid derivation after {len(bad.errors)} attempts: {bad.errors[-1]}")
+        answer = self.fallback.generate(question, hits)
+        answer.fallback = True
+        answer.usage = bad.usage + answer.usage
+        answer.cost_usd = answer.usage.cost(self.prices)
+        answer.latency_ms = (time.perf_counter() - start) * 1000
+        answer.notes = [f"derivación inválida tras {len(bad.errors)} intentos ({bad.errors[-1]}); borrador generado con {answer.method}"] + answer.notes
+        return answer
+
+
+class _Invalid(Exception):
+    """Every attempt produced an invalid derivation."""
+
+    def __init__(self, usage: Usage, model: str, errors: list[str]) -> None:
+        super().__init__(errors[-1] if errors else "invalid derivation")
+        self.usage, self.model, self.errors = usage, model, errors
