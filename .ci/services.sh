@@ -124,5 +124,13 @@ else
     log "database 'test' created"
 fi
 
+# ---------------------------------------------------------------- Chromium
+# Headless Chromium renders the HTML digest in tests/review/test_digest_chromium.py.
+if [ -x /usr/bin/chromium ]; then
+    log "chromium present"
+else
+    apt_install chromium
+fi
+
 log "ok"
 exit 0

@@ -1,19 +1,27 @@
-"""The weekly digest: what happened to the messages orienta received in one ISO week."""
+"""The weekly digest: what happened to the messages orienta received in one ISO week, and how good the drafts were."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
+from statistics import fmean
 
-from jinja2 import Environment, PackageLoader, select_autoescape
-from sqlmodel import Session, col, select
+from sqlmodel import Session, select
 
-from review import states
-from review.models import AuditEvent, DigestRun, InboundMessage, utcnow
-from review.weeks import parse_week
+from review import metrics, states
+from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, SCORED, JudgeScore
+from review.gaps import cluster_questions
+from review.judge import Judge, offline_measures
+from review.models import AuditEvent, Decision, DigestRun, Draft, InboundMessage, utcnow
+from review.queue import REJECT_REASONS
+from review.scoring import ChunkText, score_drafts
+from review.weeks import parse_week, previous_week
 
 COUNT_KEYS = ("received", "skipped", "quarantined", "out_of_domain", "drafted", "approved", "edited", "rejected", "sent")
+OFFLINE_LABEL = "Medidas sin LLM (no son el juez): distancia de edición normalizada y F1 por palabras entre el borrador y la respuesta enviada."
 
 
 @dataclass
@@ -25,48 +33,277 @@ class Digest:
     by_channel: dict[str, int] = field(default_factory=dict)
     skip_reasons: dict[str, int] = field(default_factory=dict)
     quarantine_reasons: dict[str, int] = field(default_factory=dict)
+    rates: dict[str, float | None] = field(default_factory=dict)
+    reject_reasons: dict[str, int] = field(default_factory=dict)
+    edit_sizes: dict = field(default_factory=dict)
+    time_to_review: dict = field(default_factory=lambda: {"p50": None, "p90": None, "n": 0})
+    backlog: dict = field(default_factory=dict)
+    reviewers: dict[str, dict[str, int]] = field(default_factory=dict)
+    judge: dict = field(default_factory=dict)
+    agreement: dict = field(default_factory=dict)
+    offline: dict = field(default_factory=dict)
+    llm: dict = field(default_factory=dict)
+    documents: dict = field(default_factory=dict)
+    content_gaps: list[dict] = field(default_factory=list)
+    gate_errors: dict = field(default_factory=dict)
+    trend: list[dict] = field(default_factory=list)
+    generated_at: str = ""
 
     def as_dict(self) -> dict:
-        return {"week": self.week, **self.counts, "by_channel": self.by_channel, "skip_reasons": self.skip_reasons, "quarantine_reasons": self.quarantine_reasons}
+        return {
+            "week": self.week,
+            **self.counts,
+            "by_channel": self.by_channel,
+            "skip_reasons": self.skip_reasons,
+            "quarantine_reasons": self.quarantine_reasons,
+            "rates": self.rates,
+            "reject_reasons": self.reject_reasons,
+            "edit_sizes": self.edit_sizes,
+            "time_to_review": self.time_to_review,
+            "backlog": self.backlog,
+            "reviewers": self.reviewers,
+            "judge": self.judge,
+            "acceptable_rate": self.judge.get("acceptable_rate"),
+            "agreement": self.agreement,
+            "kappa": self.agreement.get("kappa"),
+            "spearman": self.agreement.get("spearman"),
+            "offline": self.offline,
+            "llm": self.llm,
+            "cost_usd": self.llm.get("cost_usd", 0.0),
+            "documents": self.documents,
+            "content_gaps": self.content_gaps,
+            "gate_errors": self.gate_errors,
+            "trend": self.trend,
+            "generated_at": self.generated_at,
+        }
 
 
-def build_digest(*, session: Session, week: str) -> Digest:
-    """Counts for messages stored during `week`; a message counts in every state it has reached."""
+def _aware(dt: datetime) -> datetime:
+    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+
+
+def _minutes(a: datetime, b: datetime) -> float:
+    return (_aware(b) - _aware(a)).total_seconds() / 60
+
+
+def _r(x: float | None, n: int = 3) -> float | None:
+    return None if x is None else round(x, n)
+
+
+def build_digest(
+    *,
+    session: Session,
+    week: str,
+    judge: Judge | None = None,
+    documents: Mapping[str, str] | None = None,
+    chunk_text: ChunkText | None = None,
+    now: datetime | None = None,
+    trend_weeks: int = 4,
+) -> Digest:
+    """Figures for messages stored during `week`; with a judge, the week's unjudged drafts are scored first."""
     start, end = parse_week(week)
-    messages = session.exec(select(InboundMessage).where(InboundMessage.created_at >= start, InboundMessage.created_at < end)).all()
-    ids = [m.id for m in messages]
-    reached: dict[int, set[str]] = {i: set() for i in ids}  # type: ignore[misc]
-    if ids:
-        for mid, to_state in session.exec(select(AuditEvent.message_id, AuditEvent.to_state).where(col(AuditEvent.message_id).in_(ids))).all():
-            if to_state:
-                reached[mid].add(to_state)  # type: ignore[index]
+    in_week = (InboundMessage.created_at >= start, InboundMessage.created_at < end)
+    messages = session.exec(
+        select(InboundMessage.id, InboundMessage.channel, InboundMessage.state, InboundMessage.reason, InboundMessage.gate_in_domain, InboundMessage.redacted_text).where(*in_week)
+    ).all()
+    reached: dict[int, set[str]] = defaultdict(set)
+    for mid, to_state in session.exec(select(AuditEvent.message_id, AuditEvent.to_state).join(InboundMessage, InboundMessage.id == AuditEvent.message_id).where(*in_week)).all():
+        if to_state:
+            reached[mid].add(to_state)
+    drafts: dict[int, Draft] = {}
+    for d in session.exec(select(Draft).join(InboundMessage, InboundMessage.id == Draft.message_id).where(*in_week).order_by(Draft.id)).all():
+        drafts[d.message_id] = d  # the latest draft of each message
+    decisions = {dec.message_id: dec for dec in session.exec(select(Decision).join(InboundMessage, InboundMessage.id == Decision.message_id).where(*in_week)).all()}
+    questions = {m.id: m.redacted_text or "" for m in messages}
+
     counts = dict.fromkeys(COUNT_KEYS, 0)
     counts["received"] = len(messages)
     for m in messages:
-        seen = reached[m.id] | {m.state}  # type: ignore[index]
+        seen = reached[m.id] | {m.state}
         for key in ("skipped", "quarantined", "drafted", "approved", "edited", "rejected", "sent"):
             counts[key] += key in seen
         counts["out_of_domain"] += m.gate_in_domain is False
-    return Digest(
+    digest = Digest(
         week=week,
         counts=counts,
         by_channel=dict(Counter(m.channel for m in messages)),
         skip_reasons=dict(Counter(m.reason or "?" for m in messages if m.state == states.SKIPPED)),
         quarantine_reasons=dict(Counter((m.reason or "?").split(":")[0] for m in messages if m.state == states.QUARANTINED)),
+        generated_at=utcnow().isoformat(timespec="seconds"),
     )
+    received, decided = counts["received"], len(decisions)
+    actions = Counter(dec.action for dec in decisions.values())
+    digest.rates = {
+        "skipped": metrics.rate(counts["skipped"], received),
+        "quarantined": metrics.rate(counts["quarantined"], received),
+        "out_of_domain": metrics.rate(counts["out_of_domain"], received),
+        "approve": metrics.rate(actions["approve"], decided),
+        "edit": metrics.rate(actions["edit"], decided),
+        "reject": metrics.rate(actions["reject"], decided),
+    }
+    digest.reject_reasons = dict(Counter(dec.reason or "?" for dec in decisions.values() if dec.action == "reject").most_common())
+    _review_figures(digest, drafts, decisions, now=now or utcnow(), end=end, state_of={m.id: m.state for m in messages})
+    if judge is not None:
+        score_drafts(session=session, judge=judge, items=[(d, decisions.get(mid), questions.get(mid, "")) for mid, d in drafts.items()], chunk_text=chunk_text)
+    _judge_figures(digest, session, drafts, decisions)
+    _llm_figures(digest, drafts, session)
+    _document_figures(digest, drafts, documents)
+    gap_questions = [questions[mid] for mid, d in drafts.items() if (d.no_info and not d.out_of_domain) or (decisions.get(mid) is not None and decisions[mid].reason == "missing_info")]
+    digest.content_gaps = cluster_questions(gap_questions)
+    _gate_figures(digest, drafts, decisions, questions)
+    digest.trend = _trend(session, digest, trend_weeks)
+    return digest
 
 
-_ENV = Environment(loader=PackageLoader("review", "templates"), autoescape=select_autoescape(["html"]))
+def _review_figures(digest: Digest, drafts: dict[int, Draft], decisions: dict[int, Decision], *, now: datetime, end: datetime, state_of: dict[int, str]) -> None:
+    waits, sizes, offline = [], [], []
+    reviewers: dict[str, Counter] = defaultdict(Counter)
+    for mid, dec in decisions.items():
+        reviewers[dec.actor][dec.action] += 1
+        draft = drafts.get(mid)
+        if draft is None:
+            continue
+        waits.append(_minutes(draft.created_at, dec.created_at))
+        if dec.action in ("approve", "edit"):
+            m = offline_measures(draft=draft.text, sent=dec.final_text if dec.action == "edit" and dec.final_text else draft.text)
+            offline.append(m)
+            if dec.action == "edit":
+                sizes.append(m["edit_distance"])
+    digest.time_to_review = {"p50": _r(metrics.percentile(waits, 50), 1), "p90": _r(metrics.percentile(waits, 90), 1), "n": len(waits)}
+    small = sum(s <= metrics.SMALL_EDIT_MAX for s in sizes)
+    digest.edit_sizes = {"n": len(sizes), "small": small, "large": len(sizes) - small, "p50": _r(metrics.percentile(sizes, 50)), "values": [round(s, 3) for s in sizes], "small_max": metrics.SMALL_EDIT_MAX}
+    digest.reviewers = {actor: dict(c) | {"total": sum(c.values())} for actor, c in sorted(reviewers.items(), key=lambda kv: -sum(kv[1].values()))}
+    at = min(_aware(now), end)
+    ages = [_minutes(d.created_at, at) / 60 for mid, d in drafts.items() if state_of.get(mid) == states.DRAFTED]
+    digest.backlog = {"pending": len(ages), "oldest_hours": _r(max(ages), 1) if ages else None, "p50_hours": _r(metrics.percentile(ages, 50), 1)}
+    digest.offline = {
+        "label": OFFLINE_LABEL,
+        "n": len(offline),
+        "edit_distance_mean": _r(fmean(m["edit_distance"] for m in offline)) if offline else None,
+        "token_f1_mean": _r(fmean(m["token_f1"] for m in offline)) if offline else None,
+        "unchanged_rate": _r(metrics.rate(sum(bool(m["unchanged"]) for m in offline), len(offline))),
+    }
+
+
+def _judge_figures(digest: Digest, session: Session, drafts: dict[int, Draft], decisions: dict[int, Decision]) -> None:
+    by_draft = {d.id: mid for mid, d in drafts.items()}
+    rows = session.exec(select(JudgeScore).join(Draft, Draft.id == JudgeScore.draft_id).where(Draft.id.in_(list(by_draft)))).all() if by_draft else []  # type: ignore[union-attr]
+    scores: dict[str, dict[int, JudgeScore]] = defaultdict(dict)
+    for s in rows:
+        scores[s.kind][s.draft_id] = s
+    correct = [s for s in scores[CORRECTNESS].values() if s.status == SCORED and s.score is not None]
+    dist = Counter(str(int(round(s.score))) for s in correct)  # type: ignore[arg-type]
+
+    def mean(kind: str) -> float | None:
+        values = [s.score for s in scores[kind].values() if s.status == SCORED and s.score is not None]
+        return _r(fmean(values)) if values else None
+
+    digest.judge = {
+        "scored": len(correct),
+        "not_scored": sum(s.status != SCORED for s in scores[CORRECTNESS].values()),
+        "distribution": {str(k): dist.get(str(k), 0) for k in range(1, 6)},
+        "acceptable_rate": _r(metrics.rate(sum(metrics.acceptable(s.score) for s in correct), len(correct))),  # type: ignore[arg-type]
+        "mean": _r(fmean(s.score for s in correct)) if correct else None,  # type: ignore[misc]
+        "max_spread": max((s.spread or 0.0 for s in correct), default=None),
+        "faithfulness": mean(FAITHFULNESS),
+        "relevance": mean(RELEVANCE),
+        "models": sorted({s.model for s in rows if s.model}),
+        "cost_usd": round(sum(s.cost_usd for s in rows), 6),
+    }
+    staff, judged = [], []
+    for s in correct:
+        mid = by_draft[s.draft_id]
+        dec = decisions.get(mid)
+        level = metrics.staff_level(dec.action, dec.reason, draft_text=drafts[mid].text, final_text=dec.final_text) if dec else None
+        if level is not None:
+            staff.append(level)
+            judged.append(s.score)
+    digest.agreement = {
+        "n": len(staff),
+        "kappa": _r(metrics.weighted_kappa(staff, [metrics.judge_level(x) for x in judged])),
+        "weights": "quadratic",
+        "spearman": _r(metrics.spearman(judged, staff)),
+        "confusion": metrics.confusion([metrics.acceptable(x) for x in judged], [lvl >= metrics.LARGE_EDIT for lvl in staff]),
+        "staff_levels": {metrics.STAFF_LABELS[k]: staff.count(k) for k in reversed(metrics.STAFF_LEVELS)},
+    }
+
+
+def _llm_figures(digest: Digest, drafts: dict[int, Draft], session: Session) -> None:
+    gen = [d for d in drafts.values() if d.method != "canned"]
+    lat = [d.latency_ms for d in gen]
+    by_model: dict[str, dict] = {}
+    for d in gen:
+        m = by_model.setdefault(d.model, {"drafts": 0, "cost_usd": 0.0})
+        m["drafts"] += 1
+        m["cost_usd"] = round(m["cost_usd"] + d.cost_usd, 6)
+    generation = round(sum(d.cost_usd for d in drafts.values()), 6)
+    judging = digest.judge.get("cost_usd", 0.0)
+    digest.llm = {
+        "cost_usd": round(generation + judging, 6),
+        "generation_cost_usd": generation,
+        "judge_cost_usd": judging,
+        "latency_ms": {"p50": _r(metrics.percentile(lat, 50), 1), "p90": _r(metrics.percentile(lat, 90), 1)},
+        "by_model": by_model,
+        "methods": dict(Counter(d.method for d in drafts.values())),
+    }
+
+
+def _document_figures(digest: Digest, drafts: dict[int, Draft], documents: Mapping[str, str] | None) -> None:
+    cited: Counter[str] = Counter()
+    titles: dict[str, str] = dict(documents or {})
+    for d in drafts.values():
+        for ref in d.references:
+            cited[ref["doc_id"]] += 1
+            titles.setdefault(ref["doc_id"], ref.get("title") or ref["doc_id"])
+    never = sorted(set(documents or {}) - set(cited))
+    digest.documents = {
+        "cited": [{"doc_id": k, "title": titles.get(k, k), "count": n} for k, n in cited.most_common(10)],
+        "never": [{"doc_id": k, "title": titles.get(k, k)} for k in never],
+        "known": len(documents) if documents is not None else None,
+    }
+
+
+def _gate_figures(digest: Digest, drafts: dict[int, Draft], decisions: dict[int, Decision], questions: dict[int, str]) -> None:
+    missed, false_alarm = [], []
+    for mid, dec in decisions.items():
+        draft = drafts.get(mid)
+        if draft is None:
+            continue
+        if not draft.out_of_domain and dec.action == "reject" and dec.reason == "out_of_domain":
+            missed.append(questions.get(mid, ""))
+        elif draft.out_of_domain and dec.action == "edit" and dec.final_text and metrics.edit_distance(draft.text, dec.final_text) > metrics.SMALL_EDIT_MAX:
+            false_alarm.append(questions.get(mid, ""))
+    digest.gate_errors = {"missed": len(missed), "missed_examples": missed[:3], "false_alarm": len(false_alarm), "false_alarm_examples": false_alarm[:3]}
+
+
+TREND_KEYS = ("received", "approve_rate", "acceptable_rate", "kappa", "cost_usd")
+
+
+def _trend_point(week: str, figures: Mapping) -> dict:
+    rates = figures.get("rates") or {}
+    return {"week": week, "received": figures.get("received"), "approve_rate": rates.get("approve"), "acceptable_rate": figures.get("acceptable_rate"), "kappa": figures.get("kappa"), "cost_usd": figures.get("cost_usd")}
+
+
+def _trend(session: Session, digest: Digest, weeks: int) -> list[dict]:
+    points, w = [], digest.week
+    for _ in range(weeks):
+        w = previous_week(w)
+        run = session.get(DigestRun, w)
+        if run is not None and run.figures:
+            points.append(_trend_point(w, run.figures))
+    points.reverse()
+    return points + [_trend_point(digest.week, digest.as_dict() | {"trend": []})]
 
 
 def write_report(digest: Digest, reports_dir: Path) -> tuple[Path, Path]:
-    """Write the digest as Markdown and HTML; returns both paths."""
+    """Write the digest as Markdown and self-contained HTML (charts embedded); returns both paths."""
+    from review.report import render_html, render_markdown
+
     reports_dir.mkdir(parents=True, exist_ok=True)
-    ctx = {"d": digest, "labels": LABELS}
     md = reports_dir / f"digest-{digest.week}.md"
     html = reports_dir / f"digest-{digest.week}.html"
-    md.write_text(_ENV.get_template("digest.md.j2").render(**ctx), encoding="utf-8")
-    html.write_text(_ENV.get_template("digest.html.j2").render(**ctx), encoding="utf-8")
+    md.write_text(render_markdown(digest), encoding="utf-8")
+    html.write_text(render_html(digest), encoding="utf-8")
     return md, html
 
 
@@ -90,3 +327,4 @@ LABELS = {
     "rejected": "Rechazados",
     "sent": "Enviados",
 }
+REASON_LABELS = REJECT_REASONS

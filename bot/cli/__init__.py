@@ -37,6 +37,7 @@ def _register() -> None:
 
     for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd):
         module.register(app)
+    from bot.cli import eval_answers  # noqa: F401  (registers `eval answers` on eval_app)
 
 
 _register()

@@ -8,9 +8,7 @@ from typing import Optional
 import typer
 
 from bot.cli._common import console, fail, print_json, services
-from review.db import session_scope
-from review.digest import build_digest, record_run, write_report
-from review.weeks import iso_week
+from review.weeks import iso_week, parse_week
 
 
 def register(app: typer.Typer) -> None:
@@ -24,20 +22,29 @@ def digest_cmd(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Build the weekly quality digest (Markdown and HTML under <data dir>/reports/)."""
+    from bot.digest_build import build_and_record
+
     svc = services(ctx)
     week = week or iso_week(datetime.now(timezone.utc))
     try:
-        with session_scope(svc.engine) as session:
-            digest = build_digest(session=session, week=week)
-            md, html = write_report(digest, svc.settings.paths.reports_dir)
-            record_run(session=session, digest=digest, md=md, html=html)
+        parse_week(week)
     except ValueError as exc:
         fail(str(exc))
+    digest, md, html = build_and_record(svc, week)
+    delivery = None
     if send:
-        fail("sending the digest needs Slack or SMTP configured (see the README); the report was written to " + str(html))
+        from bot.digest_delivery import deliver_digest
+        from bot.scheduler import claim_week
+
+        claim_week(svc.engine, week)  # an on-demand send also marks the week delivered for the scheduler
+        delivery = deliver_digest(svc, digest, md, html).as_dict()
     if as_json:
-        print_json(digest.as_dict() | {"markdown": str(md), "html": str(html)})
+        print_json(digest.as_dict() | {"markdown": str(md), "html": str(html), "delivery": delivery})
         return
-    c = digest.counts
+    c, f = digest.counts, digest.as_dict()
     console.print(f"{week}: received {c['received']}, skipped {c['skipped']}, quarantined {c['quarantined']}, out of domain {c['out_of_domain']}, drafted {c['drafted']}, approved {c['approved']}, edited {c['edited']}, rejected {c['rejected']}, sent {c['sent']}")
+    ttr = f["time_to_review"]
+    console.print(f"time to review p50 {ttr['p50']} min, p90 {ttr['p90']} min; acceptable {f['acceptable_rate']}; kappa {f['kappa']}; spearman {f['spearman']}; content gaps {len(f['content_gaps'])}; cost US$ {f['cost_usd']:.4f}")
+    if delivery is not None:
+        console.print(f"sent: slack {delivery['slack_ts'] or '-'}, email {', '.join(delivery['emailed']) or '-'}" + (f" ({'; '.join(delivery['skipped'])})" if delivery["skipped"] else ""))
     console.print(f"report: {html}")

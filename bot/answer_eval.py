@@ -1,0 +1,195 @@
+"""`orienta eval answers`: run the pipeline over a question/reference set for a grid of configurations, judge, compare."""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import fmean
+
+from sqlmodel import Session
+
+from bot.services import Services
+from pipeline.texts import t
+from review import metrics
+from review.evaluation_models import AnswerEvalCache
+from review.judge import Judge, judge_from_settings
+
+log = logging.getLogger(__name__)
+OFFLINE_NOTE = "Sin LLM: ambos métodos corren el motor extractivo; 'correctness' es el F1 por palabras contra la respuesta de referencia y 'faithfulness' la proporción de palabras de la respuesta presentes en los extractos (no son el juez)."
+
+
+@dataclass(frozen=True)
+class Config:
+    """One point of the grid."""
+
+    method: str
+    k: int
+    chunking: str
+    temperature: float
+
+    @property
+    def label(self) -> str:
+        return f"{self.method} k={self.k} {self.chunking} T={self.temperature:g}"
+
+    def as_dict(self) -> dict:
+        return {"method": self.method, "k": self.k, "chunking": self.chunking, "temperature": self.temperature}
+
+
+def grid(*, methods: Sequence[str], ks: Sequence[int], chunkings: Sequence[str], temperatures: Sequence[float]) -> list[Config]:
+    return [Config(m, k, c, tmp) for c, m, k, tmp in itertools.product(chunkings, methods, ks, temperatures)]
+
+
+def answer_body(text: str, lang: str = "es") -> str:
+    """The reply without greeting, reference list and closing (what is compared to a reference)."""
+    body = text
+    greeting, refs, closing = t("greeting", lang), t("references", lang), t("closing", lang)
+    if body.startswith(greeting):
+        body = body[len(greeting):]
+    body = body.split(closing)[0]
+    body = body.split("\n" + refs)[0]
+    return body.strip()
+
+
+def _key(parts: dict) -> str:
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()
+
+
+def _index_fingerprint(services: Services) -> str:
+    docs = services.index.documents()
+    return _key({k: [d.get("content_hash"), d.get("chunks"), d.get("active", True)] for k, d in sorted(docs.items())})[:16]
+
+
+def evaluate_one(services: Services, row: dict, judge: Judge | None) -> dict:
+    """Answer one question through the pipeline and measure it against its reference answer."""
+    from bot.worker import draft_for
+
+    question, reference = row["question"], row.get("answer") or ""
+    gold = row.get("doc")
+    gold = set(gold if isinstance(gold, list) else [gold] if gold else [])
+    answer, in_domain, _ = draft_for(services, question)
+    lang = services.settings.llm.language
+    body = answer_body(answer.text, lang)
+    chunks = [h.chunk.text for h in answer.hits]
+    out = {
+        "answered": not answer.no_info and in_domain is not False,
+        "in_domain": in_domain,
+        "ran": f"{answer.method} ({answer.model})",
+        "latency_ms": round(answer.latency_ms, 1),
+        "cost_usd": answer.cost_usd,
+        "doc_hit": bool(gold & ({r.doc_id for r in answer.references} | {h.chunk.doc_id for h in answer.hits})) if gold else None,
+        "token_f1": round(metrics.token_f1(body, reference), 4),
+        "edit_distance": round(metrics.edit_distance(body, reference), 4),
+        "grounding": round(metrics.token_precision(body, " ".join(chunks)), 4),
+        "answer": answer.text,
+    }
+    if judge is not None:
+        c = judge.correctness(question=question, answer=answer.text, reference=reference)
+        f = judge.faithfulness(answer=answer.text, chunks=chunks)
+        out["judge"] = {"correctness": c.as_dict(), "faithfulness": f.as_dict()}
+        out["cost_usd"] += c.cost_usd + f.cost_usd
+    return out
+
+
+def summarise(config: Config, results: Sequence[dict], *, judged: bool) -> dict:
+    """The per-configuration figures of the comparison table."""
+    n = len(results)
+    answered = [r for r in results if r["answered"]]
+    row = {"label": config.label, **config.as_dict(), "n": n, "ran": sorted({r["ran"] for r in results}), "judged": judged}
+    row["answered_rate"] = metrics.rate(len(answered), n)
+    hits = [r["doc_hit"] for r in results if r["doc_hit"] is not None]
+    row["doc_hit_rate"] = metrics.rate(sum(hits), len(hits))
+    row["token_f1"] = fmean(r["token_f1"] for r in results) if results else None
+    row["edit_distance"] = fmean(r["edit_distance"] for r in results) if results else None
+    row["latency_ms_p50"] = metrics.percentile([r["latency_ms"] for r in results], 50)
+    row["cost_usd"] = round(sum(r["cost_usd"] for r in results), 6)
+    if judged:
+        verdicts = [r["judge"]["correctness"] for r in results]
+        scored = [v["score"] for v in verdicts if v["status"] == "scored"]
+        row["not_scored"] = len(verdicts) - len(scored)
+        row["distribution"] = {str(s): Counter(int(x) for x in scored).get(s, 0) for s in range(1, 6)}
+        row["acceptable_rate"] = metrics.rate(sum(metrics.acceptable(x) for x in scored), len(scored))
+        among = [r["judge"]["correctness"]["score"] for r in answered if r["judge"]["correctness"]["status"] == "scored"]
+        row["correctness"] = metrics.rate(sum(metrics.acceptable(x) for x in among), len(among))
+        faith = [r["judge"]["faithfulness"]["score"] for r in answered if r["judge"]["faithfulness"]["status"] == "scored"]
+        row["faithfulness"] = fmean(faith) if faith else None
+        row["spread_max"] = max((r["judge"]["correctness"]["spread"] or 0 for r in results if r["judge"]["correctness"]["status"] == "scored"), default=None)
+    else:
+        row["acceptable_rate"], row["distribution"], row["not_scored"] = None, None, None
+        row["correctness"] = fmean(r["token_f1"] for r in answered) if answered else None
+        row["faithfulness"] = fmean(r["grounding"] for r in answered) if answered else None
+    row["total"] = row["correctness"] * row["answered_rate"] if row["correctness"] is not None and row["answered_rate"] is not None else None
+    return row
+
+
+def _services_for(base: Services, chunking: str, docs: Sequence[Path] | None) -> Services:
+    s = base.settings.model_copy(deep=True)
+    if chunking != base.settings.retrieval.chunking:
+        s.qdrant.collection = f"{base.settings.qdrant.collection}__{chunking}"
+    s.retrieval.chunking = chunking
+    if docs:
+        s.paths.documents = list(docs)
+    svc = Services(s)
+    svc.__dict__["embedder"] = base.embedder  # share the loaded model (cached_property slot)
+    return svc
+
+
+def evaluate_answers(
+    base: Services,
+    qa: Sequence[dict],
+    configs: Sequence[Config],
+    *,
+    docs: Sequence[Path] | None = None,
+    progress: Callable[[str], None] = lambda _m: None,
+) -> dict:
+    """Every configuration over every question; cached per (question, configuration, index, generator, judge)."""
+    from bot.operations import ingest_documents
+
+    rows, computed, cached = [], 0, 0
+    engine = base.engine
+    base.close()  # the local index allows one client per folder: release it for the per-chunking services
+    for chunking, group in itertools.groupby(sorted(configs, key=lambda c: c.chunking), key=lambda c: c.chunking):
+        svc = _services_for(base, chunking, docs)
+        try:
+            if not svc.index.documents():
+                progress(f"indexando con chunking={chunking}…")
+                ingest_documents(svc, strategy=chunking)
+            fingerprint = _index_fingerprint(svc)
+            for config in group:
+                svc.settings.llm.method, svc.settings.retrieval.k = config.method, config.k  # type: ignore[assignment]
+                svc.settings.llm.temperature = config.temperature
+                if svc.llm is not None:
+                    svc.llm.temperature = config.temperature  # type: ignore[attr-defined]
+                judge = judge_from_settings(svc.settings, svc.llm)
+                generator = svc.generator()
+                effective = config.as_dict()
+                if generator.name == "extractive":  # offline the method and temperature change nothing: share the cache
+                    effective |= {"method": None, "temperature": None}
+                ident = {"config": effective, "index": fingerprint, "generator": [generator.name, getattr(getattr(generator, "llm", None), "model", None), getattr(getattr(generator, "prompt", None), "hash", None)], "judge": judge.model if judge else None, "judge_runs": judge.runs if judge else 0}
+                results = []
+                for i, row in enumerate(qa, start=1):
+                    key = _key(ident | {"q": row["question"], "ref": row.get("answer"), "doc": row.get("doc")})
+                    with Session(engine) as session:
+                        hit = session.get(AnswerEvalCache, key)
+                        if hit is not None:
+                            results.append(hit.result)
+                            cached += 1
+                            continue
+                    result = evaluate_one(svc, row, judge)
+                    with Session(engine) as session:  # committed per question: an interrupted run resumes here
+                        session.merge(AnswerEvalCache(key=key, config=ident, question=row["question"], result=result))
+                        session.commit()
+                    results.append(result)
+                    computed += 1
+                    if i % 25 == 0:
+                        progress(f"{config.label}: {i}/{len(qa)}")
+                rows.append(summarise(config, results, judged=judge is not None))
+        finally:
+            svc.close()
+    offline = not any(r["judged"] for r in rows)
+    return {"configs": rows, "n_questions": len(qa), "computed": computed, "cached": cached, "note": OFFLINE_NOTE if offline else None}

@@ -1,0 +1,82 @@
+"""`orienta eval answers`: the answer evaluation over a grid of configurations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from bot.cli._common import console, err_console, fail, print_json, services
+from bot.cli.eval import eval_app
+
+
+def _split(value: str, cast, name: str) -> list:
+    try:
+        items = [cast(x.strip()) for x in value.split(",") if x.strip()]
+    except ValueError:
+        fail(f"--{name} must be a comma-separated list, got {value!r}")
+    if not items:
+        fail(f"--{name} is empty")
+    return list(dict.fromkeys(items))
+
+
+def _fmt(value, pct: bool = True) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.1%}" if pct else f"{value:.3f}"
+
+
+@eval_app.command("answers")
+def answers_cmd(
+    ctx: typer.Context,
+    qa: Path = typer.Option(..., "--qa", help="JSONL with 'question', 'answer' (the reference) and optionally 'doc'."),
+    method: Optional[str] = typer.Option(None, "--method", help="Comma-separated generation methods (rag, derivation); default from settings."),
+    k: Optional[str] = typer.Option(None, "--k", help="Comma-separated numbers of retrieved chunks; default from settings."),
+    chunking: Optional[str] = typer.Option(None, "--chunking", help="Comma-separated chunking strategies; default from settings."),
+    temperature: Optional[str] = typer.Option(None, "--temperature", help="Comma-separated generation temperatures; default from settings."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N questions (or an even sample with --sample)."),
+    sample: bool = typer.Option(False, "--sample", help="With --limit: take an evenly spaced sample instead of the first N."),
+    docs: Optional[list[Path]] = typer.Option(None, "--docs", help="Document folders to index for chunking strategies not indexed yet."),
+    chart: Optional[Path] = typer.Option(None, "--chart", help="Write the comparison chart (PNG) here (default: <data dir>/reports/answers.png)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Answer every question under each configuration, judge it, and compare (cached and resumable)."""
+    from bot.answer_eval import evaluate_answers, grid
+    from bot.operations import read_jsonl
+    from review.charts import comparison_chart
+
+    if not qa.exists():
+        fail(f"no such file: {qa}")
+    svc = services(ctx)
+    s = svc.settings
+    rows = read_jsonl(qa)
+    if any("question" not in r for r in rows):
+        fail("every line of --qa needs a 'question'")
+    if limit:
+        rows = rows[:: max(1, len(rows) // limit)][:limit] if sample else rows[:limit]
+    configs = grid(
+        methods=_split(method, str, "method") if method else [s.llm.method],
+        ks=_split(k, int, "k") if k else [s.retrieval.k],
+        chunkings=_split(chunking, str, "chunking") if chunking else [s.retrieval.chunking],
+        temperatures=_split(temperature, float, "temperature") if temperature else [s.llm.temperature],
+    )
+    report = evaluate_answers(svc, rows, configs, docs=docs, progress=lambda m: err_console.print(m, highlight=False))
+    chart_path = chart or s.paths.reports_dir / "answers.png"
+    chart_path.parent.mkdir(parents=True, exist_ok=True)
+    chart_path.write_bytes(comparison_chart(report["configs"]))
+    report["chart"] = str(chart_path)
+    if as_json:
+        print_json(report)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{report['n_questions']} preguntas · {report['computed']} calculadas, {report['cached']} en caché")
+    for col in ("configuración", "ejecutó", "aceptables", "respondidas", "corrección", "total", "fidelidad", "F1", "doc@k", "latencia p50", "costo"):
+        table.add_column(col, justify="left" if col in ("configuración", "ejecutó") else "right")
+    for r in report["configs"]:
+        table.add_row(r["label"], ", ".join(r["ran"]), _fmt(r["acceptable_rate"]), _fmt(r["answered_rate"]), _fmt(r["correctness"], False), _fmt(r["total"], False), _fmt(r["faithfulness"], False), _fmt(r["token_f1"], False), _fmt(r["doc_hit_rate"]), f"{r['latency_ms_p50'] or 0:.0f} ms", f"US$ {r['cost_usd']:.4f}")
+    console.print(table)
+    if report["note"]:
+        console.print(report["note"])
+    console.print(f"chart: {chart_path}")

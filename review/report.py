@@ -1,0 +1,69 @@
+"""Render a digest as self-contained HTML (charts embedded as base64 PNG) and as Markdown."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from review import charts
+from review.queue import REJECT_REASONS
+
+if TYPE_CHECKING:
+    from review.digest import Digest
+
+_ENV = Environment(loader=PackageLoader("review", "templates"), autoescape=select_autoescape(["html", "html.j2"]), trim_blocks=True, lstrip_blocks=True)
+
+
+def pct(value: float | None, digits: int = 0) -> str:
+    return "—" if value is None else f"{value * 100:.{digits}f} %"
+
+
+def num(value: float | None, digits: int = 2) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def usd(value: float | None) -> str:
+    return "—" if value is None else f"US$ {value:.4f}"
+
+
+_ENV.filters.update(pct=pct, num=num, usd=usd)
+
+
+def _context(digest: "Digest") -> dict:
+    from review.digest import LABELS
+
+    return {"d": digest, "f": digest.as_dict(), "labels": LABELS, "reasons": REJECT_REASONS}
+
+
+def render_html(digest: "Digest") -> str:
+    """The report as one HTML file with its charts inline."""
+    f = digest.as_dict()
+    images = {"staff": charts.data_uri(charts.staff_chart(f)), "quality": charts.data_uri(charts.quality_chart(f))}
+    trend = charts.trend_chart(digest.trend)
+    if trend is not None:
+        images["trend"] = charts.data_uri(trend)
+    return _ENV.get_template("digest.html.j2").render(**_context(digest), images=images)
+
+
+def render_markdown(digest: "Digest") -> str:
+    return _ENV.get_template("digest.md.j2").render(**_context(digest))
+
+
+def summary_lines(digest: "Digest") -> list[str]:
+    """A few plain-text lines for Slack and e-mail."""
+    f, c = digest.as_dict(), digest.counts
+    lines = [
+        f"Recibidos {c['received']} · con borrador {c['drafted']} · enviados {c['sent']} · fuera de dominio {c['out_of_domain']} · en cuarentena {c['quarantined']}",
+        f"Aprobados {c['approved']} · editados {c['edited']} · rechazados {c['rejected']} · tiempo hasta la revisión p50 {num(f['time_to_review']['p50'], 0)} min, p90 {num(f['time_to_review']['p90'], 0)} min",
+    ]
+    if f["judge"].get("scored"):
+        lines.append(f"Juez: {pct(f['acceptable_rate'])} aceptables ({f['judge']['scored']} puntuadas, {f['judge']['not_scored']} sin puntaje) · kappa {num(f['kappa'])} · Spearman {num(f['spearman'])}")
+    else:
+        off = f["offline"]
+        lines.append(f"Sin juez LLM: enviados sin cambios {pct(off['unchanged_rate'])}, F1 por palabras {num(off['token_f1_mean'])}, distancia de edición {num(off['edit_distance_mean'])}")
+    if f["content_gaps"]:
+        top = f["content_gaps"][0]
+        lines.append(f"Vacíos de contenido: {len(f['content_gaps'])} grupos; el mayor ({top['size']}): «{top['examples'][0][:120]}»")
+    lines.append(f"Costo LLM {usd(f['cost_usd'])}")
+    return lines
