@@ -11,3 +11,7 @@ class MalformedMessage(BotError):
 
 class ChannelError(BotError):
     """A channel (IMAP, SMTP, Slack) failed."""
+
+
+class SendUncertain(ChannelError):
+    """The connection broke after the whole message was handed over: the server may or may not have accepted it."""

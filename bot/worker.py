@@ -4,24 +4,21 @@ from __future__ import annotations
 
 import logging
 import socket
-from datetime import timezone
 from dataclasses import dataclass, field
 from email.utils import parseaddr
 
 from sqlmodel import Session
 
+from bot.email.intake import intake_email, needs_processing, process_stored
 from bot.email.maildir import OutboxMaildir, build_reply
-from bot.email.parse import content_hash, parse_email, skip_reason
-from bot.errors import MalformedMessage
+from bot.errors import ChannelError, SendUncertain
 from bot.services import Services
-from pipeline.cleaning import clean_text
 from pipeline.errors import PipelineError
 from pipeline.generation import Answer
-from pipeline.redaction import redact
 from pipeline.texts import t
 from review import queue, states
 from review.db import session_scope
-from review.models import DraftCreate, InboundMessage, InboundMessageCreate, OutgoingReply
+from review.models import DraftCreate, InboundMessage, OutgoingReply
 
 log = logging.getLogger(__name__)
 WORKER_ID = f"{socket.gethostname()}"
@@ -38,6 +35,7 @@ class RunReport:
     drafted: int = 0
     sent: int = 0
     failed: int = 0
+    uncertain: int = 0
     errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
@@ -45,45 +43,8 @@ class RunReport:
 
 
 # ---------------------------------------------------------------- intake
-def intake_email(session: Session, raw: bytes, *, source_key: str, max_bytes: int, own_message_ids: frozenset[str] = frozenset()) -> tuple[InboundMessage, bool]:
-    """Store the raw e-mail first, then parse, skip or quarantine it, and keep clean and redacted text."""
-    message, created = queue.store_inbound(
-        session=session,
-        data=InboundMessageCreate(channel="email", source_key=source_key, raw=raw, content_hash=content_hash(raw)),
-    )
-    if not created:
-        return message, False
-    session.commit()  # the raw message is safe before anything else happens
-    try:
-        parsed = parse_email(raw, max_bytes=max_bytes)
-    except MalformedMessage as exc:
-        queue.quarantine(session=session, message=message, reason=f"malformed: {exc}")
-        return message, True
-    message.external_id = parsed.message_id
-    message.thread_ref = parsed.thread_ref
-    message.sender = parsed.sender
-    message.subject = parsed.subject
-    message.attachments = parsed.attachments
-    message.body_text = parsed.body_text
-    if parsed.date is not None:
-        message.received_at = parsed.date if parsed.date.tzinfo else parsed.date.replace(tzinfo=timezone.utc)
-    session.add(message)
-    reason = skip_reason(parsed, own_message_ids=own_message_ids)
-    if reason:
-        queue.skip(session=session, message=message, reason=reason)
-        return message, True
-    duplicate = queue.find_inbound(session=session, external_id=parsed.message_id) if parsed.message_id else None
-    if duplicate is not None and duplicate.id != message.id:
-        queue.skip(session=session, message=message, reason=f"duplicate of message {duplicate.id} (same Message-ID)")
-        return message, True
-    cleaned = clean_text(parsed.body_text)
-    if not cleaned:
-        queue.quarantine(session=session, message=message, reason="empty: no question left after cleaning")
-        return message, True
-    message.cleaned_text = cleaned
-    message.redacted_text = redact(cleaned).text
-    session.add(message)
-    return message, True
+__all__ = ["RunReport", "intake_email", "intake_maildir", "intake_imap", "draft_for", "draft_pending", "send_approved", "run_once"]
+MAX_SEND_ATTEMPTS = 5
 
 
 def intake_maildir(services: Services, report: RunReport) -> None:
@@ -98,10 +59,34 @@ def intake_maildir(services: Services, report: RunReport) -> None:
             if queue.find_inbound(session=session, source_key=source_key):
                 report.duplicates += 1
                 continue
-            message, created = intake_email(session, raw, source_key=source_key, max_bytes=services.settings.imap.max_message_bytes)
+            message, created = intake_email(
+                session, raw, source_key=source_key, max_bytes=services.settings.imap.max_message_bytes,
+                own_address=services.settings.smtp.from_, rate_limit_per_hour=services.settings.imap.rate_limit_per_hour,
+            )
             report.stored += created
             report.skipped += message.state == states.SKIPPED
             report.quarantined += message.state == states.QUARANTINED
+
+
+def intake_imap(services: Services, report: RunReport) -> None:
+    """One catch-up pass over the configured IMAP mailbox (reconnecting on a broken connection)."""
+    from bot.email.imap import ImapIntake
+
+    if not services.settings.imap.host:
+        return
+    intake = ImapIntake(services.settings.imap, engine=services.engine, own_address=services.settings.smtp.from_)
+    try:
+        sync = intake.sync_with_retry()
+    except ChannelError as exc:
+        log.error("IMAP intake failed: %s", exc)
+        report.errors.append(f"imap: {exc}")
+        return
+    finally:
+        intake.close()
+    report.stored += sync.stored
+    report.duplicates += sync.duplicates
+    report.skipped += sync.skipped
+    report.quarantined += sync.quarantined
 
 
 # ---------------------------------------------------------------- drafting
@@ -166,6 +151,13 @@ def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -
             if message is None or message.state not in (states.RECEIVED, states.CLASSIFIED):
                 continue
             try:
+                if needs_processing(message):  # intake was interrupted after the raw commit: finish it first
+                    imap = services.settings.imap
+                    process_stored(session, message, max_bytes=imap.max_message_bytes, own_address=services.settings.smtp.from_, rate_limit_per_hour=imap.rate_limit_per_hour)
+                    if message.state != states.RECEIVED:
+                        report.skipped += message.state == states.SKIPPED
+                        report.quarantined += message.state == states.QUARANTINED
+                        continue
                 draft_message(services, session, message)
                 report.drafted += 1
             except Exception as exc:  # the edge: one bad message must not stop the worker
@@ -179,14 +171,17 @@ def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -
 
 
 # ---------------------------------------------------------------- replies
-def send_email_reply(services: Services, session: Session, reply: OutgoingReply) -> None:
-    """Deliver one approved e-mail reply to the outbox Maildir, exactly once."""
-    outbox = OutboxMaildir(services.settings.paths.outbox_dir)
-    if reply.our_message_id and outbox.find(reply.our_message_id):  # delivered before a crash: just record it
-        queue.mark_sent(session=session, reply=reply, our_message_id=reply.our_message_id)
-        return
+def _begin_sending(session: Session, reply: OutgoingReply, our_message_id: str) -> None:
+    """Record our Message-ID (or reply key) and the `sending` state before anything leaves."""
+    reply.our_message_id = our_message_id
+    reply.state = "sending"
+    session.add(reply)
+    session.commit()
+
+
+def _email_reply(services: Services, reply: OutgoingReply):
     from_addr = services.settings.smtp.from_
-    msg = build_reply(
+    return build_reply(
         from_addr=from_addr,
         to_addr=reply.recipient or "",
         subject=reply.subject or "",
@@ -194,24 +189,59 @@ def send_email_reply(services: Services, session: Session, reply: OutgoingReply)
         in_reply_to=reply.in_reply_to,
         references=reply.references_header,
         domain=parseaddr(from_addr)[1].split("@")[-1] or None,
+        message_id=reply.our_message_id,  # a retry keeps the same Message-ID
     )
-    reply.our_message_id = msg["Message-ID"]
-    reply.state = "sending"
-    session.add(reply)
-    session.commit()  # our Message-ID is recorded before the message leaves
-    outbox.deliver(msg)
+
+
+def send_email_reply(services: Services, session: Session, reply: OutgoingReply) -> None:
+    """Deliver one approved e-mail reply exactly once: SMTP (+ Sent copy) when configured, else the outbox Maildir."""
+    if not services.settings.smtp.host:
+        outbox = OutboxMaildir(services.settings.paths.outbox_dir)
+        if reply.our_message_id and outbox.find(reply.our_message_id):  # delivered before a crash: just record it
+            queue.mark_sent(session=session, reply=reply, our_message_id=reply.our_message_id)
+            return
+        msg = _email_reply(services, reply)
+        _begin_sending(session, reply, msg["Message-ID"])
+        outbox.deliver(msg)
+        queue.mark_sent(session=session, reply=reply, our_message_id=msg["Message-ID"])
+        return
+    from bot.email.smtp import SmtpSender
+
+    sender = SmtpSender(services.settings.smtp, services.settings.imap)
+    if reply.state == "sending" and reply.our_message_id and sender.find_in_sent(reply.our_message_id):
+        log.info("reply %s was delivered before a crash (found in Sent): recording it, not sending again", reply.id)
+        queue.mark_sent(session=session, reply=reply, our_message_id=reply.our_message_id)
+        return
+    msg = _email_reply(services, reply)
+    _begin_sending(session, reply, msg["Message-ID"])
+    sender.send(msg)
+    try:
+        sender.append_to_sent(msg)
+    except ChannelError as exc:  # delivered: the missing Sent copy must not cause a second delivery
+        log.warning("reply %s sent, but the copy to Sent failed: %s", reply.id, exc)
     queue.mark_sent(session=session, reply=reply, our_message_id=msg["Message-ID"])
 
 
 def send_slack_reply(services: Services, session: Session, reply: OutgoingReply) -> None:
-    """Post one approved Slack reply in the student's thread (embedded: the outbox file), exactly once."""
-    from bot.slack.outbox import SlackOutboxFile
+    """Post one approved Slack reply in the student's thread exactly once (embedded: the outbox file)."""
+    from bot.slack.outbox import SlackOutboxFile, SlackReplyPoster
 
-    outbox = SlackOutboxFile(services.settings.paths.outbox_dir / "slack.jsonl")
     key = f"orienta-reply-{reply.id}"
-    if not outbox.find(key):
-        channel, _, thread_ts = (reply.references_header or "").partition(":")
-        outbox.post(channel=channel, thread_ts=thread_ts, text=reply.body, reply_key=key)
+    channel, _, thread_ts = (reply.references_header or "").partition(":")
+    if services.settings.slack.bot_token is None:
+        outbox = SlackOutboxFile(services.settings.paths.outbox_dir / "slack.jsonl")
+        if not outbox.find(key):
+            outbox.post(channel=channel, thread_ts=thread_ts, text=reply.body, reply_key=key)
+        queue.mark_sent(session=session, reply=reply, our_message_id=key)
+        return
+    from bot.slack.app import web_client
+
+    poster = SlackReplyPoster(web_client(services))
+    if reply.state == "sending" and poster.find(channel=channel, thread_ts=thread_ts, reply_key=key):
+        queue.mark_sent(session=session, reply=reply, our_message_id=key)
+        return
+    _begin_sending(session, reply, key)
+    poster.post(channel=channel, thread_ts=thread_ts, text=reply.body, reply_key=key)
     queue.mark_sent(session=session, reply=reply, our_message_id=key)
 
 
@@ -219,17 +249,27 @@ SENDERS = {"email": send_email_reply, "slack": send_slack_reply}
 
 
 def send_approved(services: Services, report: RunReport) -> None:
-    """Send every approved reply that has not gone out yet, through the channel it came from."""
+    """Send every approved reply not yet out (and reconcile `sending` rows left by a crash), through its channel."""
     with session_scope(services.engine) as session:
-        ids = [r.id for r in queue.pending_replies(session=session)]
+        rows = list(queue.replies_in_state(session=session, state="sending")) + list(queue.pending_replies(session=session))
+        ids = [r.id for r in rows if r.attempts < MAX_SEND_ATTEMPTS]
     for rid in ids:
         with session_scope(services.engine) as session:
             reply = session.get(OutgoingReply, rid)
-            if reply is None or reply.state == "sent":
+            if reply is None or reply.state in ("sent", "uncertain"):
                 continue
             try:
                 SENDERS[reply.channel](services, session, reply)
                 report.sent += 1
+            except SendUncertain as exc:  # never retried blindly: a person checks whether the student got it
+                log.error("reply %s: %s", rid, exc)
+                session.rollback()
+                reply = session.get(OutgoingReply, rid)
+                if reply is not None:
+                    queue.mark_send_failed(session=session, reply=reply, error=f"uncertain: {exc}")
+                    reply.state = "uncertain"
+                    session.add(reply)
+                report.uncertain += 1
             except Exception as exc:  # the edge: record the failure on the outbox row and go on
                 log.exception("sending reply %s failed", rid)
                 session.rollback()
@@ -240,9 +280,13 @@ def send_approved(services: Services, report: RunReport) -> None:
 
 
 def run_once(services: Services) -> RunReport:
-    """One pass: intake, drafting, sending."""
+    """One pass: intake (Maildir and IMAP), drafting, sending."""
     report = RunReport()
     intake_maildir(services, report)
+    intake_imap(services, report)
     draft_pending(services, report)
+    from bot.slack.reviewing import review_pass  # review cards for new drafts (issue 7); no-op without Slack review
+
+    review_pass(services)
     send_approved(services, report)
     return report

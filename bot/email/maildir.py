@@ -33,18 +33,21 @@ def copy_to_maildir(files: list[Path], target: Path) -> Path:
     return target
 
 
-def build_reply(*, from_addr: str, to_addr: str, subject: str, body: str, in_reply_to: str | None, references: str | None, domain: str | None = None) -> EmailMessage:
+def build_reply(*, from_addr: str, to_addr: str, subject: str, body: str, in_reply_to: str | None, references: str | None, domain: str | None = None, message_id: str | None = None) -> EmailMessage:
     """A reply e-mail threaded per RFC 5322 (In-Reply-To, References, Re: subject, our own Message-ID)."""
     msg = EmailMessage(policy=policy.SMTP)
     msg["From"] = from_addr
     msg["To"] = to_addr
     msg["Subject"] = subject if subject.lower().startswith("re:") else f"Re: {subject}"
     msg["Date"] = formatdate(localtime=False)
-    msg["Message-ID"] = make_msgid(domain=domain or from_addr.rsplit("@", 1)[-1].strip(">"))
+    msg["Message-ID"] = message_id or make_msgid(domain=domain or from_addr.rsplit("@", 1)[-1].strip(">"))
     if in_reply_to:
         msg["In-Reply-To"] = in_reply_to
-    if references:
-        msg["References"] = references
+    if references or in_reply_to:
+        refs = (references or "").split()
+        if in_reply_to and in_reply_to not in refs:
+            refs.append(in_reply_to)
+        msg["References"] = " ".join(refs)
     msg["Auto-Submitted"] = "auto-replied"  # approved by a human, but generated: other bots must not answer it
     msg.set_content(body)
     return msg

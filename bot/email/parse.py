@@ -7,14 +7,36 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from email import policy
+from email import errors, policy
 from email.message import EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
 
 from bot.errors import MalformedMessage
-from pipeline.loaders import html_to_text
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+_BROKEN_MIME = (errors.StartBoundaryNotFoundDefect, errors.NoBoundaryInMultipartDefect, errors.MultipartInvariantViolationDefect, errors.CloseBoundaryNotFoundDefect)
+_BLOCK_TAGS = ("p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol", "section", "article", "header", "footer", "pre")
+_QUOTE_SELECTORS = ("blockquote", "div.gmail_quote", "div#divRplyFwdMsg", "div#appendonsend", "div.moz-cite-prefix", "div.yahoo_quoted")
+
+
+def html_to_text(html: str) -> str:
+    """Readable text of an HTML e-mail body: block elements become lines, quoted replies and styles are dropped."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(html, "lxml")
+    for tag in soup(["script", "style", "head", "title"]):
+        tag.decompose()
+    for selector in _QUOTE_SELECTORS:
+        for tag in soup.select(selector):
+            tag.decompose()
+    for br in soup.find_all("br"):
+        br.replace_with("\n")
+    for tag in soup.find_all(_BLOCK_TAGS):
+        tag.insert_before("\n\n")
+        tag.insert_after("\n\n")
+    text = soup.get_text()
+    lines = [re.sub(r"[ \t\u00a0]+", " ", ln).strip() for ln in text.splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 @dataclass
@@ -78,7 +100,7 @@ def _body(msg: EmailMessage) -> tuple[str, list[dict]]:
     if plain:
         return "\n\n".join(p.strip() for p in plain), attachments
     if html:
-        return "\n\n".join(html_to_text(h)[0] for h in html), attachments
+        return "\n\n".join(html_to_text(h) for h in html), attachments
     return "", attachments
 
 
@@ -110,8 +132,9 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
         body, attachments = _body(msg)  # type: ignore[arg-type]
     except Exception as exc:
         raise MalformedMessage(f"unreadable body: {type(exc).__name__}: {exc}") from exc
-    if msg.is_multipart() and any("boundary" in type(d).__name__.lower() or "StartBoundaryNotFound" in type(d).__name__ for d in msg.defects):
-        raise MalformedMessage("broken MIME structure: multipart boundary not found")
+    broken = [type(d).__name__ for d in msg.defects if isinstance(d, _BROKEN_MIME)]
+    if broken:
+        raise MalformedMessage(f"broken MIME structure: {', '.join(broken)}")
     date = None
     if headers.get("date"):
         try:
@@ -134,31 +157,35 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
 
 
 _NO_REPLY = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?reply|noreply|bounces?)([+.\-@]|$)", re.IGNORECASE)
+_DAEMON = re.compile(r"^(mailer-daemon|postmaster)$", re.IGNORECASE)
 
 
 def skip_reason(parsed: ParsedEmail, *, own_message_ids: frozenset[str] = frozenset()) -> str | None:
-    """Why this e-mail must not get a reply (auto-replies, bounces, lists, loops), or None."""
+    """Why this e-mail must not get a reply ("category: detail"; bounce, auto_reply, mailing_list, automated_sender, loop), or None."""
     h = parsed.headers
-    auto = h.get("auto-submitted", "").lower()
-    if auto and auto != "no":
-        return f"auto_submitted: {auto}"
+    local = (parsed.sender or "").split("@")[0]
+    if parsed.message_id and parsed.message_id in own_message_ids:
+        return "loop: our own message"
     if parsed.return_path is not None and parsed.return_path.strip() in ("<>", ""):
         return "bounce: empty Return-Path"
     if "multipart/report" in h.get("content-type", "").lower():
         return "bounce: delivery report"
-    if parsed.sender and _NO_REPLY.match(parsed.sender.split("@")[0]):
-        return f"automated sender: {parsed.sender}"
+    if _DAEMON.match(local):
+        return f"bounce: sent by {parsed.sender}"
+    auto = h.get("auto-submitted", "").lower()
+    if auto and not auto.startswith("no"):
+        return f"auto_reply: Auto-Submitted {auto}"
+    if h.get("x-autoreply") or h.get("x-autorespond"):
+        return "auto_reply: X-Autoreply"
+    if "x-auto-response-suppress" in h:
+        return "auto_reply: X-Auto-Response-Suppress"
     list_headers = [k for k in h if k.startswith("list-")]
     if list_headers:
         return f"mailing_list: {list_headers[0]}"
     if h.get("precedence", "").lower() in ("bulk", "list", "junk"):
-        return f"precedence: {h['precedence'].lower()}"
-    if "x-auto-response-suppress" in h:
-        return "auto_response_suppress"
-    if h.get("x-autoreply") or h.get("x-autorespond"):
-        return "auto_reply: X-Autoreply"
-    if parsed.message_id and parsed.message_id in own_message_ids:
-        return "loop: our own message"
+        return f"mailing_list: Precedence {h['precedence'].lower()}"
+    if _NO_REPLY.match(local):
+        return f"automated_sender: {parsed.sender}"
     if parsed.in_reply_to and parsed.in_reply_to in own_message_ids and auto:
-        return "loop: reply to our message"
+        return "loop: automatic reply to our message"
     return None

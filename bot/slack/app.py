@@ -27,16 +27,16 @@ def web_client(services: "Services") -> "WebClient":
 
 
 def build_app(services: "Services", *, client: "WebClient | None" = None) -> "App":
-    """A Bolt app wired to orienta's services (HTTP mode with the signing secret)."""
+    """A Bolt app wired to orienta's services (HTTP mode with the signing secret; Socket Mode needs none)."""
     from slack_bolt import App
 
     from bot.slack import listeners
 
     s = services.settings.slack
-    if s.signing_secret is None:
+    if s.signing_secret is None and not s.socket_mode:
         raise ConfigurationError("Slack HTTP mode needs ORIENTA_SLACK__SIGNING_SECRET")
     app = App(
-        signing_secret=s.signing_secret.get_secret_value(),
+        signing_secret=s.signing_secret.get_secret_value() if s.signing_secret else None,
         client=client or web_client(services),
         process_before_response=False,
         token_verification_enabled=True,

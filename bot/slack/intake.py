@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import html
 import json
 import re
 
@@ -13,16 +14,27 @@ from pipeline.redaction import redact
 from review import queue
 from review.models import InboundMessage, InboundMessageCreate
 
-_MENTION = re.compile(r"<@[A-Z0-9]+>")
+_MENTION = re.compile(r"<@[A-Z0-9]+(?:\|[^>]*)?>")
+_LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]+))?>")
+
+
+def slack_plain_text(text: str) -> str:
+    """Slack mrkdwn to plain text: mentions dropped, links to their label, entities unescaped."""
+    text = _MENTION.sub("", text or "")
+    text = _LINK.sub(lambda m: m.group(2) or m.group(1).removeprefix("mailto:"), text)
+    return html.unescape(text).strip()
 
 
 def slack_source_key(event: dict, event_id: str | None) -> str:
-    return f"slack:{event_id}" if event_id else f"slack:{event.get('channel')}:{event.get('ts')}"
+    """One key per Slack message (channel + ts): retries of an event and its message/app_mention twins collapse."""
+    if event.get("channel") and event.get("ts"):
+        return f"slack:{event['channel']}:{event['ts']}"
+    return f"slack:{event_id}"
 
 
 def intake_slack_event(session: Session, event: dict, *, event_id: str | None = None) -> tuple[InboundMessage, bool]:
     """Store a Slack message/app_mention event, then clean and redact its text."""
-    raw = json.dumps(event, ensure_ascii=False, sort_keys=True).encode("utf-8")
+    raw = json.dumps({"event_id": event_id, "event": event}, ensure_ascii=False, sort_keys=True).encode("utf-8")
     message, created = queue.store_inbound(
         session=session,
         data=InboundMessageCreate(
@@ -42,7 +54,7 @@ def intake_slack_event(session: Session, event: dict, *, event_id: str | None = 
     if event.get("bot_id") or event.get("subtype") in ("bot_message", "message_changed", "message_deleted"):
         queue.skip(session=session, message=message, reason=f"slack: {event.get('subtype') or 'bot message'}")
         return message, True
-    text = _MENTION.sub("", event.get("text") or "").strip()
+    text = slack_plain_text(event.get("text") or "")
     message.body_text = text
     cleaned = clean_text(text)
     if not cleaned:

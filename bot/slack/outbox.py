@@ -23,3 +23,28 @@ class SlackOutboxFile:
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(payload, ensure_ascii=False) + "\n")
         return reply_key
+
+
+class SlackReplyPoster:
+    """Posts approved replies in the student's thread with the Web API; each post carries its reply key as metadata."""
+
+    EVENT_TYPE = "orienta_reply"
+
+    def __init__(self, client) -> None:
+        self.client = client
+
+    def find(self, *, channel: str, thread_ts: str, reply_key: str) -> str | None:
+        """The ts of an earlier post of this reply in the thread (crash recovery), or None."""
+        resp = self.client.conversations_replies(channel=channel, ts=thread_ts, include_all_metadata=True, limit=200)
+        for msg in resp.get("messages", []):
+            meta = msg.get("metadata") or {}
+            if meta.get("event_type") == self.EVENT_TYPE and (meta.get("event_payload") or {}).get("reply_key") == reply_key:
+                return msg.get("ts")
+        return None
+
+    def post(self, *, channel: str, thread_ts: str, text: str, reply_key: str) -> str:
+        resp = self.client.chat_postMessage(
+            channel=channel, thread_ts=thread_ts or None, text=text, unfurl_links=False,
+            metadata={"event_type": self.EVENT_TYPE, "event_payload": {"reply_key": reply_key}},
+        )
+        return resp["ts"]
