@@ -126,6 +126,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
             model=answer.model,
             no_info=answer.no_info,
             out_of_domain=in_domain is False,
+            fallback=answer.fallback,
             references=[r.as_dict() for r in answer.references],
             derivation=[s.as_dict() for s in answer.derivation],
             flags=answer.flags,

@@ -6,6 +6,14 @@ import typer
 
 from bot.cli._common import console, print_json, services
 from bot.worker import run_once
+from review.db import session_scope
+from review.retention import purge_personal_data
+
+
+def purge_expired(svc) -> object:
+    """Delete raw messages and personal data older than the retention period (decisions and metrics stay)."""
+    with session_scope(svc.engine) as session:
+        return purge_personal_data(session=session, days=svc.settings.database.retention_days)
 
 
 def register(app: typer.Typer) -> None:
@@ -34,5 +42,15 @@ def run_cmd(
 
     app = OrientaApp(svc)
     app.add_job(Job("review_cards", 2.0, review_pass))  # Slack review cards for new drafts (no-op without Slack review)
-    console.print(f"orienta running: IMAP {'on' if app.imap else 'off'}, Slack {'on' if app.slack else 'off'}, jobs {', '.join(j.name for j in app.jobs)} (Ctrl-C to stop)")
-    app.run()
+    app.add_job(Job("retention", 6 * 3600.0, purge_expired))  # raw mail and personal data past database.retention_days
+    scheduler = None
+    if svc.settings.digest.schedule:
+        from bot.scheduler import start_scheduler
+
+        scheduler = start_scheduler(svc)  # weekly digest; a missed week is caught up now
+    console.print(f"orienta running: IMAP {'on' if app.imap else 'off'}, Slack {'on' if app.slack else 'off'}, jobs {', '.join(j.name for j in app.jobs)}, weekly digest {'scheduled' if scheduler else 'off'} (Ctrl-C to stop)")
+    try:
+        app.run()
+    finally:
+        if scheduler is not None:
+            scheduler.shutdown(wait=False)
