@@ -79,7 +79,7 @@ def evaluate_one(services: Services, row: dict, judge: Judge | None) -> dict:
     out = {
         "answered": not answer.no_info and in_domain is not False,
         "in_domain": in_domain,
-        "ran": f"{answer.method} ({answer.model})",
+        "ran": answer.model if answer.model.startswith(answer.method) else f"{answer.method} ({answer.model})",
         "latency_ms": round(answer.latency_ms, 1),
         "cost_usd": answer.cost_usd,
         "doc_hit": bool(gold & ({r.doc_id for r in answer.references} | {h.chunk.doc_id for h in answer.hits})) if gold else None,
