@@ -1,58 +1,191 @@
-"""Gate operations behind the CLI and the demo: train from the index, evaluate on labelled questions."""
+"""Gate operations behind the CLI and the demo: train from the index, learn from staff decisions, evaluate."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
+from sqlmodel import select
 
 from bot.services import Services
-from classifiers.gate import Gate
-from classifiers.training import train_offline
+from classifiers.errors import GateError
+from classifiers.evaluation import binary_report, cluster_view, plot_view
+from classifiers.features import FeatureSpace
+from classifiers.gate import Gate, corpus_hash
+from classifiers.synthetic import Example, load_dataset, save_dataset
+from classifiers.training import offline_dataset, train_gate
+from review.db import session_scope
+from review.models import Decision, Draft, InboundMessage
+
+log = logging.getLogger(__name__)
 
 
-def train_gate_offline(services: Services) -> Gate:
-    """Train the gate from the documents currently in the index and store it."""
-    chunks_vecs = services.index.all_chunks(with_vectors=True)
-    if not chunks_vecs:
-        raise RuntimeError("the index is empty: run `orienta ingest` first")
-    chunks = [c for c, _ in chunks_vecs]
-    vectors = np.stack([v for _, v in chunks_vecs])
+@dataclass
+class TrainOptions:
+    """What `orienta gate train` was asked for; unset fields fall back to GateSettings."""
+
+    generator: str = "offline"  # offline | llm
+    features: str | None = None
+    model: str | None = None
+    balanced: bool | None = None
+    include_feedback: bool = False
+
+
+def _corpus(services: Services):
+    pairs = services.index.all_chunks(with_vectors=True)
+    if not pairs:
+        raise GateError("the index is empty: run `orienta ingest` first")
+    chunks = [c for c, _ in pairs]
+    return chunks, np.stack([v for _, v in pairs]), corpus_hash([(c.id, c.text) for c in chunks])
+
+
+def current_corpus_hash(services: Services) -> str:
+    """Fingerprint of what the index holds now."""
+    return corpus_hash([(c.id, c.text) for c, _ in services.index.all_chunks()])
+
+
+def gate_is_fresh(services: Services, gate: Gate) -> bool:
+    """Whether the gate was trained on the corpus the index holds (checked once per loaded gate)."""
+    if gate.fresh is None:
+        gate.fresh = not gate.is_stale(current_corpus_hash(services))
+        if not gate.fresh:
+            log.warning("the gate is stale (the documents changed since it was trained): run `orienta gate train`")
+    return gate.fresh
+
+
+def feedback_examples(services: Services) -> list[Example]:
+    """Staff decisions as labelled examples: out-of-scope rejections and approved canned replies are out, other approvals in."""
+    out: list[Example] = []
+    with session_scope(services.engine) as session:
+        rows = session.exec(select(Decision, Draft, InboundMessage).where(Decision.draft_id == Draft.id, Decision.message_id == InboundMessage.id)).all()
+        for decision, draft, message in rows:
+            text = (message.redacted_text or message.cleaned_text or "").strip()
+            if not text:
+                continue
+            if decision.action == "reject" and decision.reason == "out_of_domain":
+                label = 0
+            elif decision.action == "approve" and draft.out_of_domain:
+                label = 0
+            elif decision.action in ("approve", "edit"):
+                label = 1
+            else:
+                continue
+            out.append(Example(text=text, label=label, style="feedback", source="feedback", topic=f"message:{message.id}"))
+    return out
+
+
+def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray:
+    """Query embeddings of training texts, kept in the embedding cache so retraining does not re-embed them."""
+    from pipeline.embed_cache import EmbeddingCache, text_key
+
+    embedder = services.embedder
+    if not texts:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    cache = EmbeddingCache(services.settings.paths.cache_dir)
+    model = f"{embedder.name}|query"
+    try:
+        keys = [text_key(t) for t in texts]
+        found = cache.get_many(model, list(dict.fromkeys(keys)))
+        todo = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items())
+        if todo:
+            vecs = embedder.embed_queries([t for _, t in todo])
+            new = {k: v for (k, _), v in zip(todo, vecs, strict=True)}
+            cache.put_many(model, new)
+            found.update(new)
+        return np.stack([found[k] for k in keys]).astype(np.float32)
+    finally:
+        cache.close()
+
+
+def dataset_path(services: Services, generator: str, corpus_id: str) -> Path:
+    return services.settings.paths.gate_dir / "datasets" / f"{generator}-{corpus_id}.jsonl"
+
+
+def synthetic_examples(services: Services, chunks, vectors, corpus_id: str, generator: str) -> tuple[list[Example], Path]:
+    """The dataset for this corpus: read from its reviewable JSONL file if present, else generated once and saved."""
+    path = dataset_path(services, generator, corpus_id)
+    if path.exists() and generator != "offline":  # offline data is cheap and deterministic: regenerated, saved for review
+        return load_dataset(path), path
+    if generator == "offline":
+        examples = offline_dataset(chunks)
+    elif generator == "llm":
+        if services.llm is None:
+            raise GateError("--llm needs an LLM: set ANTHROPIC_API_KEY (or use --offline)")
+        from classifiers.llm_synthetic import llm_dataset
+
+        g = services.settings.gate
+        examples = llm_dataset(services.llm, chunks, vectors, n_in=g.llm_in_domain, n_out=g.llm_out_of_domain)
+        from classifiers.ood import bank_examples
+
+        examples += bank_examples()
+    else:
+        raise GateError(f"unknown generator {generator!r}; use offline or llm")
+    return examples, save_dataset(examples, path)
+
+
+def train(services: Services, options: TrainOptions | None = None) -> Gate:
+    """Train the gate from the documents in the index (and staff feedback if asked), store it and use it."""
+    options = options or TrainOptions()
     g = services.settings.gate
-    gate = train_offline(chunks, vectors, embedder=services.embedder, features=g.features, balanced=g.balanced)
+    chunks, vectors, corpus_id = _corpus(services)
+    examples, path = synthetic_examples(services, chunks, vectors, corpus_id, options.generator)
+    n_feedback = 0
+    if options.include_feedback:
+        fb = feedback_examples(services)
+        n_feedback = len(fb)
+        examples = examples + fb * g.feedback_weight
+    features = options.features or g.features
+    space = FeatureSpace.fit(features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
+    query_vecs = embed_queries_cached(services, [e.text for e in examples]) if space.needs_embedding else None
+    gate = train_gate(
+        examples,
+        space=space,
+        embedder=services.embedder,
+        query_vecs=query_vecs,
+        model=options.model or g.model,
+        balanced=g.balanced if options.balanced is None else options.balanced,
+        k=g.knn_k,
+        min_in_recall=g.min_in_recall,
+    )
+    gate.meta.update({"corpus_hash": corpus_id, "generator": options.generator, "dataset": str(path), "feedback_examples": n_feedback})
+    gate.fresh = True
     gate.save(services.settings.paths.gate_dir)
     services._gate = gate
     return gate
 
 
-def binary_report(y_true: Sequence[int], y_pred: Sequence[int]) -> dict:
-    """Precision, recall and F1 for both classes (1 = in domain, 0 = out of domain)."""
-    y, p = np.asarray(y_true), np.asarray(y_pred)
-    out: dict = {"n": int(len(y)), "accuracy": float((y == p).mean()) if len(y) else 0.0}
-    for label, name in ((1, "in"), (0, "out")):
-        tp = int(((p == label) & (y == label)).sum())
-        fp = int(((p == label) & (y != label)).sum())
-        fn = int(((p != label) & (y == label)).sum())
-        prec = tp / (tp + fp) if tp + fp else 0.0
-        rec = tp / (tp + fn) if tp + fn else 0.0
-        out[f"precision_{name}"] = prec
-        out[f"recall_{name}"] = rec
-        out[f"f1_{name}"] = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
-    return out
+def train_gate_offline(services: Services) -> Gate:
+    """Train the gate with the configured defaults and the offline generator (the demo's path)."""
+    return train(services, TrainOptions(generator="offline"))
 
 
-def evaluate_gate(services: Services, in_domain: Sequence[str], out_of_domain: Sequence[str]) -> dict:
-    """The stored gate's scores on labelled questions."""
+def evaluate_gate(services: Services, in_domain: Sequence[str], out_of_domain: Sequence[str], *, plot: Path | None = None) -> dict:
+    """The stored gate's scores on labelled questions (and optionally the PCA / K-Means plot)."""
     gate = services.gate
     texts = list(in_domain) + list(out_of_domain)
     y = [1] * len(in_domain) + [0] * len(out_of_domain)
     start = time.perf_counter()
-    probs = gate.probabilities(texts, services.embedder)
-    elapsed = time.perf_counter() - start
+    vecs = services.embedder.embed_queries(texts) if gate.space.needs_embedding or plot else None
+    embed_s = time.perf_counter() - start
+    start = time.perf_counter()
+    probs = gate.probabilities(texts, services.embedder, query_vecs=vecs)
+    decide_s = time.perf_counter() - start
     report = binary_report(y, [int(p >= gate.threshold) for p in probs])
-    report["threshold"] = gate.threshold
-    report["ms_per_message"] = 1000 * elapsed / max(1, len(texts))
+    report |= {
+        "threshold": gate.threshold,
+        "model": gate.model,
+        "features": gate.features,
+        "stale": gate.is_stale(current_corpus_hash(services)),
+        "ms_per_message_embedding": 1000 * embed_s / max(1, len(texts)),
+        "ms_per_message_decision": 1000 * decide_s / max(1, len(texts)),
+    }
+    if plot is not None and vecs is not None and len(texts) >= 2:
+        view = cluster_view(vecs, y)
+        plot_view(view, y, plot)
+        report["plot"] = str(plot)
+        report["cluster_agreement"] = view["cluster_agreement"]
     return report
-
-

@@ -1,4 +1,4 @@
-"""The trained gate: fit, decide, persist (JSON + NumPy arrays, no pickle), detect staleness."""
+"""The trained gate: decide, persist (JSON + NumPy arrays, no pickle), detect staleness."""
 
 from __future__ import annotations
 
@@ -7,14 +7,16 @@ import json
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
 import numpy as np
 
-from classifiers.errors import GateNotTrained
-from classifiers.features import build_features
+from classifiers.errors import GateError, GateNotTrained, GateStale
+from classifiers.features import FeatureSpace
 from pipeline.embeddings import Embedder
+
+MODELS = ("svm", "logreg", "knn")
+FORMAT_VERSION = 2
 
 
 @dataclass(slots=True)
@@ -28,6 +30,7 @@ class GateDecision:
 
 
 def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
+    """A short fingerprint of the indexed corpus: a change marks the gate stale."""
     h = hashlib.sha256()
     for cid, text in sorted(chunk_ids_and_texts):
         h.update(cid.encode())
@@ -35,97 +38,144 @@ def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
     return h.hexdigest()[:16]
 
 
+def _sigmoid(z: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
+
+
 @dataclass
 class Gate:
-    """A linear classifier over gate features with a decision threshold."""
+    """A calibrated classifier over gate features with a decision threshold."""
 
-    coef: np.ndarray
-    intercept: float
+    space: FeatureSpace
+    model: str
     threshold: float
-    corpus: np.ndarray  # chunk vectors used for similarity features
-    features: str
+    mean: np.ndarray  # standardisation of the dense block
+    scale: np.ndarray
+    coef: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))  # linear models: dense then sparse weights
+    intercept: float = 0.0
+    calibration: tuple[float, float] = (1.0, 0.0)  # Platt a, b: p = sigmoid(a * margin + b)
+    neighbours: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # k-NN: training rows
+    neighbour_labels: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    k: int = 15
     meta: dict = field(default_factory=dict)
+    fresh: bool | None = field(default=None, compare=False)  # set by whoever checks it against the index; not stored
 
-    def probabilities(self, texts: Sequence[str], embedder: Embedder) -> np.ndarray:
-        x = build_features(texts, embedder=embedder, corpus=self.corpus, kind=self.features)
-        return 1.0 / (1.0 + np.exp(-(x @ self.coef + self.intercept)))
+    @property
+    def features(self) -> str:
+        return self.space.name
+
+    # ------------------------------------------------------------ scoring
+    def _dense(self, dense: np.ndarray) -> np.ndarray:
+        return (dense - self.mean) / self.scale
+
+    def margin(self, dense: np.ndarray, sparse=None) -> np.ndarray:
+        """Raw decision value of the linear models (before calibration)."""
+        d = self._dense(dense)
+        n_dense = d.shape[1]
+        z = d @ self.coef[:n_dense] + self.intercept
+        if sparse is not None:
+            z = z + np.asarray(sparse @ self.coef[n_dense:]).ravel()
+        return z
+
+    def probabilities_from_features(self, dense: np.ndarray, sparse=None) -> np.ndarray:
+        """Calibrated in-domain probabilities from precomputed features."""
+        if self.model == "knn":
+            return self._knn(self._dense(dense))
+        a, b = self.calibration
+        return _sigmoid(a * self.margin(dense, sparse) + b)
+
+    def _knn(self, x: np.ndarray) -> np.ndarray:
+        xn = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)
+        sims = xn @ self.neighbours.T
+        k = min(self.k, sims.shape[1])
+        idx = np.argpartition(-sims, k - 1, axis=1)[:, :k]
+        w = np.maximum(np.take_along_axis(sims, idx, axis=1), 0) + 1e-6
+        return (w * self.neighbour_labels[idx]).sum(axis=1) / w.sum(axis=1)
+
+    def probabilities(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None) -> np.ndarray:
+        """Calibrated probability that each text is in the office's domain."""
+        dense, sparse = self.space.transform(texts, embedder=embedder, query_vecs=query_vecs)
+        return self.probabilities_from_features(dense, sparse)
 
     def decide(self, text: str, embedder: Embedder) -> GateDecision:
+        """In or out of domain for one message; latency excludes nothing (embedding included)."""
         start = time.perf_counter()
         p = float(self.probabilities([text], embedder)[0])
         return GateDecision(in_domain=p >= self.threshold, score=p, threshold=self.threshold, latency_ms=(time.perf_counter() - start) * 1000)
 
+    # ------------------------------------------------------------ staleness
+    def check_fresh(self, current_corpus_hash: str) -> None:
+        """Raise GateStale when the gate was trained on a different corpus."""
+        trained = self.meta.get("corpus_hash")
+        if trained != current_corpus_hash:
+            raise GateStale(f"the gate was trained on corpus {trained}, the index now holds {current_corpus_hash}: run `orienta gate train`")
+
+    def is_stale(self, current_corpus_hash: str) -> bool:
+        return self.meta.get("corpus_hash") != current_corpus_hash
+
+    # ------------------------------------------------------------ persistence
     def save(self, directory: Path) -> Path:
+        """Write gate.json (metadata, threshold) and arrays as .npz; no pickle anywhere."""
+        directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        np.savez(directory / "gate.npz", coef=self.coef, corpus=self.corpus)
-        meta = {**self.meta, "intercept": self.intercept, "threshold": self.threshold, "features": self.features}
+        self.space.save(directory)
+        np.savez(
+            directory / "gate.npz",
+            mean=self.mean,
+            scale=self.scale,
+            coef=self.coef,
+            neighbours=self.neighbours,
+            neighbour_labels=self.neighbour_labels,
+        )
+        meta = {
+            **self.meta,
+            "format": FORMAT_VERSION,
+            "model": self.model,
+            "features": self.features,
+            "threshold": self.threshold,
+            "intercept": self.intercept,
+            "calibration": list(self.calibration),
+            "k": self.k,
+        }
         (directory / "gate.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return directory / "gate.json"
 
     @classmethod
     def load(cls, directory: Path) -> "Gate":
+        """Read a gate written by `save`."""
+        directory = Path(directory)
         meta_path = directory / "gate.json"
         if not meta_path.exists():
             raise GateNotTrained(f"no gate in {directory}: run `orienta gate train`")
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
+        if meta.get("format") != FORMAT_VERSION:
+            raise GateNotTrained(f"the gate in {directory} has an old format: run `orienta gate train`")
         arrays = np.load(directory / "gate.npz", allow_pickle=False)
+        model = meta.pop("model")
+        if model not in MODELS:
+            raise GateError(f"unknown gate model {model!r}")
+        for key in ("format", "features"):
+            meta.pop(key)
         return cls(
+            space=FeatureSpace.load(directory),
+            model=model,
+            threshold=float(meta.pop("threshold")),
+            mean=arrays["mean"],
+            scale=arrays["scale"],
             coef=arrays["coef"],
             intercept=float(meta.pop("intercept")),
-            threshold=float(meta.pop("threshold")),
-            corpus=arrays["corpus"],
-            features=meta.pop("features"),
+            calibration=tuple(meta.pop("calibration")),  # type: ignore[arg-type]
+            neighbours=arrays["neighbours"],
+            neighbour_labels=arrays["neighbour_labels"],
+            k=int(meta.pop("k")),
             meta=meta,
         )
 
 
-def choose_threshold(y: np.ndarray, p: np.ndarray, *, min_in_recall: float = 0.98) -> float:
-    """The highest threshold that keeps in-domain recall at or above `min_in_recall` (turning students away is worst)."""
-    in_scores = np.sort(p[y == 1])
+def choose_threshold(y: np.ndarray, p: np.ndarray, *, min_in_recall: float = 0.98, cap: float = 0.5) -> float:
+    """The highest threshold (at most `cap`) keeping held-out in-domain recall >= `min_in_recall`: turning students away is worst."""
+    in_scores = np.sort(np.asarray(p)[np.asarray(y) == 1])
     if len(in_scores) == 0:
-        return 0.5
-    idx = int(np.floor((1 - min_in_recall) * len(in_scores)))
-    return float(min(0.5, in_scores[idx] - 1e-6))
-
-
-def train_gate(
-    in_texts: Sequence[str],
-    out_texts: Sequence[str],
-    *,
-    embedder: Embedder,
-    corpus: np.ndarray,
-    corpus_id: str,
-    features: str = "embedding+similarity",
-    balanced: bool = True,
-    seed: int = 7,
-) -> Gate:
-    """Fit logistic regression on synthetic data; pick the threshold on a held-out split."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.model_selection import train_test_split
-
-    texts = list(in_texts) + list(out_texts)
-    y = np.array([1] * len(in_texts) + [0] * len(out_texts))
-    x = build_features(texts, embedder=embedder, corpus=corpus, kind=features)
-    x_tr, x_ho, y_tr, y_ho = train_test_split(x, y, test_size=0.2, random_state=seed, stratify=y)
-    model = LogisticRegression(C=2.0, max_iter=2000, class_weight="balanced" if balanced else None)
-    model.fit(x_tr, y_tr)
-    threshold = choose_threshold(y_ho, model.predict_proba(x_ho)[:, 1])
-    held_acc = float(((model.predict_proba(x_ho)[:, 1] >= threshold) == y_ho).mean())
-    model.fit(x, y)
-    return Gate(
-        coef=model.coef_[0].astype(np.float32),
-        intercept=float(model.intercept_[0]),
-        threshold=threshold,
-        corpus=corpus.astype(np.float32),
-        features=features,
-        meta={
-            "model": "logreg",
-            "balanced": balanced,
-            "embedder": embedder.name,
-            "corpus_hash": corpus_id,
-            "n_in": len(in_texts),
-            "n_out": len(out_texts),
-            "heldout_accuracy": held_acc,
-            "trained_at": datetime.now(timezone.utc).isoformat(),
-        },
-    )
+        return cap
+    idx = int(np.floor((1 - min_in_recall) * len(in_scores) + 1e-9))
+    return float(min(cap, in_scores[idx] - 1e-6))

@@ -1,83 +1,320 @@
-"""Offline synthetic in-domain questions: headings, FAQ items and key sentences turned into questions."""
+"""Offline synthetic in-domain questions: headings, FAQ items, records and key phrases turned into messages in five styles."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
+from classifiers import styles
 from pipeline.chunking import Chunk
-from pipeline.text import sentences
+from pipeline.text import fold
 
-STYLES = ("direct", "informal", "statement", "long", "vague")
+STYLES = styles.STYLES
 
 
 @dataclass(slots=True)
 class Example:
-    """One synthetic training question with its provenance."""
+    """One training question with its provenance."""
 
     text: str
     label: int  # 1 in domain, 0 out of domain
     style: str
-    source: str  # "offline-template", "llm", "ood-bank", "feedback"
+    source: str  # "offline-template", "llm", "ood-bank", "ood-template", "feedback"
     chunk_ids: tuple[str, ...] = ()
     prompt_hash: str | None = None
+    topic: str | None = None
+
+    @property
+    def group(self) -> str:
+        """What must stay on one side of a held-out split: the chunks (in domain) or the topic (out of domain)."""
+        if self.chunk_ids:
+            return self.chunk_ids[0].split("#")[0]
+        return f"{self.source}:{self.topic or self.text[:20]}"
 
     def as_dict(self) -> dict:
         d = asdict(self)
         d["chunk_ids"] = list(self.chunk_ids)
         return d
 
-
-_DIRECT = ["¿{t}?", "¿Qué dice el reglamento sobre {t}?", "¿Cómo funciona {t}?", "¿Cuáles son los requisitos de {t}?", "¿Dónde puedo consultar sobre {t}?"]
-_INFORMAL = ["che, una pregunta sobre {t}", "hola! me podrían decir algo de {t}? gracias", "buenas, tengo una duda con {t}", "q onda con {t}?? no entiendo nada"]
-_STATEMENT = ["Quisiera información sobre {t}", "Necesito saber sobre {t}", "Les escribo por el tema de {t}", "Me gustaría que me expliquen {t}"]
-_LONG = [
-    "Hola, soy estudiante de la facultad y estoy un poco perdido. Estuve leyendo la página pero no me queda claro lo de {t}. "
-    "Este semestre tengo varias cosas pendientes y no quiero perder plazos. ¿Me podrían orientar?",
-    "Buenas tardes. Les escribo porque tengo una situación particular: {s} Quería saber cómo aplica esto en mi caso, "
-    "porque no encuentro la respuesta y necesito resolverlo pronto. Muchas gracias.",
-]
-_VAGUE = ["{t}", "info {t}", "duda {t}", "{t}??"]
+    @classmethod
+    def from_dict(cls, d: dict) -> "Example":
+        return cls(
+            text=d["text"], label=int(d["label"]), style=d.get("style", "unknown"), source=d.get("source", "file"),
+            chunk_ids=tuple(d.get("chunk_ids") or ()), prompt_hash=d.get("prompt_hash"), topic=d.get("topic"),
+        )
 
 
-def _topic(text: str) -> str:
-    text = re.sub(r"^\W+|\W+$", "", text.strip())
-    text = re.sub(r"^(art[ií]culo\s+\d+\.?\s*)", "", text, flags=re.IGNORECASE)
-    return text[:1].lower() + text[1:] if text else text
+def dataset_hash(examples: Sequence[Example]) -> str:
+    """A short fingerprint of a dataset's texts and labels."""
+    h = hashlib.sha256()
+    for e in examples:
+        h.update(f"{e.label}\t{e.text}\n".encode())
+    return h.hexdigest()[:16]
 
 
-def _topics_for(chunk: Chunk) -> list[str]:
+def save_dataset(examples: Sequence[Example], path: Path) -> Path:
+    """Write a reviewable, editable JSONL file, one example a line."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as fh:
+        for e in examples:
+            fh.write(json.dumps(e.as_dict(), ensure_ascii=False) + "\n")
+    return path
+
+
+def load_dataset(path: Path) -> list[Example]:
+    with path.open(encoding="utf-8") as fh:
+        return [Example.from_dict(json.loads(line)) for line in fh if line.strip()]
+
+
+# ---------------------------------------------------------------- reading the chunks
+_LIST_START = re.compile(r"^\s*(?:[a-zA-Z]\)|\d+[.)]|[IVX]+\.|[-•*]|ART[IÍ]CULO|CAP[IÍ]TULO|SEMESTRE|codigo:|---)", re.IGNORECASE)
+_FIELD = re.compile(r"^\s*([A-Za-zÁÉÍÓÚáéíóúñÑ ]{3,30}):\s*(.+?)\s*$")
+_ARTICLE = re.compile(r"ART[IÍ]CULO\s+\d+\s*[°ºo]?\.?\s*([^:.]{4,90})[:.]", re.IGNORECASE)
+_CAPS_TERM = re.compile(r"\b(?:[A-ZÁÉÍÓÚÑ][\wáéíóúñ]+|[A-Z]{2,})(?:\s+(?:de|del|la|las|los|y|en|para)?\s*(?:[A-ZÁÉÍÓÚÑ][\wáéíóúñ]+|[A-Z]{2,}|\d+))+")
+_ARTICLES = {"el", "la", "los", "las", "un", "una", "del", "al", "su", "sus"}
+_BREAK = {
+    "que", "y", "o", "es", "son", "sera", "será", "debe", "deben", "deberá", "deberán", "podrá", "podrán", "puede", "pueden", "tendrá",
+    "tendrán", "se", "no", "cuando", "si", "como", "donde", "con", "por", "a", "hasta", "según", "sin", "ante", "mediante", "está", "están",
+    "fue", "ha", "han", "cual", "cuales", "quien", "lo", "le", "les", "tiene", "tienen", "sobre", "entre", "desde",
+}
+_CONNECT = {"de", "del", "en", "para", "la", "las", "los", "el"}
+
+
+def unwrap(text: str) -> list[str]:
+    """Join hard-wrapped lines back into logical lines (PDF text wraps mid-sentence)."""
+    out: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if out and not _LIST_START.match(line) and not _FIELD.match(line) and not out[-1].rstrip().endswith((".", ":", "?", "!")) and not _FIELD.match(out[-1]) and len(out[-1]) > 40:
+            out[-1] = f"{out[-1]} {line}"
+        else:
+            out.append(line)
+    return out
+
+
+def split_sentences(lines: Sequence[str]) -> list[str]:
     out = []
+    for line in lines:
+        for s in re.split(r"(?<=[.!?;])\s+(?=[A-ZÁÉÍÓÚÑ¿¡])", line):
+            s = s.strip(" -•*#\t")
+            if len(s) >= 3:
+                out.append(s)
+    return out
+
+
+def _clean_topic(text: str) -> str:
+    text = re.sub(r"\s+", " ", text).strip(" .,:;-–—¿?¡!\"'()")
+    text = re.sub(r"^(?:art[ií]culo\s+\d+\s*[°ºo]?\.?|cap[ií]tulo\s+[ivxl\d]+\.?|\d+[.)]|[a-z]\))\s*", "", text, flags=re.IGNORECASE)
+    if text.isupper() and len(text) > 4:
+        text = text.lower()
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def _strip_marker(text: str) -> str:
+    return re.sub(r"^(?:[a-zA-Z]\)|\d+[.)]|[IVX]+\.)\s*", "", text.strip())
+
+
+def noun_phrases(sentence: str, *, max_words: int = 6) -> list[str]:
+    """Spans that start at an article and run through content words and connectors (a cheap noun-phrase chunker)."""
+    words = re.findall(r"[\wáéíóúñÁÉÍÓÚÑ%]+", sentence)
+    out = []
+    for i, w in enumerate(words):
+        if w.lower() not in _ARTICLES:
+            continue
+        span: list[str] = []
+        for nxt in words[i + 1 : i + 1 + max_words]:
+            low = nxt.lower()
+            if low in _BREAK or (low in _ARTICLES and not span):
+                break
+            span.append(nxt)
+        while span and span[-1].lower() in _CONNECT:
+            span.pop()
+        content = [s for s in span if s.lower() not in _CONNECT]
+        if len(content) >= 2 or (len(content) == 1 and len(content[0]) > 6):
+            out.append(" ".join(span))
+    return out
+
+
+@dataclass(slots=True)
+class Material:
+    """What one chunk offers the templates."""
+
+    topics: list[str]
+    faq: list[str]
+    statements: list[str]
+    records: list[dict[str, str]]
+
+
+def read_chunk(chunk: Chunk) -> Material:
+    """Headings, article titles, capitalised terms, noun phrases, FAQ questions, declarative sentences and field records."""
+    lines = unwrap(chunk.text)
+    topics: list[str] = []
     if chunk.section and chunk.section != chunk.doc_title:
-        out.append(_topic(chunk.section))
-    for s in sentences(chunk.text):
-        if s.rstrip().endswith("?") and 10 < len(s) < 200:
-            out.append(_topic(s.strip("¿?")))
-    out.append(_topic(chunk.doc_title))
-    return [t for t in out if len(t) > 3]
+        topics.append(_clean_topic(chunk.section))
+    records: list[dict[str, str]] = []
+    current: dict[str, str] = {}
+    for line in lines:
+        m = _FIELD.match(line)
+        if m and len(m.group(2)) < 120:
+            current[fold(m.group(1)).strip()] = m.group(2)
+            continue
+        if current:
+            records.append(current)
+            current = {}
+        if line.startswith("---"):
+            continue
+        if len(line) < 60 and not line.endswith((".", ",", ";")) and re.match(r"^[A-ZÁÉÍÓÚÑ]", line) and not re.match(r"^(SEMESTRE|CAP[IÍ]TULO)\b", line):
+            topics.append(_clean_topic(line))
+    if current:
+        records.append(current)
+    body = [ln for ln in lines if not _FIELD.match(ln)]
+    if body and body[0][:1].islower():  # the chunk starts mid-sentence
+        body = body[1:]
+    sents = [_strip_marker(s) for s in split_sentences(body)]
+    sents = [s for s in sents if s and not s.startswith("(")]
+    faq = [s.strip() for s in sents if s.rstrip().endswith("?") and 12 < len(s) < 220]
+    statements = [s for s in sents if not s.endswith("?") and 40 < len(s) < 260 and not _FIELD.match(s)]
+    for line in body:
+        topics += [_clean_topic(m.group(1)) for m in _ARTICLE.finditer(line)]
+    for s in sents:
+        topics += [m.group(0) for m in _CAPS_TERM.finditer(s) if len(m.group(0)) > 8 and not m.group(0).isupper()]
+        topics += [_clean_topic(p) for p in noun_phrases(s)]
+    title = _clean_topic(chunk.doc_title)
+    if title:
+        topics.append(title)
+    seen: set[str] = set()
+    unique = []
+    for t in topics:
+        key = fold(t)
+        if 4 <= len(t) <= 90 and key not in seen:
+            seen.add(key)
+            unique.append(t)
+    return Material(topics=unique, faq=faq, statements=statements, records=records)
 
 
-def offline_questions(chunks: Sequence[Chunk], *, per_chunk: int = 3, seed: int = 13) -> list[Example]:
-    """Deterministic in-domain questions in the five styles, from the chunks' headings, FAQ items and sentences."""
+# ---------------------------------------------------------------- generating
+_NAME_FIELDS = ("nombre", "name", "titulo", "curso", "materia", "asignatura", "tramite")
+
+
+def _name_key(record: dict[str, str]) -> str:
+    """The field that names a record: a conventional name field, else the wordiest value."""
+    for key in _NAME_FIELDS:
+        if key in record:
+            return key
+    return max(record, key=lambda k: sum(c.isalpha() for c in record[k]))
+
+
+def _record_question(rng: random.Random, record: dict[str, str]) -> str | None:
+    """A question about one field of a 'key: value' record, naming the record by its most wordy value."""
+    if len(record) < 2:
+        return None
+    name_key = _name_key(record)
+    name = record[name_key]
+    codes = [v for k, v in record.items() if re.fullmatch(r"[A-Z]?\d{2,6}", v.strip())]
+    if codes and rng.random() < 0.4:
+        name = f"{name} ({codes[0]})" if rng.random() < 0.7 else f"{name} {codes[0]}"
+    fields = [k for k in record if k != name_key and record[k] not in codes]
+    if not fields:
+        return None
+    field = rng.choice(fields)
+    value = record[field].strip()
+    if fold(value) in ("si", "no"):
+        return rng.choice(styles.RECORD_YES_NO).format(field=field, name=name)
+    if re.fullmatch(r"\d+([.,]\d+)?", value):
+        return rng.choice(styles.RECORD_NUMBER).format(field=field, name=name)
+    return rng.choice(styles.RECORD_GENERIC).format(field=field, name=name)
+
+
+def _core(rng: random.Random, m: Material) -> tuple[str, str]:
+    """A bare question (no style yet) and the topic it is about."""
+    roll = rng.random()
+    if m.records and roll < 0.45:
+        record = rng.choice(m.records)
+        q = _record_question(rng, record)
+        if q:
+            return q, record[_name_key(record)]
+    if m.faq and roll < 0.6:
+        q = rng.choice(m.faq)
+        return q, q
+    if m.statements and roll < 0.8:
+        s = rng.choice(m.statements)
+        return styles.yes_no_from_statement(rng, s), s
+    topic = rng.choice(m.topics) if m.topics else "el reglamento"
+    return rng.choice(styles.TOPIC_QUESTIONS).format(t=topic), topic
+
+
+def offline_questions(chunks: Sequence[Chunk], *, per_chunk: int = 8, seed: int = 13) -> list[Example]:
+    """Deterministic in-domain messages in the five styles from every chunk's headings, FAQ items, records and sentences."""
     rng = random.Random(seed)
     out: list[Example] = []
+    seen: set[str] = set()
+    titles = sorted({c.doc_title for c in chunks})
     for chunk in chunks:
-        topics = _topics_for(chunk)
-        sents = [s for s in sentences(chunk.text) if 30 < len(s) < 220]
-        for _ in range(per_chunk):
-            style = rng.choice(STYLES)
-            topic = rng.choice(topics)
-            if style == "direct":
-                text = rng.choice(_DIRECT).format(t=topic)
-            elif style == "informal":
-                text = rng.choice(_INFORMAL).format(t=topic.lower())
-            elif style == "statement":
-                text = rng.choice(_STATEMENT).format(t=topic)
-            elif style == "long":
-                text = rng.choice(_LONG).format(t=topic, s=rng.choice(sents) if sents else topic)
-            else:
-                text = rng.choice(_VAGUE).format(t=" ".join(topic.split()[:4]))
-            out.append(Example(text=text, label=1, style=style, source="offline-template", chunk_ids=(chunk.id,)))
+        material = read_chunk(chunk)
+        if not (material.topics or material.faq or material.statements or material.records):
+            continue
+        for i in range(per_chunk):
+            style = STYLES[i % len(STYLES)] if i < len(STYLES) else rng.choice(STYLES)
+            question, topic = _core(rng, material)
+            text = styles.render(rng, style, question=question, topic=topic, context=rng.choice(material.statements) if material.statements else None, area=rng.choice(titles))
+            key = fold(text)
+            if key in seen or len(text) < 3:
+                continue
+            seen.add(key)
+            out.append(Example(text=text, label=1, style=style, source="offline-template", chunk_ids=(chunk.id,), topic=topic[:80]))
+    return out
+
+
+# ---------------------------------------------------------------- the institution itself
+# Students also ask the office about campus life the documents may not cover (parking, lockers, the canteen,
+# tutoring): still the office's domain, answered "no information" rather than turned away.
+CAMPUS_SERVICES = (
+    "estacionamiento", "lockers", "casilleros", "biblioteca", "comedor", "cantina", "gimnasio", "wifi", "sala de estudio",
+    "fotocopiadora", "enfermería", "clases de apoyo", "tutorías", "horarios de consulta de los docentes", "objetos perdidos",
+    "bicicletero", "rampas de accesibilidad", "sala de computadoras", "préstamo de notebooks", "impresiones", "duchas",
+    "microondas", "apuntes de los cursos", "grupos de estudio", "centro de estudiantes", "atención psicológica", "actividades deportivas",
+    "bedelía", "secretaría", "laboratorios", "aulas", "cafetería", "menú del día", "transporte", "seguro estudiantil", "carné de estudiante",
+)
+CAMPUS_FRAMES = (
+    "¿{inst} tiene {s}?", "¿Hay {s} en {inst}?", "¿A qué hora abre {s} de {inst}?", "¿Cuánto sale {s} en {inst}?",
+    "¿Dónde está {s} de {inst}?", "¿Cómo hago para usar {s} de {inst}?", "¿{s} de {inst} es gratis?", "¿Hay que anotarse para {s}?",
+    "¿Quién se encarga de {s} en {inst}?", "¿Los estudiantes pueden usar {s}?", "¿Algún profesor da {s} antes del examen?",
+    "¿{s} funciona durante las vacaciones?", "¿Se puede pagar con tarjeta en {s}?",
+)
+_INSTITUTION = re.compile(r"\b(?:Facultad|Universidad|Escuela|Instituto)(?: (?:de|del|de la) [A-ZÁÉÍÓÚÑ][a-záéíóúñ]+(?: [A-ZÁÉÍÓÚÑ][a-záéíóúñ]+)*)+")
+
+
+def institution_names(chunks: Sequence[Chunk], *, limit: int = 4) -> list[str]:
+    """How the documents name the institution (most frequent first), plus the generic names students use."""
+    counts: dict[str, int] = {}
+    for c in chunks:
+        for m in _INSTITUTION.finditer(" ".join(c.text.split())):
+            counts[m.group(0)] = counts.get(m.group(0), 0) + 1
+    named = sorted(counts, key=lambda k: -counts[k])[:limit]
+    return [f"la {n}" if n.startswith(("Facultad", "Universidad", "Escuela")) else f"el {n}" for n in named] + ["la facultad", "la facu", "la universidad"]
+
+
+def campus_questions(chunks: Sequence[Chunk], *, n: int = 200, seed: int = 17) -> list[Example]:
+    """In-domain questions about the institution's own services, in the five styles."""
+    rng = random.Random(seed)
+    names = institution_names(chunks)
+    out, seen = [], set()
+    for _ in range(n * 3):
+        if len(out) >= n:
+            break
+        service = rng.choice(CAMPUS_SERVICES)
+        question = rng.choice(CAMPUS_FRAMES).format(inst=rng.choice(names), s=service)
+        style = rng.choice(STYLES)
+        text = styles.render(rng, style, question=question[0] + question[1].upper() + question[2:] if question.startswith("¿") else question, topic=service)
+        if text in seen:
+            continue
+        seen.add(text)
+        out.append(Example(text=text, label=1, style=style, source="offline-campus", topic=f"campus:{service}"))
     return out

@@ -1,36 +1,162 @@
-"""Training entry points: build the synthetic dataset from indexed chunks and fit the gate."""
+"""Fit the gate: features, class balance, held-out calibration and threshold, final refit."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime, timezone
 
 import numpy as np
 
-from classifiers.bank import load_ood_bank
-from classifiers.gate import Gate, corpus_hash, train_gate
-from classifiers.synthetic import Example, offline_questions
-from pipeline.chunking import Chunk
+from classifiers.errors import GateError
+from classifiers.evaluation import binary_report
+from classifiers.features import FeatureSpace
+from classifiers.gate import MODELS, Gate, choose_threshold
+from classifiers.synthetic import Example, dataset_hash
 from pipeline.embeddings import Embedder
 
 
-def offline_dataset(chunks: Sequence[Chunk], *, seed: int = 13) -> list[Example]:
-    """Templated in-domain questions plus the bundled out-of-domain bank."""
-    examples = offline_questions(chunks, seed=seed)
-    examples += [Example(text=row["text"], label=0, style="bank", source="ood-bank") for row in load_ood_bank()]
-    return examples
+def balance(y: np.ndarray, *, seed: int) -> np.ndarray:
+    """Indices of a class-balanced subsample (the larger class is randomly cut down)."""
+    rng = np.random.default_rng(seed)
+    idx_in, idx_out = np.flatnonzero(y == 1), np.flatnonzero(y == 0)
+    n = min(len(idx_in), len(idx_out))
+    keep = np.concatenate([rng.choice(idx_in, n, replace=False), rng.choice(idx_out, n, replace=False)])
+    return np.sort(keep)
 
 
-def train_offline(chunks: Sequence[Chunk], vectors: np.ndarray, *, embedder: Embedder, features: str = "embedding+similarity", balanced: bool = True) -> Gate:
-    """Fit the gate on the offline synthetic dataset for these chunks."""
-    examples = offline_dataset(chunks)
-    gate = train_gate(
-        [e.text for e in examples if e.label == 1],
-        [e.text for e in examples if e.label == 0],
-        embedder=embedder,
-        corpus=vectors,
-        corpus_id=corpus_hash([(c.id, c.text) for c in chunks]),
-        features=features,
-        balanced=balanced,
-    )
-    gate.meta["generator"] = "offline"
-    return gate
+def heldout_split(groups: Sequence[str], y: np.ndarray, *, seed: int, fraction: float = 0.2) -> tuple[np.ndarray, np.ndarray]:
+    """Train/held-out indices with whole groups (chunks, documents, bank topics) on one side, both classes present."""
+    rng = np.random.default_rng(seed)
+    train, held = [], []
+    for label in (0, 1):
+        idx = np.flatnonzero(y == label)
+        names = sorted({groups[i] for i in idx})
+        rng.shuffle(names)
+        n_held = max(1, int(round(fraction * len(names)))) if len(names) > 1 else 0
+        held_names = set(names[:n_held])
+        for i in idx:
+            (held if groups[i] in held_names else train).append(i)
+    return np.array(sorted(train)), np.array(sorted(held))
+
+
+def _stack(dense: np.ndarray, sparse, rows: np.ndarray, mean: np.ndarray, scale: np.ndarray):
+    d = (dense[rows] - mean) / scale
+    if sparse is None:
+        return d
+    from scipy.sparse import csr_matrix, hstack
+
+    return hstack([csr_matrix(d), sparse[rows]]).tocsr()
+
+
+class _Fitted:
+    """One fitted model in the gate's own (pickle-free) representation."""
+
+    def __init__(self, model: str, dense, sparse, y, rows, *, k: int, seed: int) -> None:
+        self.model = model
+        self.mean = dense[rows].mean(axis=0)
+        self.scale = dense[rows].std(axis=0) + 1e-6
+        x = _stack(dense, sparse, rows, self.mean, self.scale)
+        self.coef, self.intercept, self.neighbours, self.labels, self.k = np.zeros(0), 0.0, np.zeros((0, 0)), np.zeros(0), k
+        if model == "knn":
+            if dense.shape[1] == 0:
+                raise GateError("k-NN needs dense features (embedding, similarity or lexical)")
+            xd = (dense[rows] - self.mean) / self.scale
+            self.neighbours = (xd / np.maximum(np.linalg.norm(xd, axis=1, keepdims=True), 1e-9)).astype(np.float32)
+            self.labels = y[rows].astype(np.int8)
+            return
+        if model == "logreg":
+            from sklearn.linear_model import LogisticRegression
+
+            clf = LogisticRegression(C=1.0, max_iter=3000)
+        elif model == "svm":
+            from sklearn.svm import LinearSVC
+
+            clf = LinearSVC(C=0.1, max_iter=20000, random_state=seed)
+        else:
+            raise GateError(f"unknown gate model {model!r}; choose from {', '.join(MODELS)}")
+        clf.fit(x, y[rows])
+        self.coef = np.asarray(clf.coef_[0], dtype=np.float32)
+        self.intercept = float(clf.intercept_[0])
+
+    def gate(self, space: FeatureSpace, *, threshold: float = 0.5, calibration: tuple[float, float] = (1.0, 0.0)) -> Gate:
+        return Gate(
+            space=space,
+            model=self.model,
+            threshold=threshold,
+            mean=self.mean.astype(np.float32),
+            scale=self.scale.astype(np.float32),
+            coef=self.coef,
+            intercept=self.intercept,
+            calibration=calibration,
+            neighbours=self.neighbours,
+            neighbour_labels=self.labels,
+            k=self.k,
+        )
+
+
+def platt(margins: np.ndarray, y: np.ndarray) -> tuple[float, float]:
+    """Sigmoid calibration (a, b) of raw margins on held-out labels."""
+    from sklearn.linear_model import LogisticRegression
+
+    if len(set(y.tolist())) < 2:
+        return 1.0, 0.0
+    lr = LogisticRegression(C=100.0).fit(margins.reshape(-1, 1), y)
+    return float(lr.coef_[0, 0]), float(lr.intercept_[0])
+
+
+def train_gate(
+    examples: Sequence[Example],
+    *,
+    space: FeatureSpace,
+    embedder: Embedder | None = None,
+    query_vecs: np.ndarray | None = None,
+    model: str = "logreg",
+    balanced: bool = False,
+    k: int = 15,
+    min_in_recall: float = 0.98,
+    seed: int = 7,
+) -> Gate:
+    """Fit on labelled examples; calibrate and choose the threshold on a held-out split of whole groups."""
+    if model not in MODELS:
+        raise GateError(f"unknown gate model {model!r}; choose from {', '.join(MODELS)}")
+    texts = [e.text for e in examples]
+    y = np.array([e.label for e in examples], dtype=np.int64)
+    if len(set(y.tolist())) < 2:
+        raise GateError("the gate needs examples of both classes")
+    groups = [e.group for e in examples]
+    dense, sparse = space.transform(texts, embedder=embedder, query_vecs=query_vecs)
+    rows = balance(y, seed=seed) if balanced else np.arange(len(y))
+    tr_local, ho_local = heldout_split([groups[i] for i in rows], y[rows], seed=seed)
+    tr, ho = rows[tr_local], rows[ho_local]
+    first = _Fitted(model, dense, sparse, y, tr, k=k, seed=seed)
+    g = first.gate(space)
+    if model == "svm":
+        ho_sparse = sparse[ho] if sparse is not None else None
+        calibration = platt(g.margin(dense[ho], ho_sparse), y[ho])
+        g.calibration = calibration
+    else:
+        calibration = (1.0, 0.0)
+    p_ho = g.probabilities_from_features(dense[ho], sparse[ho] if sparse is not None else None)
+    threshold = choose_threshold(y[ho], p_ho, min_in_recall=min_in_recall)
+    held = binary_report(y[ho].tolist(), (p_ho >= threshold).astype(int).tolist())
+    final = _Fitted(model, dense, sparse, y, rows, k=k, seed=seed).gate(space, threshold=threshold, calibration=calibration)
+    final.meta = {
+        "balanced": balanced,
+        "embedder": getattr(embedder, "name", None),
+        "n_in": int((y[rows] == 1).sum()),
+        "n_out": int((y[rows] == 0).sum()),
+        "n_examples_total": len(examples),
+        "dataset_hash": dataset_hash(examples),
+        "heldout": {k_: v for k_, v in held.items() if k_ != "confusion"},
+        "heldout_accuracy": held["accuracy"],
+        "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    }
+    return final
+
+
+def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
+    """Templated in-domain questions from the chunks, plus the bank and templated out-of-domain questions."""
+    from classifiers.ood import offline_ood
+    from classifiers.synthetic import campus_questions, offline_questions
+
+    return offline_questions(chunks, seed=seed) + campus_questions(chunks, seed=seed + 4) + offline_ood(seed=seed + 16)

@@ -1,0 +1,122 @@
+"""How students write: question templates and the five message styles (direct, informal, statement, long, vague)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from pipeline.text import fold
+
+STYLES = ("direct", "informal", "statement", "long", "vague")
+
+TOPIC_QUESTIONS = [
+    "¿Qué es {t}?", "¿Cuáles son los requisitos de {t}?", "¿Cómo funciona {t}?", "¿Qué dice el reglamento sobre {t}?",
+    "¿Dónde puedo consultar lo de {t}?", "¿Cuánto cuesta {t}?", "¿Quién se encarga de {t}?", "¿Qué pasa si no cumplo con {t}?",
+    "¿Cuándo corresponde {t}?", "¿Qué necesito para {t}?", "¿Me pueden explicar {t}?", "¿Hay algún plazo para {t}?",
+    "¿Qué documentos piden para {t}?", "¿Cómo se tramita {t}?", "¿En qué consiste {t}?", "¿Qué requisitos hay que cumplir para {t}?",
+    "¿Es obligatorio {t}?", "¿A quién le pregunto por {t}?", "¿Qué opciones hay con {t}?", "¿Cómo hago con {t}?",
+    "¿Qué establece la normativa sobre {t}?", "¿Cuántos días tengo para {t}?", "¿Aplica {t} en mi caso?", "¿Qué significa {t}?",
+]
+RECORD_GENERIC = [
+    "¿Cuál es el {field} de {name}?", "¿Qué {field} tiene {name}?", "¿{field} de {name}?", "¿Qué {field} pide {name}?",
+    "¿Me dicen el {field} de {name}?", "{name}: ¿qué {field} tiene?", "¿Qué necesito para llevar {name}?", "¿Qué hay que tener aprobado para {name}?",
+    "¿Qué {field} corresponde a {name}?", "¿Hay {field} para {name}?",
+]
+RECORD_NUMBER = ["¿Cuántos {field} tiene {name}?", "¿Cuántos {field} vale {name}?", "¿Cuántos {field} da {name}?", "{name}, ¿cuántos {field}?", "¿Cuál es el número de {field} de {name}?"]
+RECORD_YES_NO = ["¿{name} es {field}?", "¿Es {field} {name}?", "¿El curso {name} es {field}?", "¿{name} es {field} o no?", "¿Tengo que llevar {name} sí o sí?"]
+
+_INFORMAL_OPEN = ["hola", "holaa", "buenas", "che", "una consulta", "disculpen", "hola buen dia", "buenas tardes", "hey", "holis", "perdon la molestia", ""]
+_INFORMAL_CLOSE = ["gracias!", "porfa", "xfa", "", "??", "desde ya gracias", "gracias de antemano", "😅", "saludos", "me urge"]
+_STATEMENT_OPEN = ["Quisiera saber", "Necesito saber", "Me gustaría saber", "Les escribo para consultar", "Quería consultar", "Tengo una duda sobre", "Les agradecería que me indiquen", "Quiero confirmar"]
+_STATEMENT_TOPIC = ["Necesito información sobre {t}.", "Les escribo por el tema de {t}.", "Quisiera que me orienten con {t}.", "Tengo dudas con {t}.", "Solicito información de {t}.", "Me interesa saber más de {t}.", "No me queda claro lo de {t}."]
+_SITUATIONS = [
+    "Estoy en {n} semestre", "Trabajo de día y estudio de noche", "Vengo de otra carrera", "Me atrasé con algunos cursos este año",
+    "Soy estudiante de primer ingreso", "Estoy por cerrar pensum", "Repetí un curso el semestre pasado", "Estoy haciendo las prácticas",
+    "Me cambié de plan de estudios", "Estuve fuera del país un semestre", "Soy estudiante de {area}", "Ya casi termino la carrera",
+]
+_ORDINALS = ["primer", "segundo", "tercer", "cuarto", "quinto", "sexto", "séptimo", "octavo", "noveno", "décimo"]
+_LONG_OPEN = ["Buenas tardes.", "Hola, buen día.", "Estimados:", "Buenas noches, disculpen la hora.", "Hola, ¿cómo están?", "Saludos cordiales."]
+_LONG_CLOSE = ["Desde ya muchas gracias.", "Quedo atento a su respuesta.", "Muchas gracias por su tiempo.", "Agradezco mucho la ayuda.", "Saludos.", "Gracias, quedo pendiente."]
+_LONG_WORRY = ["y no quiero perder el plazo", "y nadie me supo responder", "y en la página no lo encuentro claro", "y necesito resolverlo pronto", "y me preocupa atrasarme", ""]
+_VAGUE = ["{t}", "{t}?", "info {t}", "consulta {t}", "duda: {t}", "lo de {t}", "{t} ??", "sobre {t}"]
+_INTERROGATIVE = re.compile(r"^(qu[eé]|cu[aá]l(es)?|c[oó]mo|cu[aá]ndo|d[oó]nde|cu[aá]nt[oa]s?|qui[eé]n(es)?|por qu[eé]|a qui[eé]n|en qu[eé]|hasta cu[aá]ndo|de qu[eé])\b", re.IGNORECASE)
+
+
+def _bare(question: str) -> str:
+    return question.strip().strip("¿?¡! ").strip()
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() or len(text) < 2 else text
+
+
+def yes_no_from_statement(rng: random.Random, sentence: str) -> str:
+    """Turn a declarative sentence from the documents into the kind of question a student would ask about it."""
+    words = sentence.strip().rstrip(".;:").split()
+    cut = len(words)
+    for i, w in enumerate(words):
+        if i >= 6 and w.endswith(","):
+            cut = i + 1
+            break
+    cut = min(cut, rng.randint(8, 18))
+    s = " ".join(words[:cut]).rstrip(",;:")
+    forms = ["¿Es cierto que {s}?", "¿{S}?", "Leí que {s}, ¿es así?", "¿Qué significa que {s}?", "¿Entonces {s}?", "¿Me confirman si {s}?"]
+    form = rng.choice(forms)
+    return form.format(s=_lower_first(s), S=s[:1].upper() + s[1:])
+
+
+def _informal(rng: random.Random, question: str) -> str:
+    body = _bare(question).lower()
+    if rng.random() < 0.5:
+        body = fold(body)
+    if rng.random() < 0.3:
+        body = body.replace("que ", "q ").replace("por favor", "porfa").replace("para ", "pa ")
+    opener, closer = rng.choice(_INFORMAL_OPEN), rng.choice(_INFORMAL_CLOSE)
+    mark = rng.choice(["?", "??", "", "?!"])
+    sep = rng.choice([", ", "! ", " ", ". "])
+    return " ".join(p for p in (f"{opener}{sep}".strip() if opener else "", f"{body}{mark}", closer) if p).strip()
+
+
+def _statement(rng: random.Random, question: str, topic: str) -> str:
+    if rng.random() < 0.35 and not topic.rstrip().endswith("?"):
+        return rng.choice(_STATEMENT_TOPIC).format(t=_lower_first(topic))
+    body = _lower_first(_bare(question))
+    opener = rng.choice(_STATEMENT_OPEN)
+    if opener.startswith(("Tengo una duda", "Les escribo")):
+        return f"{opener}: {body}."
+    return f"{opener} {body if _INTERROGATIVE.match(body) else 'si ' + body}."
+
+
+def _long(rng: random.Random, question: str, context: str | None, area: str) -> str:
+    situation = rng.choice(_SITUATIONS).format(n=rng.choice(_ORDINALS), area=area)
+    parts = [rng.choice(_LONG_OPEN), f"{situation} {rng.choice(_LONG_WORRY)}".strip() + "."]
+    if context and rng.random() < 0.6:
+        ctx = " ".join(context.split()[: rng.randint(10, 22)]).rstrip(",;:.")
+        parts.append(rng.choice(["Leí que", "Me comentaron que", "Vi en el reglamento que", "Entiendo que"]) + " " + _lower_first(ctx) + ".")
+    q = question.strip()
+    parts.append(q if q.endswith("?") else q + ".")
+    parts.append(rng.choice(_LONG_CLOSE))
+    return " ".join(parts)
+
+
+def _vague(rng: random.Random, topic: str) -> str:
+    words = [w for w in _bare(topic).split() if not _INTERROGATIVE.match(w)] or _bare(topic).split()
+    short = " ".join(words[: rng.randint(1, min(4, max(1, len(words))))])
+    text = rng.choice(_VAGUE).format(t=short.lower() if rng.random() < 0.6 else short)
+    return text
+
+
+def render(rng: random.Random, style: str, *, question: str, topic: str, context: str | None = None, area: str = "ingeniería") -> str:
+    """The message a student would send, in one of the five styles."""
+    if style == "direct":
+        q = question.strip()
+        return q if q.endswith("?") or not _INTERROGATIVE.match(_bare(q)) else f"¿{_bare(q)}?"
+    if style == "informal":
+        return _informal(rng, question)
+    if style == "statement":
+        return _statement(rng, question, topic)
+    if style == "long":
+        return _long(rng, question, context, area)
+    if style == "vague":
+        return _vague(rng, topic)
+    raise ValueError(f"unknown style {style!r}")
