@@ -72,6 +72,9 @@ class OutboxMaildir:
         return False
 
     def deliver(self, msg: EmailMessage) -> str:
+        # mailbox.Maildir(create=True) skips tmp/new/cur when the folder already exists (e.g. it holds slack.jsonl)
+        for sub in ("tmp", "new", "cur"):
+            (self.path / sub).mkdir(parents=True, exist_ok=True)
         box = mailbox.Maildir(self.path, create=True)
         key = box.add(msg.as_bytes())
         box.flush()
