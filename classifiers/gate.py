@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,28 @@ def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
         h.update(cid.encode())
         h.update(hashlib.sha256(text.encode()).digest())
     return h.hexdigest()[:16]
+
+
+_PLACEHOLDER = re.compile(r"\[[A-Z_]{3,}\]")
+_QUESTION = re.compile(r"[^.!?¿\n]*¿?[^.!?¿\n]*\?")
+
+
+def message_segments(texts: Sequence[str]) -> tuple[list[str], list[int]]:
+    """Each message, plus its question sentences when it has several sentences (a long story around one question).
+
+    Redaction placeholders ([CEDULA], [TELEFONO]...) are dropped: they carry no domain signal."""
+    segments: list[str] = []
+    owner: list[int] = []
+    for i, text in enumerate(texts):
+        text = re.sub(r"\s+", " ", _PLACEHOLDER.sub(" ", text)).strip()
+        segments.append(text)
+        owner.append(i)
+        questions = [q.strip() for q in _QUESTION.findall(text) if len(q.strip()) >= 12]
+        if questions and len(questions[0]) < len(text) - 20:
+            for q in questions:
+                segments.append(q)
+                owner.append(i)
+    return segments, owner
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -93,9 +116,15 @@ class Gate:
         return (w * self.neighbour_labels[idx]).sum(axis=1) / w.sum(axis=1)
 
     def probabilities(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None) -> np.ndarray:
-        """Calibrated probability that each text is in the office's domain."""
-        dense, sparse = self.space.transform(texts, embedder=embedder, query_vecs=query_vecs)
-        return self.probabilities_from_features(dense, sparse)
+        """Calibrated probability that each message is in the office's domain: the best of the whole text and its questions."""
+        segments, owner = message_segments(texts)
+        if len(segments) != len(texts):
+            query_vecs = None  # vectors were computed for whole texts; segments need their own
+        dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=query_vecs)
+        p = self.probabilities_from_features(dense, sparse)
+        out = np.zeros(len(texts), dtype=np.float64)
+        np.maximum.at(out, np.asarray(owner), p)
+        return out
 
     def decide(self, text: str, embedder: Embedder) -> GateDecision:
         """In or out of domain for one message; latency excludes nothing (embedding included)."""
