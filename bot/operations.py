@@ -1,4 +1,4 @@
-"""Operations behind the CLI and the demo: ingestion and retrieval evaluation."""
+"""Operations behind the CLI and the demo: ingestion, document switches and retrieval evaluation."""
 
 from __future__ import annotations
 
@@ -10,22 +10,47 @@ from pathlib import Path
 import numpy as np
 
 from bot.services import Services
+from pipeline.embed_cache import CachedEmbedder, EmbeddingCache
 from pipeline.ingest import IngestReport, ingest
+from pipeline.retrieval import Retriever
+from pipeline.sparse import BM25Encoder
 
 
-def ingest_documents(services: Services, paths: Sequence[Path] | None = None, *, strategy: str | None = None, chunk_size: int | None = None, reset: bool = False, progress: Callable[[str], None] | None = None) -> IngestReport:
-    """Index documents (the configured folders, or the bundled sample office)."""
-    r = services.settings.retrieval
-    return ingest(
-        list(paths or services.document_paths()),
-        index=services.index,
-        embedder=services.embedder,
-        strategy=strategy or r.chunking,
-        chunk_size=chunk_size or r.chunk_size,
-        overlap=r.chunk_overlap,
-        reset=reset,
-        progress=progress,
-    )
+def ingest_documents(
+    services: Services,
+    paths: Sequence[Path] | None = None,
+    *,
+    strategy: str | None = None,
+    chunk_size: int | None = None,
+    reset: bool = False,
+    progress: Callable[[str], None] | None = None,
+    embed_progress: Callable[[int, int], None] | None = None,
+) -> IngestReport:
+    """Index documents (the configured folders, or the bundled sample office), embedding through the cache."""
+    s = services.settings
+    r = s.retrieval
+    cache = EmbeddingCache(s.paths.cache_dir)
+    try:
+        return ingest(
+            list(paths or services.document_paths()),
+            index=services.index,
+            embedder=CachedEmbedder(services.embedder, cache, batch_size=s.embedding.batch_size),
+            strategy=strategy or r.chunking,
+            chunk_size=chunk_size or r.chunk_size,
+            overlap=min(r.chunk_overlap, (chunk_size or r.chunk_size) // 2),
+            reset=reset,
+            progress=progress,
+            embed_progress=embed_progress,
+            sparse=BM25Encoder(avg_len=r.bm25_avg_len),
+            max_bytes=int(r.max_document_mb * 1024 * 1024),
+        )
+    finally:
+        cache.close()
+
+
+def set_document_active(services: Services, doc_id: str, active: bool) -> int:
+    """Include or exclude a document from retrieval (kept in the index); returns how many chunks changed."""
+    return services.index.set_active(doc_id, active)
 
 
 def read_jsonl(path: Path) -> list[dict]:
@@ -33,12 +58,11 @@ def read_jsonl(path: Path) -> list[dict]:
         return [json.loads(line) for line in fh if line.strip()]
 
 
-def evaluate_retrieval(services: Services, qa: Sequence[dict], ks: Sequence[int]) -> dict:
-    """Document-level recall@k, MRR and query latency for the current index."""
+def evaluate_retriever(retriever: Retriever, qa: Sequence[dict], ks: Sequence[int]) -> dict:
+    """Document-level recall@k, MRR (over the top max(k)) and per-query latency of a retriever."""
     kmax = max(ks)
     hits_at = dict.fromkeys(ks, 0)
     rr, latencies = 0.0, []
-    retriever = services.retriever
     retriever.retrieve("warm up", 1)
     for row in qa:
         gold = row["doc"] if isinstance(row["doc"], list) else [row["doc"]]
@@ -52,6 +76,11 @@ def evaluate_retrieval(services: Services, qa: Sequence[dict], ks: Sequence[int]
             for k in ks:
                 hits_at[k] += rank <= k
     n = max(1, len(qa))
-    out = {f"recall@{k}": hits_at[k] / n for k in ks}
+    out: dict = {f"recall@{k}": hits_at[k] / n for k in ks}
     out.update({"mrr": rr / n, "latency_ms_p50": float(np.percentile(latencies, 50)) if latencies else 0.0, "latency_ms_p95": float(np.percentile(latencies, 95)) if latencies else 0.0, "n": len(qa)})
     return out
+
+
+def evaluate_retrieval(services: Services, qa: Sequence[dict], ks: Sequence[int]) -> dict:
+    """Document-level recall@k, MRR and query latency (embedding + search) for the current index."""
+    return evaluate_retriever(services.retriever, qa, ks)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 from pipeline.documents import Document
 
+Span = tuple[int, int]  # [start, end) character offsets in the document text
+
 
 @dataclass(slots=True)
 class Chunk:
@@ -43,6 +45,8 @@ CHUNKERS: dict[str, Chunker] = {}
 
 
 def register(name: str) -> Callable[[Chunker], Chunker]:
+    """Register a chunking strategy by name."""
+
     def deco(fn: Chunker) -> Chunker:
         CHUNKERS[name] = fn
         return fn
@@ -50,67 +54,203 @@ def register(name: str) -> Callable[[Chunker], Chunker]:
     return deco
 
 
-def _chunks(doc: Document, pieces: list[tuple[str | None, str]]) -> list[Chunk]:
+_PAGE_MARKER = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _chunks(doc: Document, pieces: list[tuple[str | None, Span]]) -> list[Chunk]:
     out = []
-    for section, text in pieces:
-        text = text.strip()
-        if text:
-            out.append(Chunk(doc_id=doc.id, doc_title=doc.title, text=text, position=len(out), url=doc.url, section=section))
+    for section, (start, end) in pieces:
+        text = _PAGE_MARKER.sub("", doc.text[start:end]).strip()
+        if len(text) >= 2:
+            out.append(Chunk(doc_id=doc.id, doc_title=doc.title, text=text, position=len(out), url=doc.url, section=section, page=doc.page_at(start)))
+    return out
+
+
+def _windows(text: str, span: Span, size: int, overlap: int) -> list[Span]:
+    """Fixed windows over `span`, cut at whitespace where possible."""
+    start, stop = span
+    step = max(1, size - overlap)
+    out: list[Span] = []
+    while start < stop:
+        end = min(stop, start + size)
+        if end < stop:
+            cut = text.rfind(" ", start + step // 2, end)
+            cut = max(cut, text.rfind("\n", start + step // 2, end))
+            end = cut if cut > start else end
+        out.append((start, end))
+        if end >= stop:
+            break
+        nxt = max(end - overlap, start + 1)
+        if overlap and not text[nxt - 1].isspace():  # start the next window at a word boundary
+            gap = re.search(r"\s", text[nxt:end])
+            nxt = nxt + gap.end() if gap else end
+        start = nxt
+    return out
+
+
+def _pack(atoms: list[Span], size: int, overlap: int) -> list[Span]:
+    """Greedily join consecutive atoms into windows of at most `size`, repeating trailing atoms up to `overlap`."""
+    out: list[Span] = []
+    buf: list[Span] = []
+    for atom in atoms:
+        if buf and atom[1] - buf[0][0] > size:
+            out.append((buf[0][0], buf[-1][1]))
+            keep: list[Span] = []
+            for a in reversed(buf):
+                if sum(e - s for s, e in keep) + (a[1] - a[0]) > overlap:
+                    break
+                keep.insert(0, a)
+            buf = keep if keep and atom[1] - keep[0][0] <= size else []
+        buf.append(atom)
+    if buf:
+        out.append((buf[0][0], buf[-1][1]))
+    return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?…:;])\s+|\n\s*\n|\n(?=\s*(?:[-•*]|\d{1,3}[.)]|[a-z][.)])\s)")
+
+
+def _sentence_atoms(text: str, span: Span, size: int) -> list[Span]:
+    """Sentence (and list item) spans within `span`; sentences longer than `size` are cut into windows."""
+    atoms: list[Span] = []
+    start, stop = span
+    for m in _SENTENCE_END.finditer(text, start, stop):
+        if m.start() > start:
+            atoms.append((start, m.start()))
+        start = m.end()
+    if start < stop:
+        atoms.append((start, stop))
+    out: list[Span] = []
+    for s, e in atoms:
+        out.extend(_windows(text, (s, e), size, 0) if e - s > size else [(s, e)])
     return out
 
 
 @register("fixed")
 def fixed_chunks(doc: Document, size: int = 800, overlap: int = 100) -> list[Chunk]:
     """Fixed windows of `size` characters overlapping by `overlap`, cut at whitespace."""
-    text, pieces, start = doc.text, [], 0
-    step = max(1, size - overlap)
-    while start < len(text):
-        end = min(len(text), start + size)
-        if end < len(text):
-            cut = text.rfind(" ", start + step // 2, end)
-            end = cut if cut > start else end
-        pieces.append((None, text[start:end]))
-        if end >= len(text):
+    return _chunks(doc, [(None, w) for w in _windows(doc.text, (0, len(doc.text)), size, overlap)])
+
+
+@register("sentence")
+def sentence_chunks(doc: Document, size: int = 800, overlap: int = 100) -> list[Chunk]:
+    """Whole sentences accumulated up to `size` characters, the last ones repeated up to `overlap`."""
+    atoms = _sentence_atoms(doc.text, (0, len(doc.text)), size)
+    return _chunks(doc, [(None, w) for w in _pack(atoms, size, overlap)])
+
+
+SEPARATORS = ("\n\n", "\n", ". ", " ")
+
+
+def _recursive_atoms(text: str, span: Span, size: int, seps: tuple[str, ...]) -> list[Span]:
+    start, stop = span
+    if stop - start <= size:
+        return [span]
+    for i, sep in enumerate(seps):
+        if text.find(sep, start, stop) >= 0:
             break
-        start = max(end - overlap, start + 1)
-    return _chunks(doc, pieces)
+    else:
+        return _windows(text, span, size, 0)
+    parts, pos = [], start
+    while pos < stop:
+        j = text.find(sep, pos, stop)
+        end = stop if j < 0 else j + len(sep)
+        parts.append((pos, end))
+        pos = end
+    out: list[Span] = []
+    for part in parts:
+        out.extend(_recursive_atoms(text, part, size, seps[i + 1 :]) if part[1] - part[0] > size else [part])
+    return out
 
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+@register("recursive")
+def recursive_chunks(doc: Document, size: int = 800, overlap: int = 100) -> list[Chunk]:
+    """Split by paragraphs, then lines, sentences and words until pieces fit, then merge up to `size`."""
+    atoms = _recursive_atoms(doc.text, (0, len(doc.text)), size, SEPARATORS)
+    return _chunks(doc, [(None, w) for w in _pack(atoms, size, overlap)])
+
+
+_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+_ARTICLE = re.compile(r"^(?:art[íi]culo|art\.)\s*\d+", re.IGNORECASE)
+_CHAPTER = re.compile(r"^(?:cap[íi]tulo|t[íi]tulo|secci[óo]n|anexo|parte)\s+(?:[ivxlcdm]+|\d+|[úu]nico)\b", re.IGNORECASE)
+_FAQ = re.compile(r"^(?:\d{1,3}\s*[.)-]\s*)?¿[^?]{6,}\??\s*$|^\d{1,3}\s*[.)-]\s*¿")
+
+
+def _caps_heading(line: str) -> bool:
+    letters = [c for c in line if c.isalpha()]
+    return 4 <= len(line) <= 90 and len(letters) >= 4 and sum(c.isupper() for c in letters) / len(letters) > 0.85 and not line.endswith(",")
+
+
+def _boundary(line: str) -> str | None:
+    """Kind of heading a line is: md, article, chapter, faq, caps, or None."""
+    if _MD_HEADING.match(line):
+        return "md"
+    if _ARTICLE.match(line):
+        return "article"
+    if _CHAPTER.match(line):
+        return "chapter"
+    if _FAQ.match(line):
+        return "faq"
+    if _caps_heading(line) and not _PAGE_MARKER.match(line):
+        return "caps"
+    return None
+
+
+def _sections(text: str) -> list[tuple[str | None, Span, str | None]]:
+    """Split at headings: (label, span, kind of the heading that opens it)."""
+    blocks: list[tuple[str | None, Span, str | None]] = []
+    label, start, kind, pos = None, 0, None, 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        new = _boundary(stripped) if stripped else None
+        if new:
+            blocks.append((label, (start, pos), kind))
+            m = _MD_HEADING.match(stripped)
+            label = m.group(2) if m else stripped[:100]
+            start = pos + len(line) if m else pos
+            kind = new
+        pos += len(line)
+    blocks.append((label, (start, pos), kind))
+    return [b for b in blocks if text[b[1][0] : b[1][1]].strip() or b[2] == "md"]
 
 
 @register("structure")
 def structure_chunks(doc: Document, size: int = 800, overlap: int = 100) -> list[Chunk]:
-    """Split at Markdown headings, then pack paragraphs up to `size`; each chunk knows its section."""
-    sections: list[tuple[str | None, list[str]]] = [(None, [])]
-    for line in doc.text.splitlines():
-        m = _HEADING.match(line)
-        if m:
-            sections.append((m.group(2).strip(), []))
-        else:
-            sections[-1][1].append(line)
-    pieces: list[tuple[str | None, str]] = []
-    for title, lines in sections:
-        paragraphs = [p.strip() for p in "\n".join(lines).split("\n\n") if p.strip()]
-        buf = ""
-        for para in paragraphs:
-            if buf and len(buf) + len(para) + 2 > size:
-                pieces.append((title, buf))
-                buf = ""
-            if len(para) > size:
-                for sub in fixed_chunks(Document(id="", title="", text=para, source=""), size, overlap):
-                    pieces.append((title, sub.text))
+    """Split at headings (Markdown, 'Artículo N', chapters, numbered FAQ items, capitalised PDF headings), then pack sentences up to `size`."""
+    merged: list[tuple[str | None, Span, str | None]] = []
+    for label, (s, e), kind in _sections(doc.text):
+        if merged:
+            plabel, (ps, pe), pkind = merged[-1]
+            heading_only = pkind not in ("article", "faq") and len(doc.text[ps:pe].strip()) < 120
+            if heading_only and e - ps <= size:  # a bare chapter/heading joins what it introduces
+                merged[-1] = (label or plabel, (ps, e), kind)
                 continue
-            buf = f"{buf}\n\n{para}" if buf else para
-        if buf:
-            pieces.append((title, buf))
+            if kind == "caps" and pe - ps < size // 3 and e - ps <= size:  # weak PDF headings do not split small blocks
+                merged[-1] = (plabel, (ps, e), pkind)
+                continue
+        merged.append((label, (s, e), kind))
+    pieces: list[tuple[str | None, Span]] = []
+    for label, span, _ in merged:
+        if span[1] - span[0] <= size:
+            pieces.append((label, span))
+        else:
+            pieces.extend((label, w) for w in _pack(_sentence_atoms(doc.text, span, size), size, overlap))
     return _chunks(doc, pieces)
 
 
+def handmade_chunks(doc: Document) -> list[Chunk]:
+    """Rows of a hand-made chunk table, one chunk each."""
+    return [Chunk(doc_id=doc.id, doc_title=doc.title, text=text, position=i, url=url or doc.url, section=title) for i, (title, url, text) in enumerate(doc.handmade)]
+
+
 def chunk_document(doc: Document, strategy: str = "structure", size: int = 800, overlap: int = 100) -> list[Chunk]:
-    """Chunk a document with a registered strategy."""
+    """Chunk a document with a registered strategy (hand-made chunks are kept as they are)."""
     try:
         chunker = CHUNKERS[strategy]
     except KeyError:
         raise ValueError(f"unknown chunking strategy {strategy!r}; choose from {sorted(CHUNKERS)}") from None
+    if overlap >= size:
+        raise ValueError(f"chunk overlap ({overlap}) must be smaller than the chunk size ({size})")
+    if doc.handmade:
+        return handmade_chunks(doc)
     return chunker(doc, size=size, overlap=overlap)

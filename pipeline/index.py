@@ -1,4 +1,4 @@
-"""The chunk index in Qdrant: local on-disk mode by default, a server when a URL is set."""
+"""The chunk index in Qdrant: local on-disk mode by default, a server when a URL is set (same code path)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ import numpy as np
 
 from pipeline.chunking import Chunk
 from pipeline.errors import IndexError_
+from pipeline.sparse import SparseVector
 
 DENSE = "dense"
+SPARSE = "sparse"
 _NS = uuid.UUID("7c1f3a52-6a53-4b39-9a0e-2f9a3b1c0d11")
+_DOC_FIELDS = ("doc_title", "source", "url", "content_hash", "ingested_at", "active", "chunking", "embedder")
 
 
-def point_id(chunk_id: str) -> str:
-    """Stable Qdrant point id for a chunk id."""
-    return str(uuid.uuid5(_NS, chunk_id))
+def point_id(chunk_id: str, content_hash: str = "") -> str:
+    """Stable Qdrant point id for a chunk of one version of a document."""
+    return str(uuid.uuid5(_NS, f"{chunk_id}@{content_hash}" if content_hash else chunk_id))
 
 
 @dataclass(slots=True)
@@ -29,19 +32,20 @@ class Hit:
     score: float
 
 
-def chunk_payload(chunk: Chunk, content_hash: str) -> dict:
-    return {
-        "chunk_id": chunk.id,
-        "doc_id": chunk.doc_id,
-        "doc_title": chunk.doc_title,
-        "text": chunk.text,
-        "position": chunk.position,
-        "url": chunk.url,
-        "section": chunk.section,
-        "page": chunk.page,
-        "content_hash": content_hash,
-        "active": True,
-    }
+def chunk_payload(chunk: Chunk, content_hash: str, doc_meta: dict | None = None) -> dict:
+    """The payload stored with a chunk: its own fields plus its document's metadata."""
+    payload = {"content_hash": content_hash, "active": True, **(doc_meta or {})}
+    payload.update(
+        chunk_id=chunk.id,
+        doc_id=chunk.doc_id,
+        doc_title=chunk.doc_title,
+        text=chunk.text,
+        position=chunk.position,
+        url=chunk.url,
+        section=chunk.section,
+        page=chunk.page,
+    )
+    return payload
 
 
 def chunk_from_payload(p: dict) -> Chunk:
@@ -56,12 +60,31 @@ def chunk_from_payload(p: dict) -> Chunk:
     )
 
 
-class ChunkIndex:
-    """Qdrant collection of chunks with a named dense vector."""
+def _doc_filter(doc_id: str, *, content_hash: str | None = None, other_versions: bool = False):
+    from qdrant_client import models
 
-    def __init__(self, *, path: Path | None = None, url: str | None = None, api_key: str | None = None, collection: str = "orienta_chunks") -> None:
+    must = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
+    must_not = []
+    if content_hash is not None:
+        cond = models.FieldCondition(key="content_hash", match=models.MatchValue(value=content_hash))
+        (must_not if other_versions else must).append(cond)
+    return models.Filter(must=must, must_not=must_not or None)
+
+
+def _active_filter():
+    from qdrant_client import models
+
+    return models.Filter(must_not=[models.FieldCondition(key="active", match=models.MatchValue(value=False))])
+
+
+class ChunkIndex:
+    """Qdrant collection of chunks with a named dense vector and a named sparse (BM25, IDF-modified) vector."""
+
+    def __init__(self, *, path: Path | None = None, url: str | None = None, api_key: str | None = None, collection: str = "orienta_chunks", batch_size: int = 256) -> None:
         self.path, self.url, self.api_key, self.collection = path, url, api_key, collection
+        self.batch_size = batch_size
         self._client = None
+        self._has_inactive: bool | None = None  # local mode only: skip the (slow, pure-Python) filter when nothing is inactive
 
     @classmethod
     def from_settings(cls, settings) -> "ChunkIndex":  # settings: pipeline.settings.Settings
@@ -83,7 +106,10 @@ class ChunkIndex:
             else:
                 assert self.path is not None
                 self.path.mkdir(parents=True, exist_ok=True)
-                self._client = QdrantClient(path=str(self.path))
+                try:
+                    self._client = QdrantClient(path=str(self.path))
+                except RuntimeError as exc:  # local mode holds a file lock: one process at a time
+                    raise IndexError_(f"the local index at {self.path} is in use by another orienta process ({exc})") from exc
         return self._client
 
     def close(self) -> None:
@@ -95,92 +121,147 @@ class ChunkIndex:
         return self.client.collection_exists(self.collection)
 
     def ensure(self, dim: int) -> None:
-        """Create the collection if it does not exist."""
+        """Create the collection if needed; refuse one built for another vector size or without sparse vectors."""
         from qdrant_client import models
 
-        if not self.exists():
-            self.client.create_collection(
-                self.collection,
-                vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
-            )
-            if self.url:  # payload indexes only matter on a server
-                self.client.create_payload_index(self.collection, "doc_id", models.PayloadSchemaType.KEYWORD)
+        if self.exists():
+            info = self.client.get_collection(self.collection)
+            vectors = info.config.params.vectors
+            have = vectors.get(DENSE).size if isinstance(vectors, dict) and DENSE in vectors else None
+            sparse = info.config.params.sparse_vectors or {}
+            if have != dim or SPARSE not in sparse:
+                raise IndexError_(
+                    f"the index was built with another embedding model or layout (dense size {have}, now {dim}); rebuild it with `orienta ingest --reset`"
+                )
+            return
+        self.client.create_collection(
+            self.collection,
+            vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
+            sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+        )
+        if self.url:  # payload indexes only matter on a server
+            for key in ("doc_id", "content_hash"):
+                self.client.create_payload_index(self.collection, key, models.PayloadSchemaType.KEYWORD)
+            self.client.create_payload_index(self.collection, "active", models.PayloadSchemaType.BOOL)
 
     def reset(self) -> None:
         if self.exists():
             self.client.delete_collection(self.collection)
+        self._has_inactive = None
 
-    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, *, content_hash: str) -> None:
-        """Write all chunks of one document (call delete_document first to replace it)."""
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, *, content_hash: str, sparse: Sequence[SparseVector] | None = None, doc_meta: dict | None = None) -> None:
+        """Write all chunks of one document version (see replace_document for the atomic swap)."""
         from qdrant_client import models
 
-        points = [
-            models.PointStruct(id=point_id(c.id), vector={DENSE: v.tolist()}, payload=chunk_payload(c, content_hash))
-            for c, v in zip(chunks, vectors, strict=True)
-        ]
-        if points:
-            self.client.upsert(self.collection, points=points, wait=True)
+        sparse = sparse if sparse is not None else [None] * len(chunks)
+        points = []
+        for c, v, s in zip(chunks, vectors, sparse, strict=True):
+            vector = {DENSE: np.asarray(v, dtype=np.float32).tolist()}
+            if s is not None and s.indices:
+                vector[SPARSE] = s.to_qdrant()
+            points.append(models.PointStruct(id=point_id(c.id, content_hash), vector=vector, payload=chunk_payload(c, content_hash, doc_meta)))
+        for i in range(0, len(points), self.batch_size):
+            self.client.upsert(self.collection, points=points[i : i + self.batch_size], wait=True)
 
-    def delete_document(self, doc_id: str) -> None:
+    def replace_document(self, chunks: Sequence[Chunk], vectors: np.ndarray, sparse: Sequence[SparseVector], *, doc_meta: dict) -> None:
+        """Write a new version of a document, then drop the old one; on failure the old version stays and nothing half-written remains."""
+        doc_id, content_hash = doc_meta["doc_id"], doc_meta["content_hash"]
+        try:
+            self.upsert(chunks, vectors, content_hash=content_hash, sparse=sparse, doc_meta=doc_meta)
+        except Exception as exc:  # any client/transport failure: roll back this version's points
+            self._delete(_doc_filter(doc_id, content_hash=content_hash))
+            raise IndexError_(f"{doc_id}: writing to the index failed ({type(exc).__name__}: {exc}); the previous version was kept") from exc
+        self._delete(_doc_filter(doc_id, content_hash=content_hash, other_versions=True))
+        self._has_inactive = None
+
+    def _delete(self, flt) -> None:
         from qdrant_client import models
 
         if self.exists():
-            self.client.delete(
-                self.collection,
-                points_selector=models.FilterSelector(filter=_doc_filter(doc_id)),
-                wait=True,
-            )
+            self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+
+    def delete_document(self, doc_id: str) -> None:
+        self._delete(_doc_filter(doc_id))
+
+    def set_active(self, doc_id: str, active: bool) -> int:
+        """Include (True) or exclude (False) a document from retrieval without deleting it; returns its chunk count."""
+        n = self.client.count(self.collection, count_filter=_doc_filter(doc_id), exact=True).count if self.exists() else 0
+        if n:
+            self.client.set_payload(self.collection, payload={"active": active}, points=_doc_filter(doc_id), wait=True)
+            self._has_inactive = None
+        return n
+
+    def _retrieval_filter(self):
+        """The filter that hides inactive documents (None in local mode while every document is active)."""
+        if self.url:
+            return _active_filter()
+        if self._has_inactive is None:
+            if not self.exists():
+                return None
+            from qdrant_client import models
+
+            inactive = models.Filter(must=[models.FieldCondition(key="active", match=models.MatchValue(value=False))])
+            self._has_inactive = self.client.count(self.collection, count_filter=inactive, exact=True).count > 0
+        return _active_filter() if self._has_inactive else None
+
+    def _scroll(self, *, with_vectors, flt=None):
+        offset = None
+        while True:
+            points, offset = self.client.scroll(self.collection, scroll_filter=flt, limit=512, offset=offset, with_payload=True, with_vectors=with_vectors)
+            yield from points
+            if offset is None:
+                return
 
     def documents(self) -> dict[str, dict]:
-        """Indexed documents: id -> {title, url, content_hash, chunks, active}."""
+        """Indexed documents: id -> {title, url, source, content_hash, ingested_at, active, chunking, embedder, chunks}."""
         if not self.exists():
             return {}
         docs: dict[str, dict] = {}
-        offset = None
-        while True:
-            points, offset = self.client.scroll(self.collection, limit=512, offset=offset, with_payload=True, with_vectors=False)
-            for p in points:
-                pl = p.payload or {}
-                d = docs.setdefault(pl["doc_id"], {"title": pl["doc_title"], "url": pl.get("url"), "content_hash": pl.get("content_hash"), "chunks": 0, "active": pl.get("active", True)})
-                d["chunks"] += 1
-            if offset is None:
-                return docs
+        for p in self._scroll(with_vectors=False):
+            pl = p.payload or {}
+            d = docs.setdefault(pl["doc_id"], {"title": pl.get("doc_title"), **{k: pl.get(k) for k in _DOC_FIELDS if k != "doc_title"}, "chunks": 0})
+            d["active"] = True if d["active"] is None else d["active"]
+            d["chunks"] += 1
+        return docs
 
     def all_chunks(self, *, with_vectors: bool = False) -> list[tuple[Chunk, np.ndarray | None]]:
         """Every active chunk (and optionally its dense vector), in document order."""
         if not self.exists():
             return []
         out = []
-        offset = None
-        while True:
-            points, offset = self.client.scroll(self.collection, limit=512, offset=offset, with_payload=True, with_vectors=[DENSE] if with_vectors else False)
-            for p in points:
-                if not (p.payload or {}).get("active", True):
-                    continue
-                vec = np.asarray(p.vector[DENSE], dtype=np.float32) if with_vectors and p.vector else None
-                out.append((chunk_from_payload(p.payload), vec))
-            if offset is None:
-                break
+        for p in self._scroll(with_vectors=[DENSE] if with_vectors else False, flt=_active_filter()):
+            vec = np.asarray(p.vector[DENSE], dtype=np.float32) if with_vectors and p.vector else None
+            out.append((chunk_from_payload(p.payload), vec))
         out.sort(key=lambda cv: (cv[0].doc_id, cv[0].position))
         return out
 
-    def search_dense(self, vector: np.ndarray, k: int) -> list[Hit]:
-        from qdrant_client import models
+    def count(self) -> int:
+        return self.client.count(self.collection, exact=True).count if self.exists() else 0
 
+    def _query(self, **kwargs) -> list[Hit]:
         if not self.exists():
             raise IndexError_("the index is empty: run `orienta ingest` first")
-        res = self.client.query_points(
-            self.collection,
-            query=vector.tolist(),
-            using=DENSE,
-            limit=k,
-            with_payload=True,
-            query_filter=models.Filter(must_not=[models.FieldCondition(key="active", match=models.MatchValue(value=False))]),
-        )
+        res = self.client.query_points(self.collection, with_payload=True, query_filter=self._retrieval_filter(), **kwargs)
         return [Hit(chunk_from_payload(p.payload), float(p.score)) for p in res.points]
 
+    def search_dense(self, vector: np.ndarray, k: int) -> list[Hit]:
+        return self._query(query=np.asarray(vector, dtype=np.float32).tolist(), using=DENSE, limit=k)
 
-def _doc_filter(doc_id: str):
-    from qdrant_client import models
+    def search_sparse(self, vector: SparseVector, k: int) -> list[Hit]:
+        if not vector.indices:
+            return []
+        return self._query(query=vector.to_qdrant(), using=SPARSE, limit=k)
 
-    return models.Filter(must=[models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))])
+    def search_hybrid(self, dense: np.ndarray, sparse: SparseVector, k: int, *, prefetch: int = 50, rrf_k: int | None = None, weights: tuple[float, float] | None = None) -> list[Hit]:
+        """Dense and sparse candidates fused by reciprocal rank fusion in one Query API call."""
+        from qdrant_client import models
+
+        active = self._retrieval_filter()
+        branches = [models.Prefetch(query=np.asarray(dense, dtype=np.float32).tolist(), using=DENSE, limit=prefetch, filter=active)]
+        if sparse.indices:
+            branches.append(models.Prefetch(query=sparse.to_qdrant(), using=SPARSE, limit=prefetch, filter=active))
+        if rrf_k is None and weights is None:
+            query = models.FusionQuery(fusion=models.Fusion.RRF)
+        else:
+            query = models.RrfQuery(rrf=models.Rrf(k=rrf_k, weights=list(weights) if weights and len(branches) == 2 else None))
+        return self._query(prefetch=branches, query=query, limit=k)

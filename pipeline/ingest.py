@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.chunking import chunk_document
-from pipeline.documents import iter_document_files
+from pipeline.chunking import Chunk, chunk_document
+from pipeline.documents import Document, iter_document_files
 from pipeline.embeddings import Embedder
-from pipeline.errors import DocumentError
+from pipeline.errors import DocumentError, PipelineError
 from pipeline.index import ChunkIndex
-from pipeline.loaders import load_document
+from pipeline.loaders import MAX_BYTES, load_document
+from pipeline.sparse import BM25Encoder
 
 
 @dataclass
@@ -23,10 +25,29 @@ class IngestReport:
     unchanged: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    warnings: dict[str, list[str]] = field(default_factory=dict)
     chunks: int = 0
+    seconds: float = 0.0
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks / self.seconds if self.seconds else 0.0
 
     def as_dict(self) -> dict:
-        return {k: getattr(self, k) for k in ("added", "updated", "unchanged", "removed", "failed", "chunks")}
+        out = {k: getattr(self, k) for k in ("added", "updated", "unchanged", "removed", "failed", "warnings", "chunks")}
+        out.update(seconds=round(self.seconds, 3), chunks_per_second=round(self.chunks_per_second, 2))
+        return out
+
+
+def chunking_signature(strategy: str, chunk_size: int, overlap: int) -> str:
+    return f"{strategy}:{chunk_size}:{overlap}"
+
+
+def _under(source: str | None, roots: list[Path]) -> bool:
+    if not source:
+        return False
+    src = Path(source).resolve()
+    return any(src == r or r in src.parents for r in roots)
 
 
 def ingest(
@@ -39,38 +60,68 @@ def ingest(
     overlap: int = 100,
     reset: bool = False,
     progress: Callable[[str], None] | None = None,
+    embed_progress: Callable[[int, int], None] | None = None,
+    sparse: BM25Encoder | None = None,
+    max_bytes: int = MAX_BYTES,
 ) -> IngestReport:
     """Index the documents under `paths`: only new or changed ones are embedded; deleted ones are removed."""
+    started = time.perf_counter()
     report = IngestReport()
+    sparse = sparse or BM25Encoder()
+    signature = chunking_signature(strategy, chunk_size, overlap)
+    chunk_document(Document(id="", title="", text="x", source=""), strategy, chunk_size, overlap)  # validate options first
     if reset:
         index.reset()
     index.ensure(embedder.dim)
     known = index.documents()
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
+    todo: list[tuple[Document, list[Chunk], dict | None]] = []
     for path in iter_document_files(paths):
         if progress:
             progress(path.name)
         try:
-            doc = load_document(path)
+            doc = load_document(path, max_bytes=max_bytes)
         except DocumentError as exc:
             report.failed[str(path)] = str(exc)
+            seen.setdefault(path.stem, str(path))  # a broken file keeps its previous version
             continue
-        except Exception as exc:  # a parser library failing on a corrupt file: report it, keep going
-            report.failed[str(path)] = f"{path.name}: could not be read ({type(exc).__name__}: {exc})"
+        if doc.id in seen and seen[doc.id] != str(path):
+            report.failed[str(path)] = f"{path.name}: another file ({Path(seen[doc.id]).name}) already has the document id {doc.id!r}"
             continue
-        seen.add(doc.id)
+        seen[doc.id] = str(path)
+        if doc.warnings:
+            report.warnings[str(path)] = doc.warnings
         previous = known.get(doc.id)
-        if previous and previous["content_hash"] == doc.content_hash:
+        if previous and (previous["content_hash"], previous.get("chunking"), previous.get("embedder")) == (doc.content_hash, signature, embedder.name):
             report.unchanged.append(doc.id)
             continue
-        chunks = chunk_document(doc, strategy, chunk_size, overlap)
-        vectors = embedder.embed_passages([c.embed_text for c in chunks])
-        index.delete_document(doc.id)
-        index.upsert(chunks, vectors, content_hash=doc.content_hash)
+        doc.active = bool(previous["active"]) if previous else True
+        todo.append((doc, chunk_document(doc, strategy, chunk_size, overlap), previous))
+    total, done = sum(len(c) for _, c, _ in todo), 0
+    for doc, chunks, previous in todo:
+        if progress:
+            progress(doc.id)
+        try:
+            texts = [c.embed_text for c in chunks]
+            if embed_progress and hasattr(embedder, "cache"):
+                vectors = embedder.embed_passages(texts, progress=lambda d, _t, base=done: embed_progress(base + d, total))  # type: ignore[call-arg]
+            else:
+                vectors = embedder.embed_passages(texts)
+            meta = {**doc.metadata(), "chunking": signature, "embedder": embedder.name}
+            index.replace_document(chunks, vectors, sparse.encode_passages(texts), doc_meta=meta)
+        except PipelineError as exc:
+            report.failed[doc.source] = str(exc)
+            continue
+        finally:
+            done += len(chunks)
+            if embed_progress:
+                embed_progress(done, total)
         report.chunks += len(chunks)
         (report.updated if previous else report.added).append(doc.id)
-    for doc_id in set(known) - seen:
-        if not any(doc_id in f for f in report.failed):
+    roots = [p.resolve() for p in paths]
+    for doc_id, info in known.items():
+        if doc_id not in seen and (reset or _under(info.get("source"), roots) or not info.get("source")):
             index.delete_document(doc_id)
             report.removed.append(doc_id)
+    report.seconds = time.perf_counter() - started
     return report

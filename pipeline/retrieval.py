@@ -1,17 +1,69 @@
-"""Retrieval: from a question to the best chunks."""
+"""Retrieval: from a question to the best chunks (dense, sparse or hybrid, optionally re-ranked)."""
 
 from __future__ import annotations
 
-from typing import Protocol
+import logging
+from collections.abc import Sequence
+from typing import Literal, Protocol
 
 from pipeline.embeddings import Embedder
+from pipeline.errors import ConfigurationError, IndexError_, RetrievalError
 from pipeline.index import ChunkIndex, Hit
+from pipeline.sparse import BM25Encoder
+
+log = logging.getLogger(__name__)
+Mode = Literal["dense", "sparse", "hybrid"]
+MODES: tuple[str, ...] = ("dense", "sparse", "hybrid")
 
 
 class Retriever(Protocol):
     """Finds the chunks most relevant to a question."""
 
     def retrieve(self, question: str, k: int) -> list[Hit]: ...
+
+
+class Reranker(Protocol):
+    """Re-scores (question, chunk) pairs; higher is better."""
+
+    def rerank(self, question: str, hits: Sequence[Hit]) -> list[Hit]: ...
+
+
+class CrossEncoderReranker:
+    """A sentence-transformers CrossEncoder by name or path, loaded on first use."""
+
+    def __init__(self, model: str) -> None:
+        self.model_name = model
+        self._model = None
+
+    def warm_up(self) -> None:
+        if self._model is None:
+            from sentence_transformers import CrossEncoder
+
+            try:
+                self._model = CrossEncoder(self.model_name, device="cpu")
+            except Exception as exc:  # missing offline model, bad path, network: many error types
+                raise ConfigurationError(f"cannot load cross-encoder {self.model_name!r}: {exc}") from exc
+
+    def rerank(self, question: str, hits: Sequence[Hit]) -> list[Hit]:
+        if not hits:
+            return []
+        self.warm_up()
+        scores = self._model.predict([(question, h.chunk.embed_text) for h in hits], show_progress_bar=False)  # type: ignore[union-attr]
+        ranked = sorted(zip(hits, scores, strict=True), key=lambda hs: -float(hs[1]))
+        return [Hit(h.chunk, float(s)) for h, s in ranked]
+
+
+def load_reranker(model: str | None) -> Reranker | None:
+    """The configured cross-encoder, or None (with a warning) when it cannot be loaded offline."""
+    if not model:
+        return None
+    reranker = CrossEncoderReranker(model)
+    try:
+        reranker.warm_up()
+    except ConfigurationError as exc:
+        log.warning("re-ranking disabled: %s", exc)
+        return None
+    return reranker
 
 
 class DenseRetriever:
@@ -22,3 +74,69 @@ class DenseRetriever:
 
     def retrieve(self, question: str, k: int) -> list[Hit]:
         return self.index.search_dense(self.embedder.embed_queries([question])[0], k)
+
+
+class QdrantRetriever:
+    """Dense, sparse (BM25 with Qdrant's IDF) or hybrid (prefetch both, fuse by RRF) search, then optional re-ranking."""
+
+    def __init__(
+        self,
+        index: ChunkIndex,
+        embedder: Embedder | None,
+        *,
+        mode: Mode = "hybrid",
+        sparse: BM25Encoder | None = None,
+        prefetch: int = 40,
+        rrf_k: int | None = None,
+        weights: tuple[float, float] | None = None,
+        reranker: Reranker | None = None,
+        rerank_candidates: int = 20,
+        min_score: float = 0.0,
+    ) -> None:
+        if mode not in MODES:
+            raise ConfigurationError(f"unknown retrieval mode {mode!r}; choose from {', '.join(MODES)}")
+        if mode != "sparse" and embedder is None:
+            raise ConfigurationError(f"retrieval mode {mode!r} needs a dense embedder")
+        self.index, self.embedder, self.mode = index, embedder, mode
+        self.sparse = sparse or BM25Encoder()
+        self.prefetch, self.rrf_k, self.weights = prefetch, rrf_k, weights
+        self.reranker, self.rerank_candidates, self.min_score = reranker, rerank_candidates, min_score
+
+    def _search(self, question: str, n: int) -> list[Hit]:
+        if self.mode == "sparse":
+            return self.index.search_sparse(self.sparse.encode_query(question), n)
+        dense = self.embedder.embed_queries([question])[0]  # type: ignore[union-attr]
+        if self.mode == "dense":
+            return self.index.search_dense(dense, n)
+        return self.index.search_hybrid(dense, self.sparse.encode_query(question), n, prefetch=max(self.prefetch, n), rrf_k=self.rrf_k, weights=self.weights)
+
+    def retrieve(self, question: str, k: int) -> list[Hit]:
+        n = max(k, self.rerank_candidates) if self.reranker else k
+        try:
+            hits = self._search(question, n)
+        except IndexError_:
+            raise
+        except ValueError as exc:  # qdrant-client reports a bad query/collection this way
+            raise RetrievalError(f"search failed: {exc}") from exc
+        if self.reranker:
+            hits = self.reranker.rerank(question, hits)
+        elif self.min_score > 0 and self.mode == "dense":
+            hits = [h for h in hits if h.score >= self.min_score]
+        return hits[:k]
+
+
+def retriever_from_settings(retrieval_settings, *, index: ChunkIndex, embedder: Embedder | None) -> Retriever:
+    """The retriever the settings ask for (pipeline.settings.RetrievalSettings)."""
+    r = retrieval_settings
+    return QdrantRetriever(
+        index,
+        embedder,
+        mode=r.mode,
+        sparse=BM25Encoder(avg_len=r.bm25_avg_len),
+        prefetch=r.prefetch,
+        rrf_k=r.rrf_k,
+        weights=r.fusion_weights,
+        reranker=load_reranker(r.reranker),
+        rerank_candidates=r.rerank_candidates,
+        min_score=r.min_score,
+    )

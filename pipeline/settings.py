@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+import json
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, SecretStr, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PLACEHOLDER_SECRETS = {"changeme", "change-me", "changethis", "xxx", "secret", "your-key-here", "todo"}
+
+
+def _split_list(value: object) -> object:
+    """Accept a JSON list or a comma-separated string for list settings given in the environment."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text.startswith("["):
+            return json.loads(text)
+        return [x.strip() for x in text.split(",") if x.strip()]
+    return value
 
 
 def _reject_placeholder(value: SecretStr | None, name: str) -> SecretStr | None:
@@ -50,7 +61,7 @@ class DatabaseSettings(BaseModel):
 
     url: str | None = None
     echo: bool = False
-    retention_days: int = Field(default=180, ge=1)
+    retention_days: int = Field(default=180, ge=1, description="Raw messages and personal data are deleted after this many days.")
 
 
 class QdrantSettings(BaseModel):
@@ -86,6 +97,12 @@ class RetrievalSettings(BaseModel):
     chunk_overlap: int = Field(default=100, ge=0)
     reranker: str | None = None
     min_score: float = 0.0
+    prefetch: int = Field(default=40, ge=1, le=1000, description="Candidates each branch (dense, sparse) hands to RRF fusion.")
+    rrf_k: int | None = Field(default=None, ge=1, description="RRF rank constant; None keeps Qdrant's default.")
+    fusion_weights: tuple[float, float] | None = Field(default=(1.0, 2.0), description="RRF weights (dense, sparse); sparse counts double: it measured better on the fiusac corpus.")
+    rerank_candidates: int = Field(default=20, ge=1, le=200, description="How many fused hits the cross-encoder re-scores.")
+    max_document_mb: float = Field(default=20.0, gt=0, description="Files larger than this are skipped at ingestion.")
+    bm25_avg_len: float = Field(default=80.0, gt=0, description="Average chunk length in terms assumed by the BM25 weights.")
 
 
 class LLMSettings(BaseModel):
@@ -98,6 +115,11 @@ class LLMSettings(BaseModel):
     max_tokens: int = Field(default=2048, ge=64)
     timeout_s: float = Field(default=60.0, gt=0)
     max_retries: int = Field(default=3, ge=0)
+    retry_base_delay_s: float = Field(default=0.5, ge=0, description="First backoff delay; doubles per retry unless the server sends retry-after.")
+    prompt_cache: bool = Field(default=True, description="Put a cache_control breakpoint after the fixed prompt prefix.")
+    derivation_retries: int = Field(default=1, ge=0, le=3, description="Retries of an invalid derivation before falling back to RAG.")
+    long_context_max_chars: int = Field(default=400_000, ge=1000, description="Documents beyond this many characters are left out of the long-context prompt.")
+    verifier_min_similarity: float = Field(default=0.80, ge=0.0, le=1.0, description="Embedding similarity below which a Refine/Extract step is flagged as drifting.")
     api_key: SecretStr | None = Field(default=None, description="Read from ANTHROPIC_API_KEY.")
     base_url: str | None = Field(default=None, description="Read from ANTHROPIC_BASE_URL.")
     openai_base_url: str | None = None
@@ -121,10 +143,15 @@ class GateSettings(BaseModel):
     """The out-of-domain gate."""
 
     enabled: bool = True
-    features: str = "embedding+similarity"
+    features: str = Field(default="similarity+tfidf+lexical", description="'+'-joined: embedding, similarity, tfidf, lexical.")
     model: Literal["svm", "logreg", "knn"] = "logreg"
     balanced: bool = True
     auto_reply_out_of_domain: bool = False
+    min_in_recall: float = Field(default=0.98, gt=0.0, le=1.0, description="Held-out in-domain recall the threshold must keep.")
+    knn_k: int = Field(default=15, ge=1)
+    feedback_weight: int = Field(default=3, ge=1, description="How many times each staff-labelled example counts.")
+    llm_in_domain: int = Field(default=300, ge=1)
+    llm_out_of_domain: int = Field(default=300, ge=0)
 
 
 class IMAPSettings(BaseModel):
@@ -141,6 +168,16 @@ class IMAPSettings(BaseModel):
     poll_seconds: float = Field(default=60.0, gt=0)
     max_message_bytes: int = Field(default=10 * 1024 * 1024, ge=1024)
     rate_limit_per_hour: int = Field(default=20, ge=1)
+    use_idle: bool = Field(default=True, description="Use IDLE when the server supports it; poll otherwise.")
+    timeout_s: float = Field(default=60.0, gt=0, description="Socket timeout for IMAP commands.")
+    reconnect_min_s: float = Field(default=1.0, gt=0)
+    reconnect_max_s: float = Field(default=300.0, gt=0)
+    fetch_batch: int = Field(default=50, ge=1, le=1000)
+
+    @property
+    def account(self) -> str:
+        """The checkpoint's account key: user@host."""
+        return f"{self.user or ''}@{self.host or 'maildir'}"
 
     @field_validator("password")
     @classmethod
@@ -157,6 +194,8 @@ class SMTPSettings(BaseModel):
     password: SecretStr | None = None
     security: Literal["ssl", "starttls", "none"] = "starttls"
     from_: str = Field(default="Orientación Estudiantil <consultas@ingenieria.example.edu.uy>", alias="from")
+    timeout_s: float = Field(default=60.0, gt=0)
+    append_to_sent: bool = Field(default=True, description="Append a copy of each reply to the IMAP Sent mailbox.")
 
     model_config = {"populate_by_name": True}
 
@@ -172,11 +211,21 @@ class SlackSettings(BaseModel):
     bot_token: SecretStr | None = None
     signing_secret: SecretStr | None = None
     app_token: SecretStr | None = None
-    channels: list[str] = Field(default_factory=list)
+    channels: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Channel ids whose messages are inbound questions (JSON list or comma-separated).")
     review_channel: str | None = None
-    reviewers: list[str] = Field(default_factory=list)
+    reviewers: Annotated[list[str], NoDecode] = Field(default_factory=list)
     base_url: str | None = None
+    host: str = "0.0.0.0"
     port: int = 3000
+    socket_mode: bool = Field(default=False, description="Receive events over Socket Mode (needs app_token) instead of HTTP.")
+    post_rate_per_channel: float = Field(default=1.0, gt=0, description="Review cards posted per second per channel (Slack allows about 1).")
+    max_post_attempts: int = Field(default=8, ge=1, description="Tries per card before giving up (429s wait Retry-After).")
+    members_cache_seconds: float = Field(default=300.0, ge=0, description="How long the review channel's member list is trusted.")
+
+    @field_validator("channels", "reviewers", mode="before")
+    @classmethod
+    def _list_from_env(cls, v: object) -> object:
+        return _split_list(v)
 
     @field_validator("bot_token", "signing_secret", "app_token")
     @classmethod
@@ -199,6 +248,10 @@ class DigestSettings(BaseModel):
     timezone: str = "America/Montevideo"
     recipients: list[str] = Field(default_factory=list)
     judge_runs: int = Field(default=1, ge=1, le=10)
+    judge_temperature: float = Field(default=0.0, ge=0.0, le=1.0)
+    judge_retries: int = Field(default=2, ge=0, le=5)
+    schedule: bool = Field(default=True, description="Run the weekly digest from the long-running app.")
+    trend_weeks: int = Field(default=4, ge=0, le=26, description="Previous weeks shown as trends.")
 
     @field_validator("timezone")
     @classmethod

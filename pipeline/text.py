@@ -57,3 +57,22 @@ def sentences(text: str) -> list[str]:
         if len(part) >= 3:
             out.append(part)
     return out
+
+
+_SNOWBALL = None
+
+
+def snowball_stem(words: list[str]) -> list[str]:
+    """Snowball (Porter-family) Spanish stems of folded words."""
+    global _SNOWBALL
+    if _SNOWBALL is None:
+        import snowballstemmer
+
+        _SNOWBALL = snowballstemmer.stemmer("spanish")
+    return _SNOWBALL.stemWords(words)
+
+
+def lexical_terms(text: str) -> list[str]:
+    """Terms for the sparse index: folded, stop words dropped, Snowball-stemmed (numbers kept whole)."""
+    words = [t for t in tokens(text) if t not in STOPWORDS_ES and (len(t) > 1 or t.isdigit())]
+    return snowball_stem(words)

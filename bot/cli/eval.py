@@ -1,13 +1,15 @@
-"""`orienta eval retrieval` (and the answer evaluation)."""
+"""`orienta eval retrieval` (the answer evaluation registers its own command on eval_app)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Optional
 
 import typer
 
 from bot.cli._common import console, fail, print_json, services
 from bot.operations import evaluate_retrieval, read_jsonl
+from pipeline.retrieval import MODES
 
 eval_app = typer.Typer(help="Measure retrieval and answers on question sets.", no_args_is_help=True)
 
@@ -21,6 +23,7 @@ def retrieval_cmd(
     ctx: typer.Context,
     qa: Path = typer.Option(..., "--qa", help="JSONL with 'question' and 'doc' (an id or a list of ids)."),
     k: str = typer.Option("1,3,5,10", "--k", help="Comma-separated cut-offs."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="dense, sparse or hybrid (default from settings)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Document-level recall@k, MRR and latency of the current index."""
@@ -30,7 +33,21 @@ def retrieval_cmd(
         ks = sorted({int(x) for x in k.split(",") if x.strip()})
     except ValueError:
         fail(f"--k must be comma-separated integers, got {k!r}")
-    report = evaluate_retrieval(services(ctx), read_jsonl(qa), ks)
+    if not ks or min(ks) < 1:
+        fail("--k needs at least one positive cut-off")
+    if mode and mode not in MODES:
+        fail(f"unknown --mode {mode!r}; choose from {', '.join(MODES)}")
+    try:
+        rows = read_jsonl(qa)
+    except ValueError as exc:
+        fail(f"{qa}: not valid JSON lines ({exc})")
+    bad = next((i for i, r in enumerate(rows, 1) if not isinstance(r, dict) or "question" not in r or "doc" not in r), None)
+    if bad:
+        fail(f"{qa}: line {bad} needs 'question' and 'doc'")
+    svc = services(ctx)
+    if mode:
+        svc.settings.retrieval.mode = mode  # type: ignore[assignment]
+    report = evaluate_retrieval(svc, rows, ks)
     if as_json:
         print_json(report)
         return

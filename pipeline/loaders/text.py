@@ -1,66 +1,63 @@
-"""Loaders turn files into Documents, one function per format, registered by extension."""
+"""Text formats: Markdown, plain text and HTML."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
 
 from pipeline.documents import Document, document_id
 from pipeline.errors import DocumentError
-
-Loader = Callable[[Path], Document]
-LOADERS: dict[str, Loader] = {}
-
-MAX_BYTES = 20 * 1024 * 1024
-
-
-def register(*extensions: str) -> Callable[[Loader], Loader]:
-    """Register a loader for file extensions (with the dot, lower case)."""
-
-    def deco(fn: Loader) -> Loader:
-        for ext in extensions:
-            LOADERS[ext] = fn
-        return fn
-
-    return deco
-
-
-def read_text(path: Path) -> str:
-    """Read a text file as UTF-8, falling back to windows-1252 for legacy files."""
-    data = path.read_bytes()
-    if b"\x00" in data[:4096]:
-        raise DocumentError(f"{path.name}: looks like a binary file, not text")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        return data.decode("cp1252", errors="replace")
-
+from pipeline.loaders import decode_text, register
 
 _URL_LINE = re.compile(r"^(?:fuente|source|url)\s*:\s*(https?://\S+)", re.IGNORECASE | re.MULTILINE)
+
+
+def _read(path: Path) -> tuple[str, list[str]]:
+    text, warning = decode_text(path.read_bytes(), path.name)
+    return text, [warning] if warning else []
+
+
+_PAGE = re.compile(r"^-{2,}\s*p[áa]gina\s+(\d+)\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def page_offsets(text: str) -> list[tuple[int, int]]:
+    """(offset, page) for '--- Página N ---' markers left by PDF-to-text conversions."""
+    return [(m.start(), int(m.group(1))) for m in _PAGE.finditer(text)]
+
+
+def _url(text: str) -> str | None:
+    m = _URL_LINE.search(text)
+    return m.group(1) if m else None
 
 
 @register(".md", ".markdown")
 def load_markdown(path: Path) -> Document:
     """Markdown: title from the first heading, URL from a 'Fuente: https://...' line."""
-    text = read_text(path)
+    text, warnings = _read(path)
     m = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
-    title = m.group(1).strip() if m else path.stem.replace("_", " ").capitalize()
-    url = _URL_LINE.search(text)
-    return Document(id=document_id(path), title=title, text=text.strip(), source=str(path), url=url.group(1) if url else None)
+    title = m.group(1).strip() if m else _first_line(text, path)
+    text = text.strip()
+    return Document(id=document_id(path), title=title, text=text, source=str(path), url=_url(text), pages=page_offsets(text), warnings=warnings)
+
+
+def _first_line(text: str, path: Path) -> str:
+    for line in text.splitlines():
+        line = line.strip(" #\t")
+        if line and not line.startswith("---"):
+            return line[:120]
+    return path.stem.replace("_", " ").capitalize()
 
 
 @register(".txt")
 def load_text(path: Path) -> Document:
     """Plain text: the first non-empty line is the title."""
-    text = read_text(path)
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), path.stem)
-    url = _URL_LINE.search(text)
-    return Document(id=document_id(path), title=first[:120], text=text.strip(), source=str(path), url=url.group(1) if url else None)
+    text, warnings = _read(path)
+    text = text.strip()
+    return Document(id=document_id(path), title=_first_line(text, path), text=text, source=str(path), url=_url(text), pages=page_offsets(text), warnings=warnings)
 
 
-_BOILERPLATE = ["nav", "header", "footer", "script", "style", "noscript", "aside", "form", "iframe", "svg"]
-_BOILERPLATE_HINTS = re.compile(r"cookie|menu|navbar|breadcrumb|footer|header|sidebar|banner|skip", re.IGNORECASE)
+_BOILERPLATE = ["nav", "header", "footer", "script", "style", "noscript", "aside", "form", "iframe", "svg", "button"]
+_BOILERPLATE_HINTS = re.compile(r"cookie|menu|navbar|breadcrumb|footer|header|sidebar|banner|skip|social|share", re.IGNORECASE)
 
 
 def html_to_text(html: str) -> tuple[str, str | None, str | None]:
@@ -108,23 +105,8 @@ def html_to_text(html: str) -> tuple[str, str | None, str | None]:
 @register(".html", ".htm")
 def load_html(path: Path) -> Document:
     """HTML: boilerplate (nav, header, footer, cookie banners) dropped, links kept as URLs."""
-    text, title, url = html_to_text(read_text(path))
+    html, warnings = _read(path)
+    text, title, url = html_to_text(html)
     if not text.strip():
         raise DocumentError(f"{path.name}: no readable text in this HTML page")
-    return Document(id=document_id(path), title=title or path.stem, text=text, source=str(path), url=url)
-
-
-def load_document(path: Path) -> Document:
-    """Load one file with the loader for its extension; raise DocumentError with a clear reason."""
-    loader = LOADERS.get(path.suffix.lower())
-    if loader is None:
-        raise DocumentError(f"{path.name}: unsupported file type {path.suffix or '(none)'}")
-    size = path.stat().st_size
-    if size == 0:
-        raise DocumentError(f"{path.name}: empty file")
-    if size > MAX_BYTES:
-        raise DocumentError(f"{path.name}: too large ({size / 1e6:.0f} MB > {MAX_BYTES / 1e6:.0f} MB)")
-    doc = loader(path)
-    if not doc.text.strip():
-        raise DocumentError(f"{path.name}: no text could be extracted")
-    return doc
+    return Document(id=document_id(path), title=title or path.stem, text=text, source=str(path), url=url, warnings=warnings)

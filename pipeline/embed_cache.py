@@ -1,0 +1,99 @@
+"""A persistent embedding cache keyed by model name and text hash, so unchanged text is never re-embedded."""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.embeddings import Embedder
+
+Progress = Callable[[int, int], None]
+
+
+def text_key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class EmbeddingCache:
+    """Vectors in one SQLite file under the cache dir: (model, text hash) -> float32 vector."""
+
+    def __init__(self, directory: Path) -> None:
+        self.path = Path(directory) / "embeddings.sqlite"
+        self._conn: sqlite3.Connection | None = None
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._conn = sqlite3.connect(self.path)
+            self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT, key TEXT, vec BLOB, PRIMARY KEY (model, key))")
+        return self._conn
+
+    def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
+        out: dict[str, np.ndarray] = {}
+        for i in range(0, len(keys), 500):
+            part = list(keys[i : i + 500])
+            rows = self.conn.execute(f"SELECT key, vec FROM vectors WHERE model = ? AND key IN ({','.join('?' * len(part))})", [model, *part])
+            out.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
+        return out
+
+    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
+        with self.conn:
+            self.conn.executemany(
+                "INSERT OR REPLACE INTO vectors (model, key, vec) VALUES (?, ?, ?)",
+                [(model, k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
+            )
+
+    def count(self, model: str | None = None) -> int:
+        if model is None:
+            return self.conn.execute("SELECT COUNT(*) FROM vectors").fetchone()[0]
+        return self.conn.execute("SELECT COUNT(*) FROM vectors WHERE model = ?", (model,)).fetchone()[0]
+
+    def close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+
+class CachedEmbedder:
+    """Wraps an Embedder: passages come from the cache when their text was embedded before by the same model."""
+
+    def __init__(self, embedder: Embedder, cache: EmbeddingCache, *, batch_size: int = 32) -> None:
+        self.inner, self.cache, self.batch_size = embedder, cache, batch_size
+        self.name = embedder.name
+        self.hits = self.misses = 0
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_passages(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        """Embed passages, in batches, only those not already cached; `progress(done, total)` after each batch."""
+        keys = [text_key(t) for t in texts]
+        found = self.cache.get_many(self.name, list(dict.fromkeys(keys)))
+        first = {k: i for i, k in reversed(list(enumerate(keys)))}
+        todo = [i for k, i in first.items() if k not in found]  # each missing text once
+        self.hits += len(texts) - len(todo)
+        self.misses += len(todo)
+        done = len(texts) - len(todo)
+        if progress:
+            progress(done, len(texts))
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start : start + self.batch_size]
+            vecs = self.inner.embed_passages([texts[i] for i in batch])
+            new = {keys[i]: v for i, v in zip(batch, vecs, strict=True)}
+            self.cache.put_many(self.name, new)
+            found.update(new)
+            done += sum(1 for k in keys if k in new)
+            if progress:
+                progress(done, len(texts))
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.stack([found[k] for k in keys]).astype(np.float32)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_queries(texts)

@@ -1,0 +1,90 @@
+"""Retrieval modes over a small office, re-ranking, and the settings factory."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.chunking import chunk_document
+from pipeline.documents import Document
+from pipeline.embeddings import HashingEmbedder
+from pipeline.errors import ConfigurationError
+from pipeline.index import Hit
+from pipeline.retrieval import QdrantRetriever, load_reranker, retriever_from_settings
+from pipeline.settings import RetrievalSettings
+from pipeline.sparse import BM25Encoder
+from tests.pipeline.index_fixtures import index  # noqa: F401  (fixture)
+
+EMB = HashingEmbedder(dim=128)
+OFFICE = {
+    "revalidas": ("Reválidas", "Para revalidar materias aprobadas en otra universidad se presenta el programa del curso en Bedelía. El trámite cuesta 500 pesos."),
+    "becas": ("Becas", "El Fondo de Solidaridad otorga becas de transporte y alojamiento a estudiantes del interior del país."),
+    "examenes": ("Exámenes", "La inscripción a los exámenes de febrero cierra el 5 de febrero. Los exámenes se rinden en el período indicado en el calendario."),
+    "lockers": ("Lockers", "La Facultad no tiene lockers; el centro de estudiantes alquila casilleros."),
+}
+
+
+@pytest.fixture
+def office(index):  # noqa: F811
+    index.ensure(EMB.dim)
+    sparse = BM25Encoder()
+    for doc_id, (title, text) in OFFICE.items():
+        doc = Document(id=doc_id, title=title, text=text, source=f"/{doc_id}.md")
+        chunks = chunk_document(doc, "sentence", size=120, overlap=0)
+        texts = [c.embed_text for c in chunks]
+        index.replace_document(chunks, EMB.embed_passages(texts), sparse.encode_passages(texts), doc_meta=doc.metadata())
+    return index
+
+
+QUESTIONS = {
+    "¿Cuánto sale revalidar una materia de otra universidad?": "revalidas",
+    "¿Hay becas para estudiantes del interior?": "becas",
+    "¿Hasta cuándo me inscribo a los exámenes de febrero?": "examenes",
+}
+
+
+@pytest.mark.parametrize("mode", ["dense", "sparse", "hybrid"])
+def test_each_mode_finds_the_right_document(office, mode):
+    r = QdrantRetriever(office, EMB, mode=mode)
+    for question, doc_id in QUESTIONS.items():
+        hits = r.retrieve(question, 2)
+        assert hits and hits[0].chunk.doc_id == doc_id, (mode, question, [h.chunk.doc_id for h in hits])
+        assert len(hits) <= 2
+
+
+def test_sparse_mode_matches_words_despite_accents_and_case(office):
+    hits = QdrantRetriever(office, None, mode="sparse").retrieve("REVALIDA BEDELIA", 3)
+    assert hits[0].chunk.doc_id == "revalidas"
+
+
+def test_hybrid_fuses_both_rankings(office):
+    r = QdrantRetriever(office, EMB, mode="hybrid")
+    hits = r.retrieve("casilleros en la Facultad", 4)
+    assert hits[0].chunk.doc_id == "lockers"
+    assert hits == sorted(hits, key=lambda h: -h.score)
+
+
+class ReverseReranker:
+    """A fake cross-encoder that prefers the hits retrieval ranked last."""
+
+    def rerank(self, question, hits):
+        return [Hit(h.chunk, float(i)) for i, h in enumerate(hits)][::-1]
+
+
+def test_a_reranker_reorders_the_candidates(office):
+    plain = QdrantRetriever(office, EMB, mode="hybrid").retrieve("becas de transporte", 4)
+    reranked = QdrantRetriever(office, EMB, mode="hybrid", reranker=ReverseReranker(), rerank_candidates=4).retrieve("becas de transporte", 4)
+    assert [h.chunk.id for h in reranked] == [h.chunk.id for h in plain][::-1]
+
+
+def test_an_unavailable_cross_encoder_turns_reranking_off(tmp_path, caplog):
+    assert load_reranker(str(tmp_path / "no-such-cross-encoder")) is None
+    assert "re-ranking disabled" in caplog.text
+    assert load_reranker(None) is None
+
+
+def test_factory_follows_the_settings(office):
+    r = retriever_from_settings(RetrievalSettings(mode="sparse", prefetch=7), index=office, embedder=None)
+    assert (r.mode, r.prefetch) == ("sparse", 7)
+    assert r.retrieve("becas", 1)[0].chunk.doc_id == "becas"
+    with pytest.raises(ConfigurationError):
+        QdrantRetriever(office, None, mode="dense")
