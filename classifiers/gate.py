@@ -15,6 +15,7 @@ import numpy as np
 from classifiers.errors import GateError, GateNotTrained, GateStale
 from classifiers.features import FeatureSpace
 from pipeline.embeddings import Embedder
+from pipeline.redaction import strip_placeholders
 
 MODELS = ("svm", "logreg", "knn")
 FORMAT_VERSION = 2
@@ -39,7 +40,6 @@ def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
     return h.hexdigest()[:16]
 
 
-_PLACEHOLDER = re.compile(r"\[[A-Z_]{3,}\]")
 _QUESTION = re.compile(r"[^.!?¿\n]*¿?[^.!?¿\n]*\?")
 
 
@@ -50,7 +50,7 @@ def message_segments(texts: Sequence[str]) -> tuple[list[str], list[int]]:
     segments: list[str] = []
     owner: list[int] = []
     for i, text in enumerate(texts):
-        text = re.sub(r"\s+", " ", _PLACEHOLDER.sub(" ", text)).strip()
+        text = re.sub(r"\s+", " ", strip_placeholders(text)).strip()
         segments.append(text)
         owner.append(i)
         questions = [q.strip() for q in _QUESTION.findall(text) if len(q.strip()) >= 12]

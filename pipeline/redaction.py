@@ -80,6 +80,14 @@ def _apply(text: str, kind: str, pattern: re.Pattern[str], check: Callable[[re.M
     return pattern.sub(repl, text), count
 
 
+PLACEHOLDER = re.compile(r"\[(?:CEDULA|DNI|NIE|TELEFONO|EMAIL|NUM_ESTUDIANTE|[A-Z_]{3,})\]")
+
+
+def strip_placeholders(text: str) -> str:
+    """Text without the [TYPE] placeholders redaction left (they carry no meaning for matching)."""
+    return re.sub(r"[ \t]{2,}", " ", PLACEHOLDER.sub(" ", text))
+
+
 def redact(text: str) -> Redaction:
     """Replace e-mails, cédulas, DNI/NIE, student numbers and phone numbers with [TYPE] placeholders."""
     counts: dict[str, int] = {}

@@ -14,6 +14,7 @@ from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.index import Hit
 from pipeline.generation.lexical import doc_keys, query_keys
+from pipeline.redaction import strip_placeholders
 from pipeline.texts import t
 from pipeline.verifier import StepVerifier
 
@@ -21,7 +22,7 @@ MODEL_LABEL = "extractive (sin LLM)"
 
 def question_weights(question: str, idf, context_weight: float) -> dict[str, float]:
     """IDF weight of each question key; words outside the interrogative sentences count less."""
-    parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
+    parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", strip_placeholders(question)) if p.strip()]
     asked = [p for p in parts if "?" in p] or parts
     weights: dict[str, float] = {}
     for part in parts:

@@ -42,3 +42,12 @@ def test_bare_number_is_a_cedula_only_with_a_valid_check_digit():
 def test_dni_control_letter():
     assert valid_dni("12345678Z") and valid_dni("X1234567L") and not valid_dni("12345678A")
     assert redact("dni 12345678a").text == "dni 12345678a"  # lower-case letter: only when the control letter matches
+
+
+def test_strip_placeholders_leaves_only_the_words():
+    from pipeline.redaction import redact, strip_placeholders
+
+    red = redact("Soy Ana, cédula 4.567.890-5, celular 099 123 456: ¿puedo pedir inscripción tardía?")
+    assert "[CEDULA]" in red.text and "[TELEFONO]" in red.text
+    stripped = strip_placeholders(red.text)
+    assert "[" not in stripped and "¿puedo pedir inscripción tardía?" in stripped
