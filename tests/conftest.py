@@ -37,3 +37,17 @@ def settings(tmp_path, monkeypatch) -> Settings:
     s = Settings(data_dir=tmp_path / "data", _env_file=None)  # type: ignore[call-arg]
     s.embedding.backend = "hashing"
     return s
+
+
+@pytest.fixture
+def cli_env(tmp_path, monkeypatch) -> Path:
+    """Environment for running `orienta` in-process: no ORIENTA_/ANTHROPIC_ variables, a fresh data dir, the model-free embedder."""
+    import os
+
+    for key in list(os.environ):
+        if key.startswith(("ORIENTA_", "ANTHROPIC_")):
+            monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("ORIENTA_EMBEDDING__BACKEND", "hashing")
+    monkeypatch.setenv("ORIENTA_DATA_DIR", str(tmp_path / "data"))
+    return tmp_path / "data"

@@ -16,14 +16,8 @@ from bot.email.maildir import copy_to_maildir
 
 
 @pytest.fixture
-def cli(tmp_path, monkeypatch):
+def cli(cli_env, monkeypatch):
     """Run `orienta` in-process against a fresh data dir with the model-free embedder."""
-    for key in list(os.environ):
-        if key.startswith(("ORIENTA_", "ANTHROPIC_")):
-            monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ORIENTA_EMBEDDING__BACKEND", "hashing")
-    monkeypatch.setenv("ORIENTA_DATA_DIR", str(tmp_path / "data"))
     runner = CliRunner()
 
     def run(*args: str, ok: bool = True):

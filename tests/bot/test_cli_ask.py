@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from typer.testing import CliRunner
@@ -16,13 +15,7 @@ QUESTION = "¿Hasta cuándo me puedo inscribir a los exámenes de febrero?"
 
 
 @pytest.fixture
-def cli(tmp_path, monkeypatch):
-    for key in list(os.environ):
-        if key.startswith(("ORIENTA_", "ANTHROPIC_")):
-            monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ORIENTA_EMBEDDING__BACKEND", "hashing")
-    monkeypatch.setenv("ORIENTA_DATA_DIR", str(tmp_path / "data"))
+def cli(cli_env, monkeypatch):
     monkeypatch.setenv("ORIENTA_GATE__ENABLED", "false")
     runner = CliRunner()
 

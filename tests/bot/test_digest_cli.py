@@ -19,13 +19,7 @@ from tests.review.digest_week import WEEK, build_week
 
 
 @pytest.fixture
-def cli(tmp_path, monkeypatch):
-    for key in list(os.environ):
-        if key.startswith(("ORIENTA_", "ANTHROPIC_")):
-            monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ORIENTA_EMBEDDING__BACKEND", "hashing")
-    monkeypatch.setenv("ORIENTA_DATA_DIR", str(tmp_path / "data"))
+def cli(cli_env, monkeypatch):
     services = Services(load_settings())
     with session_scope(services.engine) as session:
         build_week(session)

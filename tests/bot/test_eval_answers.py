@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from sqlmodel import Session, select
@@ -43,7 +42,7 @@ def test_grid_offline_cached_and_resumable(settings):
     assert (first["computed"], first["cached"]) == (3, 3) and first["note"]
     rows = {r["method"]: r for r in first["configs"]}
     for r in rows.values():
-        assert r["ran"] == ["extractive (extractive (sin LLM))"] and r["judged"] is False and r["acceptable_rate"] is None
+        assert r["ran"] == ["extractive (sin LLM)"] and r["judged"] is False and r["acceptable_rate"] is None
         assert r["n"] == 3 and 0 < r["answered_rate"] <= 1 and r["doc_hit_rate"] == 1.0
         assert r["total"] == pytest.approx(r["correctness"] * r["answered_rate"])
     assert rows["rag"]["token_f1"] == rows["derivation"]["token_f1"]  # offline both run the same engine
@@ -84,13 +83,7 @@ def test_summary_with_judge_verdicts():
     assert s["cost_usd"] == 0.04
 
 
-def test_cli_json_and_chart(tmp_path, monkeypatch, qa_file):
-    for key in list(os.environ):
-        if key.startswith(("ORIENTA_", "ANTHROPIC_")):
-            monkeypatch.delenv(key)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("ORIENTA_EMBEDDING__BACKEND", "hashing")
-    monkeypatch.setenv("ORIENTA_DATA_DIR", str(tmp_path / "data"))
+def test_cli_json_and_chart(cli_env, tmp_path, monkeypatch, qa_file):
     runner = CliRunner()
     assert runner.invoke(app, ["ingest"], catch_exceptions=False).exit_code == 0
     result = runner.invoke(app, ["eval", "answers", "--qa", str(qa_file), "--method", "rag,derivation", "--k", "2,4", "--json"], catch_exceptions=False)
