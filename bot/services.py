@@ -16,7 +16,7 @@ from pipeline.errors import ConfigurationError
 from pipeline.generation import GENERATORS, Generator
 from pipeline.index import ChunkIndex
 from pipeline.llm import LLM, llm_from_settings
-from pipeline.retrieval import Retriever
+from pipeline.retrieval import Retriever, retriever_from_settings
 from pipeline.settings import Settings
 from review.db import init_db, make_engine
 
@@ -44,12 +44,7 @@ class Services:
 
     @cached_property
     def retriever(self) -> Retriever:
-        from pipeline import retrieval
-
-        factory = getattr(retrieval, "retriever_from_settings", None)
-        if factory is not None:
-            return factory(self.settings.retrieval, index=self.index, embedder=self.embedder)
-        return retrieval.DenseRetriever(self.index, self.embedder)
+        return retriever_from_settings(self.settings.retrieval, index=self.index, embedder=self.embedder)
 
     @cached_property
     def llm(self) -> LLM | None:

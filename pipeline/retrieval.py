@@ -66,16 +66,6 @@ def load_reranker(model: str | None) -> Reranker | None:
     return reranker
 
 
-class DenseRetriever:
-    """Nearest chunks by dense embedding."""
-
-    def __init__(self, index: ChunkIndex, embedder: Embedder) -> None:
-        self.index, self.embedder = index, embedder
-
-    def retrieve(self, question: str, k: int) -> list[Hit]:
-        return self.index.search_dense(self.embedder.embed_queries([question])[0], k)
-
-
 class QdrantRetriever:
     """Dense, sparse (BM25 with Qdrant's IDF) or hybrid (prefetch both, fuse by RRF) search, then optional re-ranking."""
 
