@@ -1,0 +1,64 @@
+"""Document diversity in the top 5: recall@1/@5 when at most N chunks per document are kept.
+
+Run (after `orienta --data-dir D ingest ../shared/corpora/fiusac/text`):
+  /work/venv/bin/python benchmarks/retrieval_diversity.py --data-dir D [--qa ../shared/corpora/fiusac/qa_dev.jsonl]
+Prints a table and writes benchmarks/results/retrieval_diversity.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[0] = str(ROOT)  # keep benchmarks/ off the path (a module there could shadow the stdlib)
+
+from bot.services import Services  # noqa: E402
+from pipeline.settings import Settings  # noqa: E402
+
+
+def diversify(doc_ids: list[str], cap: int | None) -> list[str]:
+    """Keep at most `cap` chunks of each document, in rank order."""
+    if cap is None:
+        return doc_ids
+    seen: dict[str, int] = {}
+    out = []
+    for d in doc_ids:
+        if seen.get(d, 0) < cap:
+            out.append(d)
+            seen[d] = seen.get(d, 0) + 1
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--data-dir", required=True, type=Path)
+    ap.add_argument("--qa", type=Path, default=ROOT.parent / "shared" / "corpora" / "fiusac" / "qa_dev.jsonl")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "retrieval_diversity.json")
+    args = ap.parse_args()
+    settings = Settings(data_dir=args.data_dir, _env_file=None)  # type: ignore[call-arg]
+    services = Services(settings)
+    qa = [json.loads(line) for line in args.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = []
+    for mode in ("dense", "sparse", "hybrid"):
+        settings.retrieval.mode = mode  # type: ignore[assignment]
+        services.__dict__.pop("retriever", None)
+        lists = [[h.chunk.doc_id for h in services.retriever.retrieve(q["question"], 20)] for q in qa]
+        for cap in (None, 1, 2, 3):
+            r1 = r5 = 0
+            for q, docs in zip(qa, lists, strict=True):
+                gold = q["doc"] if isinstance(q["doc"], list) else [q["doc"]]
+                top = diversify(docs, cap)
+                r1 += bool(top) and top[0] in gold
+                r5 += any(d in gold for d in top[:5])
+            rows.append({"mode": mode, "max_chunks_per_doc": cap, "recall@1": round(r1 / len(qa), 4), "recall@5": round(r5 / len(qa), 4), "n": len(qa)})
+            print(f"{mode:7s} max/doc {str(cap or '-'):>2s}  R@1 {r1 / len(qa):.3f}  R@5 {r5 / len(qa):.3f}", flush=True)
+    services.close()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"qa": str(args.qa.name), "rows": rows}, indent=2), encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
