@@ -86,6 +86,7 @@ class ExtractiveGenerator:
         self._df: Counter | None = None
         self._n_docs = 0
         self._vec_cache: dict[str, np.ndarray] = {}
+        self.verifier = StepVerifier(embedder=None)  # lexical checks only: extracts are copied, not rewritten
 
     # -- corpus statistics ------------------------------------------------
     def _corpus(self, hits: list[Hit]) -> tuple[Counter, int]:
@@ -159,7 +160,7 @@ class ExtractiveGenerator:
         body = f"{t('according_to', self.lang)}\n\n{listed}"  # the lead-in is boilerplate, not a derived claim
         steps.append(final)
         refs = references_for(steps, final, hits)
-        StepVerifier(embedder=None).verify(steps, [h.chunk.embed_text for h in hits], question)
+        self.verifier.verify(steps, [h.chunk.embed_text for h in hits], question)
         return Answer(
             text=format_reply(body, refs, self.lang),
             method="extractive",
