@@ -39,6 +39,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "retrieval_diversity.json")
     args = ap.parse_args()
     settings = Settings(data_dir=args.data_dir, _env_file=None)  # type: ignore[call-arg]
+    settings.retrieval.max_chunks_per_document = 0  # the raw ranking; the caps are applied below
     services = Services(settings)
     qa = [json.loads(line) for line in args.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
     rows = []

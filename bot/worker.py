@@ -102,7 +102,8 @@ def draft_for(services: Services, question: str) -> tuple[Answer, bool | None, f
         from pipeline.generation import format_reply
 
         return Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned"), in_domain, score
-    hits = services.retriever.retrieve(question, services.settings.retrieval.k)
+    r = services.settings.retrieval
+    hits = services.retriever.retrieve(question, r.k, support=r.support_chunks)
     return services.generator().generate(question, hits), in_domain, score
 
 

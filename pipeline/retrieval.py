@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
@@ -19,7 +20,7 @@ MODES: tuple[str, ...] = ("dense", "sparse", "hybrid")
 class Retriever(Protocol):
     """Finds the chunks most relevant to a question."""
 
-    def retrieve(self, question: str, k: int) -> list[Hit]: ...
+    def retrieve(self, question: str, k: int, *, support: int = 0) -> list[Hit]: ...
 
 
 class Reranker(Protocol):
@@ -82,6 +83,7 @@ class QdrantRetriever:
         reranker: Reranker | None = None,
         rerank_candidates: int = 20,
         min_score: float = 0.0,
+        max_chunks_per_document: int = 0,
     ) -> None:
         if mode not in MODES:
             raise ConfigurationError(f"unknown retrieval mode {mode!r}; choose from {', '.join(MODES)}")
@@ -91,6 +93,7 @@ class QdrantRetriever:
         self.sparse = sparse or BM25Encoder()
         self.prefetch, self.rrf_k, self.weights = prefetch, rrf_k, weights
         self.reranker, self.rerank_candidates, self.min_score = reranker, rerank_candidates, min_score
+        self.max_chunks_per_document = max_chunks_per_document
 
     def _search(self, question: str, n: int) -> list[Hit]:
         if self.mode == "sparse":
@@ -100,8 +103,15 @@ class QdrantRetriever:
             return self.index.search_dense(dense, n)
         return self.index.search_hybrid(dense, self.sparse.encode_query(question), n, prefetch=max(self.prefetch, n), rrf_k=self.rrf_k, weights=self.weights)
 
-    def retrieve(self, question: str, k: int) -> list[Hit]:
+    def retrieve(self, question: str, k: int, *, support: int = 0) -> list[Hit]:
+        """The k best hits (at most max_chunks_per_document per document), then up to `support` more chunks of those documents.
+
+        Support chunks give a generator the depth of the documents found (the second and third chunk of the best
+        one) without letting one document crowd the others out of the top k.
+        """
         n = max(k, self.rerank_candidates) if self.reranker else k
+        if self.max_chunks_per_document:  # a deeper candidate list, so that k distinct documents survive the cap
+            n = max(n, self.prefetch)
         try:
             hits = self._search(question, n)
         except IndexError_:
@@ -112,7 +122,27 @@ class QdrantRetriever:
             hits = self.reranker.rerank(question, hits)
         elif self.min_score > 0 and self.mode == "dense":
             hits = [h for h in hits if h.score >= self.min_score]
-        return hits[:k]
+        top = cap_per_document(hits, self.max_chunks_per_document)[:k]
+        return top + support_chunks(hits, top, support)
+
+
+def cap_per_document(hits: Sequence[Hit], cap: int | None) -> list[Hit]:
+    """Keep at most `cap` chunks of each document, in rank order (0 or None keeps every hit)."""
+    if not cap:
+        return list(hits)
+    seen: Counter[str] = Counter()
+    kept = []
+    for h in hits:
+        if seen[h.chunk.doc_id] < cap:
+            seen[h.chunk.doc_id] += 1
+            kept.append(h)
+    return kept
+
+
+def support_chunks(ranked: Sequence[Hit], top: Sequence[Hit], n: int) -> list[Hit]:
+    """Up to n further chunks, in rank order, of the documents already in `top`."""
+    docs, taken = {h.chunk.doc_id for h in top}, {h.chunk.id for h in top}
+    return [h for h in ranked if h.chunk.doc_id in docs and h.chunk.id not in taken][:n]
 
 
 def retriever_from_settings(retrieval_settings, *, index: ChunkIndex, embedder: Embedder | None) -> Retriever:
@@ -129,4 +159,5 @@ def retriever_from_settings(retrieval_settings, *, index: ChunkIndex, embedder: 
         reranker=load_reranker(r.reranker),
         rerank_candidates=r.rerank_candidates,
         min_score=r.min_score,
+        max_chunks_per_document=r.max_chunks_per_document,
     )

@@ -103,6 +103,10 @@ class RetrievalSettings(BaseModel):
     rerank_candidates: int = Field(default=20, ge=1, le=200, description="How many fused hits the cross-encoder re-scores.")
     max_document_mb: float = Field(default=20.0, gt=0, description="Files larger than this are skipped at ingestion.")
     bm25_avg_len: float = Field(default=80.0, gt=0, description="Average chunk length in terms assumed by the BM25 weights.")
+    max_chunks_per_document: int = Field(
+        default=1, ge=0, description="At most this many of the k retrieved chunks come from one document (0: no cap); 1 ranks documents by their best chunk."
+    )
+    support_chunks: int = Field(default=3, ge=0, le=20, description="Further chunks of the retrieved documents (best first) that the generator also reads.")
 
 
 class LLMSettings(BaseModel):

@@ -78,11 +78,12 @@ class ExtractiveGenerator:
         context_weight: float = 0.25,
         max_sentences: int = 3,
         dense_weight: float = 0.5,
+        rank_weight: float = 0.5,
         **_: object,
     ) -> None:
         self.lang, self.index, self.embedder = lang, index, embedder
         self.min_coverage, self.context_weight = min_coverage, context_weight
-        self.max_sentences, self.dense_weight = max_sentences, dense_weight
+        self.max_sentences, self.dense_weight, self.rank_weight = max_sentences, dense_weight, rank_weight
         self._df: Counter | None = None
         self._n_docs = 0
         self._vec_cache: dict[str, np.ndarray] = {}
@@ -135,7 +136,8 @@ class ExtractiveGenerator:
                 have = doc_keys(text)
                 lexical = sum(w for k, w in weights.items() if k in have) / total
                 context = sum(w for k, w in weights.items() if k in section and k not in have) / total
-                cands.append(_Candidate(lexical + 0.3 * context + 0.1 * (n - 1 == best_chunk), n, i, text))
+                prior = self.rank_weight * max(covs) / n  # retrieval's own ranking is evidence too
+                cands.append(_Candidate(lexical + 0.3 * context + 0.1 * (n - 1 == best_chunk) + prior, n, i, text))
         if not cands:
             return self._no_info(hits, start, covs)
         sims = self._similarities(question, [c.text for c in cands])

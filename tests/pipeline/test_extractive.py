@@ -64,3 +64,14 @@ def test_long_words_need_a_longer_shared_prefix():
 
     assert query_keys("estacionamiento") == ["estaci"] and "estaci" not in doc_keys("Está establecido en el estatuto.")
     assert set(query_keys("inscripciones")) <= doc_keys("podés inscribirte") and set(query_keys("inscribir")) <= doc_keys("inscripción")
+
+
+
+def test_retrieval_rank_weighs_in_when_a_lower_hit_covers_the_question_slightly_better():
+    a = hit("bedelia", "Bedelía", "El trámite de reválida se inicia en Bedelía con el programa.", "https://x.example/bedelia", "Reválidas")
+    b = hit("secretaria", "Secretaría", "El trámite de reválida de cursos se inicia en Secretaría con el programa.", "https://x.example/secretaria", "Reválidas")
+    question = "¿Dónde se inicia el trámite de reválida de cursos?"
+    flat = ExtractiveGenerator(max_sentences=1, rank_weight=0.0).generate(question, [a, b])
+    assert [r.doc_id for r in flat.references] == ["secretaria"]  # lexical coverage alone prefers the second hit
+    ranked = ExtractiveGenerator(max_sentences=1, rank_weight=2.0).generate(question, [a, b])
+    assert [r.doc_id for r in ranked.references] == ["bedelia"]  # a strong rank prior keeps retrieval's first choice

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from pipeline.chunking import chunk_document
@@ -88,3 +90,39 @@ def test_factory_follows_the_settings(office):
     assert r.retrieve("becas", 1)[0].chunk.doc_id == "becas"
     with pytest.raises(ConfigurationError):
         QdrantRetriever(office, None, mode="dense")
+
+
+@pytest.mark.parametrize("mode", ["dense", "sparse", "hybrid"])
+def test_a_cap_of_one_chunk_per_document_ranks_documents_by_their_best_chunk(office, mode):
+    question = "exámenes de febrero en el calendario"
+    raw = QdrantRetriever(office, EMB, mode=mode).retrieve(question, 10)
+    assert len({h.chunk.doc_id for h in raw}) < len(raw), "the office should give several chunks of one document"
+    capped = QdrantRetriever(office, EMB, mode=mode, max_chunks_per_document=1).retrieve(question, 3)
+    first_seen = list(dict.fromkeys(h.chunk.doc_id for h in raw))
+    assert [h.chunk.doc_id for h in capped] == first_seen[:3]
+    assert [h.chunk.id for h in capped] == [next(h.chunk.id for h in raw if h.chunk.doc_id == d) for d in first_seen[:3]]
+
+
+def test_a_cap_of_two_keeps_a_second_chunk_of_a_document(office):
+    hits = QdrantRetriever(office, EMB, mode="sparse", max_chunks_per_document=2).retrieve("exámenes de febrero", 10)
+    per_doc = Counter(h.chunk.doc_id for h in hits)
+    assert per_doc["examenes"] == 2 and max(per_doc.values()) == 2
+
+
+def test_the_settings_cap_documents_at_one_chunk_by_default(office):
+    assert RetrievalSettings().max_chunks_per_document == 1
+    r = retriever_from_settings(RetrievalSettings(mode="sparse"), index=office, embedder=None)
+    hits = r.retrieve("exámenes de febrero", 4)
+    assert len({h.chunk.doc_id for h in hits}) == len(hits)
+    assert retriever_from_settings(RetrievalSettings(mode="sparse", max_chunks_per_document=0), index=office, embedder=None).max_chunks_per_document == 0
+
+
+def test_support_chunks_add_depth_from_the_documents_found_without_changing_the_top_k(office):
+    r = QdrantRetriever(office, EMB, mode="sparse", max_chunks_per_document=1)
+    top = r.retrieve("exámenes de febrero", 2)
+    with_support = r.retrieve("exámenes de febrero", 2, support=5)
+    assert top and with_support[: len(top)] == top
+    extra = with_support[len(top) :]
+    assert extra and all(h.chunk.doc_id in {t.chunk.doc_id for t in top} for h in extra)
+    assert len({h.chunk.id for h in with_support}) == len(with_support)
+    assert r.retrieve("exámenes de febrero", 2, support=0) == top
