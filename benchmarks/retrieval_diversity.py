@@ -42,7 +42,7 @@ def main() -> None:
     settings.retrieval.max_chunks_per_document = 0  # the raw ranking; the caps are applied below
     services = Services(settings)
     qa = [json.loads(line) for line in args.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
-    rows = []
+    rows, misses = [], {}
     for mode in ("dense", "sparse", "hybrid"):
         settings.retrieval.mode = mode  # type: ignore[assignment]
         services.__dict__.pop("retriever", None)
@@ -54,11 +54,18 @@ def main() -> None:
                 top = diversify(docs, cap)
                 r1 += bool(top) and top[0] in gold
                 r5 += any(d in gold for d in top[:5])
+            if mode == "hybrid" and cap == 1:
+                for q, docs in zip(qa, lists, strict=True):
+                    gold = q["doc"] if isinstance(q["doc"], list) else [q["doc"]]
+                    if not any(d in gold for d in diversify(docs, 1)[:5]):
+                        misses.setdefault(gold[0], []).append({"question": q["question"], "top5": diversify(docs, 1)[:5]})
             rows.append({"mode": mode, "max_chunks_per_doc": cap, "recall@1": round(r1 / len(qa), 4), "recall@5": round(r5 / len(qa), 4), "n": len(qa)})
             print(f"{mode:7s} max/doc {str(cap or '-'):>2s}  R@1 {r1 / len(qa):.3f}  R@5 {r5 / len(qa):.3f}", flush=True)
     services.close()
+    per_doc = {d: len(qs) for d, qs in sorted(misses.items(), key=lambda kv: -len(kv[1]))}
+    print(f"hybrid, one chunk per document: questions missed at 5, by expected document: {per_doc}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"qa": str(args.qa.name), "rows": rows}, indent=2), encoding="utf-8")
+    args.out.write_text(json.dumps({"qa": str(args.qa.name), "rows": rows, "hybrid_cap1_misses_at_5": misses}, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
 if __name__ == "__main__":
