@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,9 +14,13 @@ from pipeline.chunking import Chunk
 from pipeline.errors import IndexError_
 from pipeline.sparse import SparseVector
 
+if TYPE_CHECKING:
+    from pipeline.local_search import LocalSearch
+
 DENSE = "dense"
 SPARSE = "sparse"
 _NS = uuid.UUID("7c1f3a52-6a53-4b39-9a0e-2f9a3b1c0d11")
+_EMPTY = "the index is empty: run `orienta ingest` first"
 _DOC_FIELDS = ("doc_title", "source", "url", "content_hash", "ingested_at", "active", "chunking", "embedder")
 
 
@@ -80,11 +85,22 @@ def _active_filter():
 class ChunkIndex:
     """Qdrant collection of chunks with a named dense vector and a named sparse (BM25, IDF-modified) vector."""
 
-    def __init__(self, *, path: Path | None = None, url: str | None = None, api_key: str | None = None, collection: str = "orienta_chunks", batch_size: int = 256) -> None:
+    def __init__(
+        self,
+        *,
+        path: Path | None = None,
+        url: str | None = None,
+        api_key: str | None = None,
+        collection: str = "orienta_chunks",
+        batch_size: int = 256,
+        fast_local_search: bool = True,
+    ) -> None:
         self.path, self.url, self.api_key, self.collection = path, url, api_key, collection
         self.batch_size = batch_size
+        self.fast_local_search = fast_local_search
         self._client = None
         self._has_inactive: bool | None = None  # local mode only: skip the (slow, pure-Python) filter when nothing is inactive
+        self._local_search: LocalSearch | None = None  # local mode only: in-memory copy searched instead of qdrant-client's local scoring
 
     @classmethod
     def from_settings(cls, settings) -> "ChunkIndex":  # settings: pipeline.settings.Settings
@@ -94,6 +110,7 @@ class ChunkIndex:
             url=q.url,
             api_key=q.api_key.get_secret_value() if q.api_key else None,
             collection=q.collection,
+            fast_local_search=q.fast_local_search,
         )
 
     @property
@@ -113,9 +130,15 @@ class ChunkIndex:
         return self._client
 
     def close(self) -> None:
+        self._changed()  # once the file lock is released another process may write
         if self._client is not None:
             self._client.close()
             self._client = None
+
+    def _changed(self) -> None:
+        """Forget what a write may have made stale (called after every write)."""
+        self._has_inactive = None
+        self._local_search = None
 
     def exists(self) -> bool:
         return self.client.collection_exists(self.collection)
@@ -139,6 +162,7 @@ class ChunkIndex:
             vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
+        self._changed()
         if self.url:  # payload indexes only matter on a server
             for key in ("doc_id", "content_hash"):
                 self.client.create_payload_index(self.collection, key, models.PayloadSchemaType.KEYWORD)
@@ -147,7 +171,7 @@ class ChunkIndex:
     def reset(self) -> None:
         if self.exists():
             self.client.delete_collection(self.collection)
-        self._has_inactive = None
+        self._changed()
 
     def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, *, content_hash: str, sparse: Sequence[SparseVector] | None = None, doc_meta: dict | None = None) -> None:
         """Write all chunks of one document version (see replace_document for the atomic swap)."""
@@ -160,8 +184,11 @@ class ChunkIndex:
             if s is not None and s.indices:
                 vector[SPARSE] = s.to_qdrant()
             points.append(models.PointStruct(id=point_id(c.id, content_hash), vector=vector, payload=chunk_payload(c, content_hash, doc_meta)))
-        for i in range(0, len(points), self.batch_size):
-            self.client.upsert(self.collection, points=points[i : i + self.batch_size], wait=True)
+        try:
+            for i in range(0, len(points), self.batch_size):
+                self.client.upsert(self.collection, points=points[i : i + self.batch_size], wait=True)
+        finally:
+            self._changed()
 
     def replace_document(self, chunks: Sequence[Chunk], vectors: np.ndarray, sparse: Sequence[SparseVector], *, doc_meta: dict) -> None:
         """Write a new version of a document, then drop the old one; on failure the old version stays and nothing half-written remains."""
@@ -172,13 +199,15 @@ class ChunkIndex:
             self._delete(_doc_filter(doc_id, content_hash=content_hash))
             raise IndexError_(f"{doc_id}: writing to the index failed ({type(exc).__name__}: {exc}); the previous version was kept") from exc
         self._delete(_doc_filter(doc_id, content_hash=content_hash, other_versions=True))
-        self._has_inactive = None
 
     def _delete(self, flt) -> None:
         from qdrant_client import models
 
         if self.exists():
-            self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+            try:
+                self.client.delete(self.collection, points_selector=models.FilterSelector(filter=flt), wait=True)
+            finally:
+                self._changed()
 
     def delete_document(self, doc_id: str) -> None:
         self._delete(_doc_filter(doc_id))
@@ -187,8 +216,10 @@ class ChunkIndex:
         """Include (True) or exclude (False) a document from retrieval without deleting it; returns its chunk count."""
         n = self.client.count(self.collection, count_filter=_doc_filter(doc_id), exact=True).count if self.exists() else 0
         if n:
-            self.client.set_payload(self.collection, payload={"active": active}, points=_doc_filter(doc_id), wait=True)
-            self._has_inactive = None
+            try:
+                self.client.set_payload(self.collection, payload={"active": active}, points=_doc_filter(doc_id), wait=True)
+            finally:
+                self._changed()
         return n
 
     def _retrieval_filter(self):
@@ -240,22 +271,41 @@ class ChunkIndex:
 
     def _query(self, **kwargs) -> list[Hit]:
         if not self.exists():
-            raise IndexError_("the index is empty: run `orienta ingest` first")
+            raise IndexError_(_EMPTY)
         res = self.client.query_points(self.collection, with_payload=True, query_filter=self._retrieval_filter(), **kwargs)
         return [Hit(chunk_from_payload(p.payload), float(p.score)) for p in res.points]
 
+    def _fast(self) -> LocalSearch | None:
+        """The in-memory copy searched in local mode (built on first use after a write), or None when Qdrant does the search."""
+        if self.url or not self.fast_local_search:
+            return None
+        if not self.exists():
+            raise IndexError_(_EMPTY)
+        if self._local_search is None:
+            from pipeline.local_search import LocalSearch
+
+            self._local_search = LocalSearch(list(self._scroll(with_vectors=True)), dense=DENSE, sparse=SPARSE)
+        return self._local_search
+
     def search_dense(self, vector: np.ndarray, k: int) -> list[Hit]:
+        if (fast := self._fast()) is not None:
+            return _hits(fast.dense(vector, k))
         return self._query(query=np.asarray(vector, dtype=np.float32).tolist(), using=DENSE, limit=k)
 
     def search_sparse(self, vector: SparseVector, k: int) -> list[Hit]:
         if not vector.indices:
             return []
+        if (fast := self._fast()) is not None:
+            return _hits(fast.sparse(vector, k))
         return self._query(query=vector.to_qdrant(), using=SPARSE, limit=k)
 
     def search_hybrid(self, dense: np.ndarray, sparse: SparseVector, k: int, *, prefetch: int = 50, rrf_k: int | None = None, weights: tuple[float, float] | None = None) -> list[Hit]:
-        """Dense and sparse candidates fused by reciprocal rank fusion in one Query API call."""
+        """Dense and sparse candidates fused by reciprocal rank fusion (one Query API call on a server)."""
         from qdrant_client import models
 
+        fusion_weights = list(weights) if weights and sparse.indices else None  # weights need both branches
+        if (fast := self._fast()) is not None:
+            return _hits(fast.hybrid(dense, sparse, k, prefetch=prefetch, rrf_k=rrf_k, weights=fusion_weights))
         active = self._retrieval_filter()
         branches = [models.Prefetch(query=np.asarray(dense, dtype=np.float32).tolist(), using=DENSE, limit=prefetch, filter=active)]
         if sparse.indices:
@@ -263,5 +313,9 @@ class ChunkIndex:
         if rrf_k is None and weights is None:
             query = models.FusionQuery(fusion=models.Fusion.RRF)
         else:
-            query = models.RrfQuery(rrf=models.Rrf(k=rrf_k, weights=list(weights) if weights and len(branches) == 2 else None))
+            query = models.RrfQuery(rrf=models.Rrf(k=rrf_k, weights=fusion_weights))
         return self._query(prefetch=branches, query=query, limit=k)
+
+
+def _hits(pairs: list[tuple[dict, float]]) -> list[Hit]:
+    return [Hit(chunk_from_payload(payload), score) for payload, score in pairs]

@@ -70,6 +70,10 @@ class QdrantSettings(BaseModel):
     url: str | None = None
     api_key: SecretStr | None = None
     collection: str = "orienta_chunks"
+    fast_local_search: bool = Field(
+        default=True,
+        description="Local mode only: numpy/scipy scoring over an in-memory copy of the collection, same results as qdrant-client's local mode.",
+    )
 
     @field_validator("api_key")
     @classmethod
