@@ -16,20 +16,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # keep benchmarks/ off the path (a module there could shadow the stdlib)
 
 from bot.services import Services  # noqa: E402
+from pipeline.retrieval import cap_per_document  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
 
 
-def diversify(doc_ids: list[str], cap: int | None) -> list[str]:
-    """Keep at most `cap` chunks of each document, in rank order."""
-    if cap is None:
-        return doc_ids
-    seen: dict[str, int] = {}
-    out = []
-    for d in doc_ids:
-        if seen.get(d, 0) < cap:
-            out.append(d)
-            seen[d] = seen.get(d, 0) + 1
-    return out
+def diversify(hits, cap: int | None) -> list[str]:
+    """Document ids of the hits left after the product's cap (at most `cap` chunks per document)."""
+    return [h.chunk.doc_id for h in cap_per_document(hits, cap)]
 
 
 def main() -> None:
@@ -46,7 +39,7 @@ def main() -> None:
     for mode in ("dense", "sparse", "hybrid"):
         settings.retrieval.mode = mode  # type: ignore[assignment]
         services.__dict__.pop("retriever", None)
-        lists = [[h.chunk.doc_id for h in services.retriever.retrieve(q["question"], 20)] for q in qa]
+        lists = [services.retriever.retrieve(q["question"], 20) for q in qa]
         for cap in (None, 1, 2, 3):
             r1 = r5 = 0
             for q, docs in zip(qa, lists, strict=True):
