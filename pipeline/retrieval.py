@@ -110,7 +110,7 @@ class QdrantRetriever:
         one) without letting one document crowd the others out of the top k.
         """
         n = max(k, self.rerank_candidates) if self.reranker else k
-        if self.max_chunks_per_document:  # a deeper candidate list, so that k distinct documents survive the cap
+        if self.max_chunks_per_document or support:  # a deeper candidate list: k distinct documents, then their other chunks
             n = max(n, self.prefetch)
         try:
             hits = self._search(question, n)

@@ -126,3 +126,5 @@ def test_support_chunks_add_depth_from_the_documents_found_without_changing_the_
     assert extra and all(h.chunk.doc_id in {t.chunk.doc_id for t in top} for h in extra)
     assert len({h.chunk.id for h in with_support}) == len(with_support)
     assert r.retrieve("exámenes de febrero", 2, support=0) == top
+    uncapped = QdrantRetriever(office, EMB, mode="sparse").retrieve("exámenes de febrero", 1, support=1)
+    assert len(uncapped) == 2 and uncapped[1].chunk.doc_id == uncapped[0].chunk.doc_id  # without a cap, support still reaches past k
