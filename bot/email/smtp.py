@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import smtplib
 import ssl
+from collections.abc import Iterator
+from contextlib import contextmanager
 from email.message import EmailMessage
 from email.utils import getaddresses, parseaddr
 
@@ -74,17 +76,27 @@ class SmtpSender:
                 client.close()
 
     # -------------------------------------------------------------- the Sent mailbox
-    def _imap(self) -> imaplib2.IMAP4:
+    @contextmanager
+    def _sent_mailbox(self, action: str) -> Iterator[imaplib2.IMAP4]:
+        """An IMAP session for the Sent mailbox; IMAP errors become ChannelError naming `action`, and it always logs out."""
         if self.imap is None:
             raise ChannelError("no IMAP account configured for the Sent mailbox")
-        return connect(self.imap)
+        conn = connect(self.imap)
+        try:
+            yield conn
+        except IMAP_ERRORS as exc:
+            raise ChannelError(f"IMAP {action} failed: {exc}") from exc
+        finally:
+            try:
+                conn.logout()
+            except IMAP_ERRORS:
+                pass
 
     def append_to_sent(self, msg: EmailMessage) -> None:
         """Append a copy (marked \\Seen) to the Sent mailbox, creating it when missing."""
         if self.imap is None or not self.smtp.append_to_sent:
             return
-        conn = self._imap()
-        try:
+        with self._sent_mailbox("APPEND to Sent") as conn:
             box = _quote(self.imap.sent_mailbox)
             typ, _ = conn.status(box, "(MESSAGES)")
             if typ != "OK":
@@ -92,29 +104,14 @@ class SmtpSender:
             typ, data = conn.append(box, r"(\Seen)", None, msg.as_bytes())
             if typ != "OK":
                 raise ChannelError(f"IMAP APPEND to {self.imap.sent_mailbox} failed: {data!r}")
-        except IMAP_ERRORS as exc:
-            raise ChannelError(f"IMAP APPEND to Sent failed: {exc}") from exc
-        finally:
-            try:
-                conn.logout()
-            except IMAP_ERRORS:
-                pass
 
     def find_in_sent(self, message_id: str) -> bool:
         """Whether a message with this Message-ID is in the Sent mailbox (crash recovery)."""
         if self.imap is None:
             return False
-        conn = self._imap()
-        try:
+        with self._sent_mailbox("SEARCH in Sent") as conn:
             typ, _ = conn.select(_quote(self.imap.sent_mailbox), readonly=True)
             if typ != "OK":
                 return False
             typ, data = conn.uid("SEARCH", "HEADER", "Message-ID", _quote(message_id.strip()))
             return typ == "OK" and bool(b" ".join(d for d in data if d).split())
-        except IMAP_ERRORS as exc:
-            raise ChannelError(f"IMAP SEARCH in Sent failed: {exc}") from exc
-        finally:
-            try:
-                conn.logout()
-            except IMAP_ERRORS:
-                pass
