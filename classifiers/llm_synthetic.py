@@ -10,6 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
+from pydantic import BaseModel, Field
 
 from classifiers.errors import GateError
 from classifiers.synthetic import STYLES, Example
@@ -25,18 +26,11 @@ OOD_TOPICS = (
     "trámites de otra institución", "un gimnasio o club", "tecnología", "videojuegos", "autos", "jardinería", "arte",
 )
 
-QUESTION_TOOL = {
-    "name": "record_question",
-    "description": "Record the generated question.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "question": {"type": "string", "description": "The message, exactly as the person would send it."},
-            "chunks_used": {"type": "array", "items": {"type": "integer"}, "description": "Numbers of the fragments the answer needs."},
-        },
-        "required": ["question"],
-    },
-}
+class GeneratedQuestion(BaseModel):
+    """The generated question."""
+
+    question: str = Field(description="The message, exactly as the person would send it.")
+    chunks_used: list[int] = Field(description="Numbers of the fragments the answer needs (empty when none).")
 
 
 @lru_cache(maxsize=None)
@@ -85,8 +79,8 @@ def in_domain_question(llm: LLM, chunks: Sequence[Chunk], *, variant: str, style
     """One in-domain question for these chunks ('any': needs at least one, 'all': needs all of them)."""
     name = {"any": "in_domain_any", "all": "in_domain_all"}[variant]
     system = load_prompt(name).format(style=style_descriptions().get(style, style))
-    resp = llm.complete(system=system, user=_fragments(chunks), tool=QUESTION_TOOL, temperature=1.0, max_tokens=600)
-    data = resp.tool_input or {}
+    resp = llm.complete(system=system, user=_fragments(chunks), schema=GeneratedQuestion, max_tokens=1500)
+    data = (resp.data or {}) if resp.outcome == "ok" else {}  # diversity comes from the styles and chunk sets (the API default temperature is 1.0)
     question = str(data.get("question", "")).strip()
     if not question:
         return None
@@ -98,8 +92,8 @@ def in_domain_question(llm: LLM, chunks: Sequence[Chunk], *, variant: str, style
 def out_of_domain_question(llm: LLM, *, style: str, topic: str) -> Example | None:
     """One random question on any topic, from the few-shot prompt."""
     system = load_prompt("out_of_domain").format(style=style_descriptions().get(style, style), topic=topic)
-    resp = llm.complete(system=system, user="Genera la pregunta.", tool=QUESTION_TOOL, temperature=1.0, max_tokens=400)
-    question = str((resp.tool_input or {}).get("question", "")).strip()
+    resp = llm.complete(system=system, user="Genera la pregunta.", schema=GeneratedQuestion, max_tokens=1500)  # room for adaptive thinking
+    question = str((resp.data or {}).get("question", "")).strip() if resp.outcome == "ok" else ""
     if not question:
         return None
     return Example(text=question, label=0, style=style, source="llm", prompt_hash=prompt_hash("out_of_domain"), topic=topic)

@@ -9,6 +9,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from pipeline.errors import LLMError
 from pipeline.llm import LLM, Usage
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, NOT_SCORED, RELEVANCE, SCORED
@@ -16,37 +18,39 @@ from review.prompts import load_judge_prompt
 
 log = logging.getLogger(__name__)
 
-SCORE_TOOL = {
-    "name": "calificar",
-    "description": "Registra la justificación y el puntaje de 1 a 5.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "justificacion": {"type": "string", "description": "Justificación breve, escrita antes del puntaje."},
-            "puntaje": {"type": "integer", "minimum": 1, "maximum": 5},
-        },
-        "required": ["justificacion", "puntaje"],
-    },
-}
-CLAIMS_TOOL = {
-    "name": "verificar",
-    "description": "Registra las afirmaciones de la respuesta y si los extractos las respaldan.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "justificacion": {"type": "string"},
-            "afirmaciones": {
-                "type": "array",
-                "items": {
-                    "type": "object",
-                    "properties": {"texto": {"type": "string"}, "respaldada": {"type": "boolean"}},
-                    "required": ["texto", "respaldada"],
-                },
-            },
-        },
-        "required": ["justificacion", "afirmaciones"],
-    },
-}
+class ScoreReply(BaseModel):
+    """Justificación y puntaje de 1 a 5."""
+
+    justificacion: str = Field(description="Justificación breve, escrita antes del puntaje.")
+    puntaje: int = Field(ge=1, le=5, description="Puntaje entero de 1 a 5.")
+
+
+class Claim(BaseModel):
+    texto: str
+    respaldada: bool
+
+
+class ClaimsReply(BaseModel):
+    """Las afirmaciones de la respuesta y si los extractos las respaldan."""
+
+    justificacion: str
+    afirmaciones: list[Claim]
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    """One judgement to make: which dimension, with which prompt and user message."""
+
+    kind: str
+    prompt_name: str
+    user: str
+
+    @property
+    def key(self) -> str:
+        return hashlib.sha256(f"{self.prompt_name}\n{self.user}".encode("utf-8")).hexdigest()[:40]
+
+
+SCHEMAS = {CORRECTNESS: ScoreReply, RELEVANCE: ScoreReply, FAITHFULNESS: ClaimsReply}
 
 
 class Unparseable(ValueError):
@@ -97,7 +101,7 @@ def text_hash(text: str) -> str:
 
 def _score_input(data: dict[str, Any] | None) -> tuple[float, str, list[dict]]:
     if not isinstance(data, dict):
-        raise Unparseable("no tool call in the reply")
+        raise Unparseable("no JSON object in the reply")
     score, why = data.get("puntaje"), data.get("justificacion")
     if isinstance(score, str) and score.strip().isdigit():
         score = int(score.strip())
@@ -110,7 +114,7 @@ def _score_input(data: dict[str, Any] | None) -> tuple[float, str, list[dict]]:
 
 def _claims_input(data: dict[str, Any] | None) -> tuple[float, str, list[dict]]:
     if not isinstance(data, dict):
-        raise Unparseable("no tool call in the reply")
+        raise Unparseable("no JSON object in the reply")
     claims = data.get("afirmaciones")
     if not isinstance(claims, list) or not all(isinstance(c, dict) and isinstance(c.get("respaldada"), bool) for c in claims):
         raise Unparseable("afirmaciones must be a list of {texto, respaldada: bool}")
@@ -121,46 +125,115 @@ def _claims_input(data: dict[str, Any] | None) -> tuple[float, str, list[dict]]:
     return score, why.strip(), clean
 
 
-class Judge:
-    """Scores answers with an LLM through a forced tool call, retrying unparseable output."""
+PARSERS = {CORRECTNESS: _score_input, RELEVANCE: _score_input, FAITHFULNESS: _claims_input}
 
-    def __init__(self, *, llm: LLM, prices: dict[str, float] | None = None, runs: int = 1, retries: int = 2, temperature: float = 0.0, max_tokens: int = 1024) -> None:
+
+class Judge:
+    """Scores answers with an LLM through structured outputs, retrying unparseable output.
+
+    With a batch runner, `prefetch(calls)` sends the first attempt of many judgements through the
+    Message Batches API (half price) when there are more than `batch_min` of them; the verdict
+    methods then use those replies and call the model synchronously only for retries.
+    """
+
+    def __init__(
+        self,
+        *,
+        llm: LLM,
+        prices: dict[str, float] | None = None,
+        batch_prices: dict[str, float] | None = None,
+        runs: int = 1,
+        retries: int = 2,
+        temperature: float | None = None,
+        max_tokens: int = 2048,  # room for adaptive thinking before the verdict
+        batch=None,
+        batch_min: int = 20,
+    ) -> None:
         if runs < 1 or retries < 0:
             raise ValueError("runs must be >= 1 and retries >= 0")
         self.llm, self.prices, self.runs, self.retries = llm, prices, runs, retries
+        self.batch_prices = batch_prices if batch_prices is not None else prices
         self.temperature, self.max_tokens = temperature, max_tokens
+        self.batch, self.batch_min = batch, batch_min
+        self._prefetched: dict[str, Any] = {}
 
     @property
     def model(self) -> str:
         return self.llm.model
 
+    # -- the calls -------------------------------------------------------------------
+    @staticmethod
+    def correctness_call(*, question: str, answer: str, reference: str) -> JudgeCall:
+        return JudgeCall(CORRECTNESS, "judge_correctness", f"<pregunta>\n{question}\n</pregunta>\n\n<respuesta>\n{answer}\n</respuesta>\n\n<referencia>\n{reference}\n</referencia>")
+
+    @staticmethod
+    def relevance_call(*, question: str, answer: str) -> JudgeCall:
+        return JudgeCall(RELEVANCE, "judge_relevance", f"<pregunta>\n{question}\n</pregunta>\n\n<respuesta>\n{answer}\n</respuesta>")
+
+    @staticmethod
+    def faithfulness_call(*, answer: str, chunks: Sequence[str]) -> JudgeCall:
+        extracts = "\n\n".join(f"[{i}] {c}" for i, c in enumerate(chunks, start=1)) or "(sin extractos)"
+        return JudgeCall(FAITHFULNESS, "judge_faithfulness", f"<extractos>\n{extracts}\n</extractos>\n\n<respuesta>\n{answer}\n</respuesta>")
+
     def correctness(self, *, question: str, answer: str, reference: str) -> Verdict:
         """1-5 correctness of `answer` against the reply staff sent."""
-        user = f"<pregunta>\n{question}\n</pregunta>\n\n<respuesta>\n{answer}\n</respuesta>\n\n<referencia>\n{reference}\n</referencia>"
-        return self._judge(CORRECTNESS, "judge_correctness", user, SCORE_TOOL, _score_input)
+        return self.judge(self.correctness_call(question=question, answer=answer, reference=reference))
 
     def relevance(self, *, question: str, answer: str) -> Verdict:
         """1-5 relevance of `answer` to `question`, reference-free."""
-        user = f"<pregunta>\n{question}\n</pregunta>\n\n<respuesta>\n{answer}\n</respuesta>"
-        return self._judge(RELEVANCE, "judge_relevance", user, SCORE_TOOL, _score_input)
+        return self.judge(self.relevance_call(question=question, answer=answer))
 
     def faithfulness(self, *, answer: str, chunks: Sequence[str]) -> Verdict:
         """Share (0-1) of the answer's claims supported by the retrieved chunks, reference-free."""
-        extracts = "\n\n".join(f"[{i}] {c}" for i, c in enumerate(chunks, start=1)) or "(sin extractos)"
-        user = f"<extractos>\n{extracts}\n</extractos>\n\n<respuesta>\n{answer}\n</respuesta>"
-        return self._judge(FAITHFULNESS, "judge_faithfulness", user, CLAIMS_TOOL, _claims_input)
+        return self.judge(self.faithfulness_call(answer=answer, chunks=chunks))
 
-    def _judge(self, kind: str, prompt_name: str, user: str, tool: dict, parse) -> Verdict:
-        prompt = load_judge_prompt(prompt_name)
-        verdict = Verdict(kind=kind, status=NOT_SCORED, model=self.llm.model, prompt_hash=prompt.hash)
-        for _ in range(self.runs):
-            got = self._one_run(verdict, prompt.text, user, tool, parse)
+    # -- batches ---------------------------------------------------------------------
+    def _request(self, call: JudgeCall) -> dict[str, Any]:
+        prompt = load_judge_prompt(call.prompt_name)
+        return self.llm.request(system=prompt.text, user=call.user, schema=SCHEMAS[call.kind], max_tokens=self.max_tokens, temperature=self.temperature)  # type: ignore[attr-defined]
+
+    def prefetch(self, calls: Sequence[JudgeCall], *, job: str = "judge") -> int:
+        """Send the first attempt of each call (x runs) as one Message Batch when there are more than batch_min; returns how many were batched."""
+        n = len(calls) * self.runs
+        if self.batch is None or n <= self.batch_min or not hasattr(self.llm, "request"):
+            return 0
+        from pipeline.llm.batches import BatchItem
+
+        items, seen = [], set()
+        for call in calls:
+            for run in range(self.runs):
+                cid = f"{call.key}-{run}"
+                if cid not in seen and cid not in self._prefetched:
+                    seen.add(cid)
+                    items.append(BatchItem(custom_id=cid, params=self._request(call)))
+        if not items:
+            return 0
+        name = f"{job}-{hashlib.sha256(' '.join(sorted(seen)).encode()).hexdigest()[:16]}"
+        try:
+            outcomes = self.batch.run(name, items)
+        except Exception as exc:  # noqa: BLE001 - a failed batch must not lose the week's judging: fall back to synchronous calls
+            log.warning("judge batch %s failed (%s); judging synchronously", name, exc)
+            return 0
+        got = 0
+        for cid, out in outcomes.items():
+            if out.status == "succeeded" and out.message is not None:
+                self._prefetched[cid] = self.llm.response(out.message, batch=True, structured=True)  # type: ignore[attr-defined]
+                got += 1
+            else:
+                log.info("judge batch item %s: %s %s", cid, out.status, out.error or "")
+        return got
+
+    # -- judging ---------------------------------------------------------------------
+    def judge(self, call: JudgeCall) -> Verdict:
+        prompt = load_judge_prompt(call.prompt_name)
+        verdict = Verdict(kind=call.kind, status=NOT_SCORED, model=self.llm.model, prompt_hash=prompt.hash)
+        for run in range(self.runs):
+            got = self._one_run(verdict, prompt.text, call, run)
             if got is not None:
                 score, why, claims = got
                 verdict.runs.append(score)
                 if verdict.justification is None:
                     verdict.justification, verdict.claims = why, claims
-        verdict.cost_usd = verdict.usage.cost(self.prices)
         if verdict.runs:  # runs that never parsed are left out of the median; the error says why
             verdict.status = SCORED
             verdict.score = statistics.median(verdict.runs)
@@ -169,33 +242,50 @@ class Judge:
                 verdict.error = None
         return verdict
 
-    def _one_run(self, verdict: Verdict, system: str, user: str, tool: dict, parse):
-        for _ in range(self.retries + 1):
+    def _one_run(self, verdict: Verdict, system: str, call: JudgeCall, run: int):
+        parse = PARSERS[call.kind]
+        for attempt in range(self.retries + 1):
             verdict.attempts += 1
-            try:
-                resp = self.llm.complete(system=system, user=user, tool=tool, temperature=self.temperature, max_tokens=self.max_tokens)
-            except LLMError as exc:
-                verdict.error = f"llm: {exc}"
-                log.warning("judge call failed: %s", exc)
-                continue
+            resp = self._prefetched.get(f"{call.key}-{run}") if attempt == 0 else None  # identical judgements share one batched reply
+            if resp is None:
+                try:
+                    resp = self.llm.complete(system=system, user=call.user, schema=SCHEMAS[call.kind], temperature=self.temperature, max_tokens=self.max_tokens)
+                except LLMError as exc:
+                    verdict.error = f"llm: {exc}"
+                    log.warning("judge call failed: %s", exc)
+                    continue
             verdict.usage = verdict.usage + resp.usage
-            if resp.tool_input is None and resp.stop_reason == "refusal":
+            verdict.cost_usd += resp.usage.cost(self.batch_prices if resp.batch else self.prices)
+            if resp.refused:
                 verdict.error = "refused: the model declined to judge"
                 continue
+            if resp.outcome != "ok":
+                verdict.error = f"unparseable: the reply ended early ({resp.stop_reason})"
+                continue
             try:
-                return parse(resp.tool_input)
+                return parse(resp.data)
             except Unparseable as exc:
                 verdict.error = f"unparseable: {exc}"
                 log.info("judge output unparseable (%s); retrying", exc)
         return None
 
 
-def judge_from_settings(settings, llm: LLM | None) -> Judge | None:
-    """A judge for the configured LLM, or None offline (the non-LLM measures take its place)."""
+def judge_from_settings(settings, llm: LLM | None, *, batch=None) -> Judge | None:
+    """A judge for the configured LLM (the judge role's model), or None offline (the non-LLM measures take its place)."""
     if llm is None:
         return None
-    prices = settings.llm.prices_per_mtok.get(llm.model)
-    return Judge(llm=llm, prices=prices, runs=settings.digest.judge_runs, retries=settings.digest.judge_retries, temperature=settings.digest.judge_temperature)
+    from pipeline.llm import prices_for
+
+    return Judge(
+        llm=llm,
+        prices=prices_for(settings.llm, llm.model),
+        batch_prices=prices_for(settings.llm, llm.model, batch=True),
+        runs=settings.digest.judge_runs,
+        retries=settings.digest.judge_retries,
+        temperature=settings.digest.judge_temperature,
+        batch=batch,
+        batch_min=settings.llm.batch_min_items,
+    )
 
 
 def offline_measures(*, draft: str, sent: str | None) -> dict[str, float | bool | None]:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import logging
 import time
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 from pipeline.derivation import Step, parse_text, steps_from_data, validate
 from pipeline.errors import DerivationError
@@ -17,39 +20,28 @@ from pipeline.verifier import StepVerifier, VerifierConfig
 
 log = logging.getLogger(__name__)
 
-DERIVATION_TOOL = {
-    "name": "registrar_derivacion",
-    "description": "Registra la derivación completa: una lista plana de pasos, en orden, con exactamente un paso final.",
-    "input_schema": {
-        "type": "object",
-        "properties": {
-            "steps": {
-                "type": "array",
-                "minItems": 1,
-                "items": {
-                    "type": "object",
-                    "properties": {
-                        "id": {"type": "string", "description": "s1, s2, ..."},
-                        "rule": {"type": "string", "enum": ["Extract", "Concat", "Instantiate", "Compose", "Refine", "NoInfo"]},
-                        "premises": {"type": "array", "items": {"type": "string"}, "description": "números de extracto (\"1\"..\"n\") o ids de pasos anteriores"},
-                        "conclusion": {"type": "string"},
-                        "is_final": {"type": "boolean"},
-                    },
-                    "required": ["id", "rule", "premises", "conclusion", "is_final"],
-                },
-            }
-        },
-        "required": ["steps"],
-    },
-}
+class DerivationStep(BaseModel):
+    """Un paso de la derivación."""
+
+    id: str = Field(description="s1, s2, ...")
+    rule: Literal["Extract", "Concat", "Instantiate", "Compose", "Refine", "NoInfo"]
+    premises: list[str] = Field(description='números de extracto ("1".."n") o ids de pasos anteriores')
+    conclusion: str
+    is_final: bool
+
+
+class DerivationReply(BaseModel):
+    """La derivación completa: una lista plana de pasos, en orden, con exactamente un paso final."""
+
+    steps: list[DerivationStep] = Field(min_length=1)
 
 
 def parse_response(resp: LLMResponse) -> list[Step]:
-    """Steps from the forced tool call, else from the plain-text format in the reply."""
-    if resp.tool_input is not None:
-        return steps_from_data(resp.tool_input)
-    if resp.truncated:
-        raise DerivationError("the reply was cut off at max_tokens before the derivation was complete")
+    """Steps from the structured reply, else from the plain-text format (servers without structured outputs)."""
+    if resp.outcome in ("truncated", "paused"):
+        raise DerivationError(f"the reply ended early ({resp.stop_reason}) before the derivation was complete")
+    if resp.data is not None:
+        return steps_from_data(resp.data)
     return parse_text(resp.text)
 
 
@@ -92,8 +84,10 @@ class DerivationGenerator:
         """Call the LLM (retrying an invalid derivation) and return steps, final step, usage, model, errors."""
         usage, errors, model = Usage(), [], self.llm.model
         for _attempt in range(self.retries + 1):
-            resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits, errors[-1] if errors else None), tool=DERIVATION_TOOL)
+            resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits, errors[-1] if errors else None), schema=DerivationReply)
             usage, model = usage + resp.usage, resp.model
+            if resp.refused:
+                raise _Declined(usage, model, errors)
             try:
                 steps = parse_response(resp)
                 return steps, validate(steps, len(hits)), usage, model, errors
@@ -106,6 +100,8 @@ class DerivationGenerator:
         start = time.perf_counter()
         try:
             steps, final, usage, model, errors = self.derive(question, hits)
+        except _Declined as declined:
+            return self._declined(declined, hits, start)
         except _Invalid as bad:
             return self._fall_back(question, hits, bad, start)
         self.verifier.verify(steps, chunk_texts(hits), question)
@@ -128,6 +124,21 @@ class DerivationGenerator:
             notes=notes,
         )
 
+    def _declined(self, declined: "_Declined", hits: list[Hit], start: float) -> Answer:
+        """The model refused: an empty draft flagged for the reviewer, never a fallback answer in its place."""
+        return Answer(
+            text="",
+            method="derivation",
+            model=declined.model,
+            prompt_hash=self.prompt.hash,
+            usage=declined.usage,
+            cost_usd=declined.usage.cost(self.prices),
+            latency_ms=(time.perf_counter() - start) * 1000,
+            hits=hits,
+            notes=["el modelo se negó a responder"],
+            outcome="refusal",
+        )
+
     def _fall_back(self, question: str, hits: list[Hit], bad: "_Invalid", start: float) -> Answer:
         if self.fallback is None:
             raise DerivationError(f"invalid derivation after {len(bad.errors)} attempts: {bad.errors[-1]}")
@@ -146,3 +157,7 @@ class _Invalid(Exception):
     def __init__(self, usage: Usage, model: str, errors: list[str]) -> None:
         super().__init__(errors[-1] if errors else "invalid derivation")
         self.usage, self.model, self.errors = usage, model, errors
+
+
+class _Declined(_Invalid):
+    """The model refused to answer (stop_reason refusal)."""

@@ -6,7 +6,7 @@ import time
 
 from pipeline.errors import GenerationError
 from pipeline.generation import Answer, Reference, register
-from pipeline.generation.rag import NO_INFO_MARKERS, fence_question
+from pipeline.generation.rag import NO_INFO_MARKERS, fence_question, outcome_notes
 from pipeline.index import Hit
 from pipeline.llm import LLM
 from pipeline.prompts import load_prompt
@@ -51,7 +51,7 @@ class LongContextGenerator:
         corpus, docs = self.corpus()
         system = f"{self.prompt.text}\n\n# Documentos\n\n{corpus}"
         resp = self.llm.complete(system=system, user=fence_question(question))
-        text = resp.text.strip()
+        text = "" if resp.refused else resp.text.strip()
         low = text.lower()
         refs = [r for r in docs if r.title.lower() in low or (r.url and r.url.lower() in low)]
         return Answer(
@@ -65,5 +65,6 @@ class LongContextGenerator:
             cost_usd=resp.usage.cost(self.prices),
             latency_ms=(time.perf_counter() - start) * 1000,
             hits=hits,
-            notes=["la respuesta del modelo quedó truncada (max_tokens)"] if resp.truncated else [],
+            notes=outcome_notes(resp),
+            outcome=resp.outcome,
         )

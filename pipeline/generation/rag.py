@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import time
+import unicodedata
 
 from pipeline.generation import Answer, Reference, register
 from pipeline.index import Hit
@@ -24,8 +25,8 @@ def render_extracts(hits: list[Hit]) -> str:
 
 
 def fence_question(question: str) -> str:
-    """Student text as data: closing tags inside it are neutralised."""
-    cleaned = re.sub(r"</?\s*consulta\s*>", "", question, flags=re.IGNORECASE)
+    """Student text as data: fence tags inside it are neutralised (also spaced, fullwidth and small-form variants, folded by NFKC)."""
+    cleaned = re.sub(r"<\s*/?\s*consulta\b[^>]*>", "", unicodedata.normalize("NFKC", question), flags=re.IGNORECASE)
     return f"<consulta>\n{cleaned}\n</consulta>"
 
 
@@ -34,6 +35,15 @@ def unknown_links(text: str, sources: str) -> list[str]:
     from pipeline.verifier import new_entities
 
     return [e for e in new_entities(text, sources) if e.startswith(("url", "email"))]
+
+
+def outcome_notes(resp) -> list[str]:
+    """Reviewer notes for a reply that did not end normally."""
+    return {
+        "refusal": ["el modelo se negó a responder"],
+        "truncated": [f"la respuesta del modelo quedó truncada ({resp.stop_reason})"],
+        "paused": ["la respuesta del modelo quedó incompleta (pause_turn)"],
+    }.get(resp.outcome, [])
 
 
 def cited_references(text: str, hits: list[Hit]) -> list[Reference]:
@@ -63,8 +73,8 @@ class RAGGenerator:
     def generate(self, question: str, hits: list[Hit]) -> Answer:
         start = time.perf_counter()
         resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits))
-        text = resp.text.strip()
-        notes = ["la respuesta del modelo quedó truncada (max_tokens)"] if resp.truncated else []
+        text = "" if resp.refused else resp.text.strip()
+        notes = outcome_notes(resp)
         notes += [f"enlace que no está en los extractos: {e}" for e in unknown_links(text, render_extracts(hits))]
         return Answer(
             text=text,
@@ -78,4 +88,5 @@ class RAGGenerator:
             latency_ms=(time.perf_counter() - start) * 1000,
             hits=hits,
             notes=notes,
+            outcome=resp.outcome,
         )

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, runtime_checkable
+
+# stop_reason values that end a reply before it is complete, and how orienta names the outcome.
+TRUNCATED = ("max_tokens", "length", "model_context_window_exceeded")
+REFUSED = ("refusal", "content_filter")
+PAUSED = ("pause_turn",)
 
 
 @dataclass(slots=True)
@@ -45,25 +51,78 @@ class Usage:
 
 @dataclass(slots=True)
 class LLMResponse:
-    """One completion: text and/or the input of the forced tool call."""
+    """One completion: the text (thinking blocks left out), the parsed JSON when a schema was asked for, usage."""
 
     text: str
     model: str
     stop_reason: str | None = None
-    tool_input: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
     usage: Usage = field(default_factory=Usage)
     latency_ms: float = 0.0
     attempts: int = 1
+    batch: bool = False
+    thinking_blocks: int = 0
 
     @property
     def truncated(self) -> bool:
-        """The model stopped because it ran out of output tokens."""
-        return self.stop_reason in ("max_tokens", "length")
+        """The reply was cut off (output tokens or the context window ran out)."""
+        return self.stop_reason in TRUNCATED
+
+    @property
+    def refused(self) -> bool:
+        """The model declined to answer."""
+        return self.stop_reason in REFUSED
+
+    @property
+    def outcome(self) -> str:
+        """ok | refusal | truncated | paused: what a caller must do with this reply."""
+        if self.refused:
+            return "refusal"
+        if self.truncated:
+            return "truncated"
+        if self.stop_reason in PAUSED:
+            return "paused"
+        return "ok"
+
+
+def json_schema_of(schema: Any) -> dict[str, Any]:
+    """A JSON schema from a pydantic model class or a schema dict."""
+    if isinstance(schema, dict):
+        return schema
+    if isinstance(schema, type) and hasattr(schema, "model_json_schema"):
+        return schema.model_json_schema()
+    raise TypeError(f"schema must be a pydantic model class or a JSON schema dict, not {type(schema).__name__}")
+
+
+def parse_json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object in a reply: the whole text, else a fenced block, else the outermost braces; None if there is none."""
+    import json
+
+    candidates = [text.strip()]
+    fenced = re.search(r"```(?:json)?\s*(\{.*?\})\s*```", text, flags=re.S)
+    if fenced:
+        candidates.append(fenced.group(1))
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        candidates.append(text[start : end + 1])
+    for c in candidates:
+        try:
+            value = json.loads(c)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            return value
+    return None
 
 
 @runtime_checkable
 class LLM(Protocol):
-    """A chat model. `system` is the fixed, cacheable prefix; `user` the per-call part."""
+    """A chat model. `system` is the fixed, cacheable prefix; `user` the per-call part.
+
+    `schema` (a pydantic model class or a JSON schema) asks for a JSON reply that fits it; the parsed
+    object comes back in `LLMResponse.data`. `temperature` and `effort` are sent only where the model
+    accepts them (an explicit value the model refuses is a ConfigurationError, never a request).
+    """
 
     name: str
     model: str
@@ -73,9 +132,10 @@ class LLM(Protocol):
         *,
         system: str,
         user: str,
-        tool: dict[str, Any] | None = None,
-        temperature: float | None = None,
+        schema: Any = None,
         max_tokens: int | None = None,
+        temperature: float | None = None,
+        effort: str | None = None,
     ) -> LLMResponse: ...
 
 

@@ -1,4 +1,4 @@
-"""Claude through the official SDK: retries, timeouts, usage with cache fields, a prompt-cache breakpoint."""
+"""Claude through the official SDK: requests shaped by the models table, structured outputs, the SDK's own retries."""
 
 from __future__ import annotations
 
@@ -7,23 +7,17 @@ import math
 import time
 from typing import Any
 
-from pipeline.errors import LLMError
-from pipeline.llm.base import LLMResponse, Usage, register
-from pipeline.llm.retry import RETRYABLE_STATUS, Retryable, RetryPolicy, retry_after_seconds
+from pipeline.errors import ConfigurationError, LLMError
+from pipeline.llm.base import LLMResponse, Usage, json_schema_of, parse_json_object, register
+from pipeline.llm.models import ModelInfo, check_model, model_info
 
 log = logging.getLogger(__name__)
 
-# Smallest prefix (tokens) each model family caches; shorter prefixes are silently not cached.
-MIN_CACHE_TOKENS: dict[str, int] = {
-    "claude-opus-4-5": 4096,
-    "claude-opus-4-6": 4096,
-    "claude-haiku-4-5": 4096,
-    "claude-sonnet-4-6": 2048,
-    "claude-3-haiku": 2048,
-    "claude-3-5-haiku": 2048,
-}
-DEFAULT_MIN_CACHE_TOKENS = 1024
-CHARS_PER_TOKEN = 3.5  # conservative for Spanish prose with Claude's tokenizer
+DEFAULT_MODEL = "claude-sonnet-5-5"
+CHARS_PER_TOKEN = 3.5  # conservative for Spanish prose (the 5.x tokenizer counts ~30% more tokens than 4.x)
+# Keys of the Messages API body that the SDK's `messages.create` takes as keyword arguments; anything
+# else in the body (e.g. `temperature` on the older models that still accept it) travels in extra_body.
+_SDK_KWARGS = {"model", "max_tokens", "messages", "system", "output_config", "tools", "tool_choice", "thinking", "stop_sequences", "metadata", "cache_control", "service_tier"}
 
 
 def estimate_tokens(text: str) -> int:
@@ -32,14 +26,21 @@ def estimate_tokens(text: str) -> int:
 
 
 def min_cache_tokens(model: str) -> int:
-    """The minimum cacheable prefix for `model` (longest matching family prefix)."""
-    best = [k for k in MIN_CACHE_TOKENS if model.startswith(k)]
-    return MIN_CACHE_TOKENS[max(best, key=len)] if best else DEFAULT_MIN_CACHE_TOKENS
+    """The minimum cacheable prefix for `model`, from the models table."""
+    return model_info(model).min_cache_tokens
+
+
+def output_format(schema: Any) -> dict[str, Any]:
+    """`output_config.format` for a pydantic model or JSON schema, made strict the way the SDK does it
+    (additionalProperties false, unsupported keywords such as minimum/maximum moved into descriptions)."""
+    from anthropic import transform_schema
+
+    return {"type": "json_schema", "schema": transform_schema(json_schema_of(schema))}
 
 
 @register("anthropic")
 class AnthropicLLM:
-    """Claude via `anthropic.Anthropic`; the fixed system prompt (and tool) form the cached prefix."""
+    """Claude via `anthropic.Anthropic`; the fixed system prompt (and the schema) form the cached prefix."""
 
     name = "anthropic"
 
@@ -47,21 +48,24 @@ class AnthropicLLM:
         self,
         *,
         api_key: str,
-        model: str = "claude-sonnet-4-5",
+        model: str = DEFAULT_MODEL,
         base_url: str | None = None,
-        temperature: float = 0.0,
-        max_tokens: int = 2048,
+        temperature: float | None = None,
+        effort: str | None = None,
+        max_tokens: int = 8192,
         timeout_s: float = 60.0,
         max_retries: int = 3,
-        retry_base_delay_s: float = 0.5,
         cache: bool = True,
-        policy: RetryPolicy | None = None,
         **_: object,
     ) -> None:
         self.model = model
-        self.temperature, self.max_tokens, self.cache = temperature, max_tokens, cache
-        self.policy = policy or RetryPolicy(max_retries=max_retries, base_delay_s=retry_base_delay_s)
-        self._client_args = {"api_key": api_key, "base_url": base_url, "timeout": timeout_s, "max_retries": 0}
+        self.info: ModelInfo = model_info(model)
+        self.deprecation = check_model(model)  # raises ModelRetired past end of life
+        self.max_tokens, self.cache = max_tokens, cache
+        self.temperature = self._sampling(temperature)
+        self.effort = self._effort(effort, strict=False)
+        self.max_retries = max_retries
+        self._client_args = {"api_key": api_key, "base_url": base_url, "timeout": timeout_s, "max_retries": max_retries}
         self._client = None
         self.cache_warnings: list[str] = []
 
@@ -73,9 +77,24 @@ class AnthropicLLM:
             self._client = anthropic.Anthropic(**{k: v for k, v in self._client_args.items() if v is not None})
         return self._client
 
+    def _sampling(self, temperature: float | None) -> float | None:
+        if temperature is not None and not self.info.sampling:
+            raise ConfigurationError(f"{self.model} does not accept sampling parameters (temperature); leave the temperature unset for this model")
+        return temperature
+
+    def _effort(self, effort: str | None, *, strict: bool = True) -> str | None:
+        """The effort level to send: None when the model has no effort parameter; an unknown level is an error."""
+        if effort is None or not self.info.effort:
+            if effort is not None and not strict:
+                log.info("%s has no effort parameter; effort=%s is not sent", self.model, effort)
+            return None
+        if effort not in self.info.effort:
+            raise ConfigurationError(f"{self.model} accepts effort {list(self.info.effort)}, not {effort!r}")
+        return effort
+
     def cacheable(self, prefix: str) -> bool:
         """Whether the fixed prefix is long enough for this model to cache it."""
-        need = min_cache_tokens(self.model)
+        need = self.info.min_cache_tokens
         have = estimate_tokens(prefix)
         if have < need:
             msg = f"cached prefix ~{have} tokens < minimum {need} for {self.model}: it will not be cached"
@@ -85,61 +104,70 @@ class AnthropicLLM:
             return False
         return True
 
-    def request(self, *, system: str, user: str, tool: dict[str, Any] | None, temperature: float | None, max_tokens: int | None) -> dict[str, Any]:
-        """The Messages API body: tool and system first (byte-identical across calls), then the user turn."""
+    def request(self, *, system: str, user: str, schema: Any = None, max_tokens: int | None = None, temperature: float | None = None, effort: str | None = None) -> dict[str, Any]:
+        """The Messages API body (what a batch item's `params` holds): system first (byte-identical across calls), then the user turn."""
         import json
 
         block: dict[str, Any] = {"type": "text", "text": system}
-        prefix = system + (json.dumps(tool, ensure_ascii=False) if tool else "")
-        if self.cache and self.cacheable(prefix):
+        fmt = output_format(schema) if schema is not None else None
+        if self.cache and self.cacheable(system + (json.dumps(fmt, ensure_ascii=False) if fmt else "")):
             block["cache_control"] = {"type": "ephemeral"}
-        kwargs: dict[str, Any] = {
+        body: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": max_tokens or self.max_tokens,
+            "max_tokens": min(max_tokens or self.max_tokens, self.info.max_output),
             "system": [block],
             "messages": [{"role": "user", "content": user}],
         }
-        temp = self.temperature if temperature is None else temperature
+        config: dict[str, Any] = {}
+        level = self._effort(effort) if effort is not None else self.effort
+        if level is not None:
+            config["effort"] = level
+        if fmt is not None:
+            config["format"] = fmt
+        if config:
+            body["output_config"] = config
+        temp = self._sampling(temperature) if temperature is not None else self.temperature
         if temp is not None:
-            # SDK 2.x dropped `temperature` from the signature; the API still takes it in the body.
-            kwargs["extra_body"] = {"temperature": temp}
-        if tool is not None:
-            kwargs["tools"] = [tool]
-            kwargs["tool_choice"] = {"type": "tool", "name": tool["name"]}
-        return kwargs
+            body["temperature"] = temp
+        return body
 
-    def _call(self, kwargs: dict[str, Any]):
-        import anthropic
-
-        try:
-            return self.client.messages.create(**kwargs)
-        except anthropic.APITimeoutError as exc:
-            raise Retryable(f"timeout: {exc}") from exc
-        except anthropic.APIConnectionError as exc:
-            raise Retryable(f"connection: {exc}") from exc
-        except anthropic.APIStatusError as exc:
-            if exc.status_code in RETRYABLE_STATUS:
-                raise Retryable(f"HTTP {exc.status_code}: {exc.message}", status=exc.status_code, retry_after=retry_after_seconds(exc.response.headers)) from exc
-            raise LLMError(f"Anthropic call failed: HTTP {exc.status_code}: {exc.message}") from exc
-        except (anthropic.APIError, ValueError) as exc:  # malformed response bodies and the like
-            raise LLMError(f"Anthropic call failed: {type(exc).__name__}: {exc}") from exc
-
-    def complete(self, *, system, user, tool=None, temperature=None, max_tokens=None) -> LLMResponse:
-        kwargs = self.request(system=system, user=user, tool=tool, temperature=temperature, max_tokens=max_tokens)
-        start = time.perf_counter()
-        try:
-            msg, attempts = self.policy.run(lambda: self._call(kwargs))
-        except Retryable as exc:
-            raise LLMError(f"Anthropic call failed after {self.policy.max_retries + 1} attempts: {exc}") from exc
-        latency = (time.perf_counter() - start) * 1000
+    def response(self, msg: Any, *, latency_ms: float = 0.0, attempts: int = 1, batch: bool = False, structured: bool = False) -> LLMResponse:
+        """An `anthropic.types.Message` (sync or from a batch) as an LLMResponse: text blocks only, thinking counted."""
         text = "".join(b.text for b in msg.content if b.type == "text")
-        tool_input = next((dict(b.input) for b in msg.content if b.type == "tool_use" and isinstance(b.input, dict)), None)
+        thinking = sum(1 for b in msg.content if b.type in ("thinking", "redacted_thinking"))
         u = msg.usage
         usage = Usage(
             input_tokens=u.input_tokens or 0,
-            output_tokens=u.output_tokens or 0,
+            output_tokens=u.output_tokens or 0,  # thinking tokens are billed as output and included here
             cache_write_tokens=getattr(u, "cache_creation_input_tokens", 0) or 0,
             cache_read_tokens=getattr(u, "cache_read_input_tokens", 0) or 0,
             calls=1,
         )
-        return LLMResponse(text=text, model=msg.model, stop_reason=msg.stop_reason, tool_input=tool_input, usage=usage, latency_ms=latency, attempts=attempts)
+        data = parse_json_object(text) if structured and text else None
+        return LLMResponse(text=text, model=msg.model, stop_reason=msg.stop_reason, data=data, usage=usage, latency_ms=latency_ms, attempts=attempts, batch=batch, thinking_blocks=thinking)
+
+    def create(self, body: dict[str, Any]):
+        """POST the body with the SDK (its retries: 408/409/429/5xx with retry-after); returns (Message, attempts)."""
+        import anthropic
+
+        kwargs = {k: v for k, v in body.items() if k in _SDK_KWARGS}
+        extra = {k: v for k, v in body.items() if k not in _SDK_KWARGS}
+        if extra:
+            kwargs["extra_body"] = extra
+        try:
+            raw = self.client.messages.with_raw_response.create(**kwargs)
+            return raw.parse(), raw.retries_taken + 1
+        except anthropic.APIStatusError as exc:
+            raise LLMError(f"Anthropic call failed: HTTP {exc.status_code}: {exc.message}") from exc
+        except anthropic.APITimeoutError as exc:
+            raise LLMError(f"Anthropic call failed after {self.max_retries + 1} attempts: timeout") from exc
+        except anthropic.APIConnectionError as exc:
+            raise LLMError(f"Anthropic call failed after {self.max_retries + 1} attempts: connection: {exc}") from exc
+        except (anthropic.APIError, ValueError) as exc:  # malformed response bodies and the like
+            raise LLMError(f"Anthropic call failed: {type(exc).__name__}: {exc}") from exc
+
+    def complete(self, *, system, user, schema=None, max_tokens=None, temperature=None, effort=None) -> LLMResponse:
+        body = self.request(system=system, user=user, schema=schema, max_tokens=max_tokens, temperature=temperature, effort=effort)
+        start = time.perf_counter()
+        msg, attempts = self.create(body)
+        return self.response(msg, latency_ms=(time.perf_counter() - start) * 1000, attempts=attempts, structured=schema is not None)

@@ -4,9 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from classifiers.llm_synthetic import QUESTION_TOOL, llm_dataset, load_prompt, prompt_hash, sample_chunk_sets
+import json
+
+import pytest
+
+from classifiers.llm_synthetic import llm_dataset, load_prompt, prompt_hash, sample_chunk_sets
 from classifiers.synthetic import STYLES
 from pipeline.llm import AnthropicLLM
+from tests.pipeline.claude_rules import assert_valid
+
+
+def _json(question, used=None):
+    return json.dumps({"question": question, "chunks_used": used or []}, ensure_ascii=False)
 
 
 def test_chunk_sets_are_size_three_related_deterministic_and_varied():
@@ -33,20 +42,21 @@ def test_sampled_sets_match_brute_force_nearest_neighbours():
         assert s == list(np.argsort(-(unit @ d))[:3])
 
 
-def test_llm_dataset_records_provenance_from_tool_calls(anthropic_server, chunks, chunk_vectors):
+@pytest.mark.parametrize("model", ["claude-haiku-5-5", "claude-haiku-4-5"])
+def test_llm_dataset_records_provenance_from_structured_replies(anthropic_server, chunks, chunk_vectors, model):
     calls = []
 
     def responder(req):
         calls.append(req)
         system = req["system"][0]["text"]
         if "TODOS" in system:
-            return {"content": [{"type": "tool_use", "id": "toolu_1", "name": "record_question", "input": {"question": "¿Qué becas hay y cómo las pido?", "chunks_used": [1, 2]}}], "stop_reason": "tool_use"}
+            return _json("¿Qué becas hay y cómo las pido?", [1, 2])
         if "AL MENOS UNO" in system:
-            return {"content": [{"type": "tool_use", "id": "toolu_2", "name": "record_question", "input": {"question": "che cuando cierra la inscripcion", "chunks_used": [1]}}], "stop_reason": "tool_use"}
-        return {"content": [{"type": "tool_use", "id": "toolu_3", "name": "record_question", "input": {"question": "¿Quién ganó el Mundial de 1950?"}}], "stop_reason": "tool_use"}
+            return _json("che cuando cierra la inscripcion", [1])
+        return _json("¿Quién ganó el Mundial de 1950?")
 
     anthropic_server.set_responder(responder)
-    llm = AnthropicLLM(api_key="test", base_url=anthropic_server.url, max_retries=0)
+    llm = AnthropicLLM(api_key="test", base_url=anthropic_server.url, model=model, effort="low", max_retries=0)
     rows = llm_dataset(llm, chunks, chunk_vectors, n_in=8, n_out=2, seed=5)
     ins, outs = [r for r in rows if r.label == 1], [r for r in rows if r.label == 0]
     assert len(ins) == 8 and len(outs) == 2
@@ -57,7 +67,8 @@ def test_llm_dataset_records_provenance_from_tool_calls(anthropic_server, chunks
     assert outs[0].text == "¿Quién ganó el Mundial de 1950?" and outs[0].prompt_hash == prompt_hash("out_of_domain")
     assert len(calls) == 10
     first = calls[0]
-    assert first["tool_choice"] == {"type": "tool", "name": QUESTION_TOOL["name"]}
+    assert "tool_choice" not in first and "temperature" not in first and first["output_config"]["format"]["schema"]["required"] == ["question", "chunks_used"]
+    assert_valid(anthropic_server)
     assert "<fragmentos>" in first["messages"][0]["content"]
     styles_seen = {line for c in calls for line in c["system"][0]["text"].splitlines() if line.startswith("Estilo pedido")}
     assert len(styles_seen) >= 3
@@ -65,7 +76,7 @@ def test_llm_dataset_records_provenance_from_tool_calls(anthropic_server, chunks
 
 def test_llm_errors_skip_the_question_instead_of_failing(anthropic_server, chunks, chunk_vectors):
     anthropic_server.enqueue_error(400, "invalid_request_error", "bad request")
-    anthropic_server.set_responder(lambda req: {"content": [{"type": "tool_use", "id": "t", "name": "record_question", "input": {"question": "¿Qué es un crédito?", "chunks_used": [1]}}], "stop_reason": "tool_use"})
+    anthropic_server.set_responder(lambda req: _json("¿Qué es un crédito?", [1]))
     llm = AnthropicLLM(api_key="test", base_url=anthropic_server.url, max_retries=0)
     rows = llm_dataset(llm, chunks, chunk_vectors, n_in=3, n_out=0, seed=1)
     assert len(rows) == 2
@@ -74,3 +85,12 @@ def test_llm_errors_skip_the_question_instead_of_failing(anthropic_server, chunk
 def test_prompts_are_files_with_a_style_slot():
     for name in ("in_domain_any", "in_domain_all", "out_of_domain"):
         assert "{style}" in load_prompt(name)
+
+
+def test_refused_or_truncated_questions_are_skipped(anthropic_server, chunks, chunk_vectors):
+    anthropic_server.enqueue_text("", stop_reason="refusal")
+    anthropic_server.enqueue_text('{"question": "¿Qu', stop_reason="max_tokens")
+    anthropic_server.set_responder(lambda req: _json("¿Cómo pido una beca?", [1]))
+    llm = AnthropicLLM(api_key="test", base_url=anthropic_server.url, model="claude-haiku-5-5", max_retries=0)
+    rows = llm_dataset(llm, chunks, chunk_vectors, n_in=3, n_out=0, seed=1)
+    assert [r.text for r in rows] == ["¿Cómo pido una beca?"]

@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 from pipeline.errors import LLMError
-from pipeline.llm import LLMS, OpenAICompatLLM, RetryPolicy, llm_from_settings
-from tests.servers.openai_server import openai_server  # noqa: F401  (fixture)
+from pydantic import BaseModel
 
-TOOL = {"name": "registrar_derivacion", "description": "d", "input_schema": {"type": "object", "properties": {"steps": {"type": "array"}}}}
+from pipeline.llm import LLMS, OpenAICompatLLM, RetryPolicy, llm_from_settings
+from tests.servers.openai_server import FakeOpenAIServer, openai_server  # noqa: F401  (fixture)
+
+
+class Steps(BaseModel):
+    steps: list[dict[str, str]]
 
 
 def make(server, **kw) -> OpenAICompatLLM:
@@ -28,19 +32,32 @@ def test_text_completion_and_usage(openai_server):
     assert resp.usage.cache_read_tokens == 4 and resp.usage.input_tokens + 4 == (len("Sos un asistente.") // 4 + len("¿hola?") // 4)
 
 
-def test_forced_function_call_becomes_tool_input(openai_server):
-    openai_server.enqueue_tool_call("registrar_derivacion", {"steps": [{"id": "s1"}]})
-    resp = make(openai_server).complete(system="s", user="u", tool=TOOL)
-    assert resp.tool_input == {"steps": [{"id": "s1"}]}
+def test_schema_goes_as_json_schema_response_format(openai_server):
+    openai_server.enqueue_text('{"steps": [{"id": "s1"}]}')
+    resp = make(openai_server).complete(system="s", user="u", schema=Steps)
+    assert resp.data == {"steps": [{"id": "s1"}]}
     req = openai_server.requests[-1]
-    assert req["tool_choice"] == {"type": "function", "function": {"name": "registrar_derivacion"}}
-    assert req["tools"][0]["function"]["parameters"] == TOOL["input_schema"]
+    fmt = req["response_format"]
+    assert fmt["type"] == "json_schema" and fmt["json_schema"]["strict"] is True and fmt["json_schema"]["schema"]["additionalProperties"] is False
+    assert "tools" not in req and "tool_choice" not in req
 
 
-def test_broken_function_arguments_fall_back_to_text(openai_server):
-    openai_server.enqueue_tool_call("registrar_derivacion", '{"steps": [')
-    resp = make(openai_server).complete(system="s", user="u", tool=TOOL)
-    assert resp.tool_input is None and '{"steps": [' in resp.text
+def test_server_without_structured_outputs_falls_back_to_the_text_parser():
+    server = FakeOpenAIServer(api_key="sk-local", json_schema=False)
+    try:
+        server.enqueue_text('Acá va:\n```json\n{"steps": [{"id": "s1"}]}\n```')
+        llm = make(server)
+        resp = llm.complete(system="s", user="u", schema=Steps)
+        assert resp.data == {"steps": [{"id": "s1"}]} and llm.json_schema is False
+        assert "response_format" in server.requests[0] and "response_format" not in server.requests[1]
+    finally:
+        server.stop()
+
+
+def test_unparseable_text_leaves_data_empty(openai_server):
+    openai_server.enqueue_text('{"steps": [')
+    resp = make(openai_server).complete(system="s", user="u", schema=Steps)
+    assert resp.data is None and '{"steps": [' in resp.text
 
 
 def test_429_and_503_are_retried(openai_server):

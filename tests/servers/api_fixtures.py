@@ -14,12 +14,20 @@ from tests.servers.slack_server import FakeSlackServer
 
 @pytest.fixture
 def anthropic_server():
-    """A fresh FakeAnthropicServer; ``anthropic.Anthropic(base_url=anthropic_server.url, api_key="test")``."""
+    """A fresh FakeAnthropicServer; ``anthropic.Anthropic(base_url=anthropic_server.url, api_key="test")``.
+
+    The test fails if the product sent a request the real API would refuse (even one the
+    product then swallowed, e.g. as a skipped item), unless it sets
+    ``anthropic_server.refusals_expected = True`` because refusals are what it tests.
+    """
     server = FakeAnthropicServer()
     try:
         yield server
     finally:
         server.stop()
+    if server.refusals and not server.refusals_expected:
+        pytest.fail("the Anthropic stand-in refused requests the real API would refuse too: "
+                    + "; ".join(f"{path} {status}: {message}" for path, status, message in server.refusals[:3]), pytrace=False)
 
 
 @pytest.fixture

@@ -5,6 +5,11 @@ with optional headers such as ``retry-after``, ``enqueue_raw``, ``enqueue_delay`
 empty the server echoes the last user message. Every request is kept in ``server.requests`` (parsed
 JSON bodies) and ``server.headers``. Usage is ~4 characters per token; ``cached_tokens`` can be set
 per reply to mimic a server with prefix caching.
+
+``json_schema=False`` mimics a server without structured outputs: a request carrying
+``response_format: {type: json_schema}`` gets HTTP 400 naming ``response_format`` (as servers that do not
+implement it answer); otherwise the schema is checked for the strict shape (``additionalProperties:
+false`` on every object) that OpenAI's strict mode requires.
 """
 
 from __future__ import annotations
@@ -26,8 +31,9 @@ def _tokens(text: str) -> int:
 class FakeOpenAIServer:
     """Threaded HTTP server on 127.0.0.1 speaking the chat-completions wire format."""
 
-    def __init__(self, *, api_key: str | None = None) -> None:
+    def __init__(self, *, api_key: str | None = None, json_schema: bool = True) -> None:
         self.api_key = api_key
+        self.json_schema = json_schema
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self._queue: "queue.Queue[dict]" = queue.Queue()
@@ -74,6 +80,13 @@ class FakeOpenAIServer:
             return self._send(h, 401, {"error": {"message": "invalid api key", "type": "invalid_request_error"}})
         req = json.loads(body or b"{}")
         self.requests.append(req)
+        fmt = req.get("response_format")
+        if fmt is not None and fmt.get("type") == "json_schema":
+            if not self.json_schema:
+                return self._send(h, 400, {"error": {"message": "response_format json_schema is not supported by this server", "type": "invalid_request_error"}})
+            problem = _strict_problem((fmt.get("json_schema") or {}).get("schema") or {})
+            if problem:
+                return self._send(h, 400, {"error": {"message": f"Invalid schema for response_format: {problem}", "type": "invalid_request_error"}})
         try:
             item = self._queue.get_nowait()
         except queue.Empty:
@@ -109,6 +122,22 @@ class FakeOpenAIServer:
             h.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             h.close_connection = True
+
+
+def _strict_problem(schema: dict, where: str = "schema") -> str | None:
+    """Strict JSON-schema mode: objects must set additionalProperties false and list every property as required."""
+    if schema.get("type") == "object":
+        if schema.get("additionalProperties") is not False:
+            return f"{where}: additionalProperties must be false"
+        if set(schema.get("required") or []) != set(schema.get("properties") or {}):
+            return f"{where}: every property must be required"
+    for key, sub in (schema.get("properties") or {}).items():
+        found = _strict_problem(sub, f"{where}.{key}")
+        if found:
+            return found
+    if isinstance(schema.get("items"), dict):
+        return _strict_problem(schema["items"], f"{where}[]")
+    return None
 
 
 class _Handler(BaseHTTPRequestHandler):

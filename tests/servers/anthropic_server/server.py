@@ -22,6 +22,19 @@ A responder (or ``enqueue(callable)``) may return a ``str`` (text reply), a
 reply built with ``text_reply`` / ``tool_use_reply`` / ``message_reply`` /
 ``error_reply`` / ``raw_reply``.
 
+Per-model rules (``rules.py``, one table with the documentation page of each rule):
+a request the real API refuses for its model gets the same 400
+``invalid_request_error`` (sampling parameters, forced ``tool_choice``, assistant
+prefill, thinking types and budgets, effort levels, ``max_tokens`` over the model's
+limit) and an unknown or retired model id gets 404 ``not_found_error``.
+``output_config.format`` schemas are checked against the documented subset
+(``schemas.py``); the reply's text is JSON generated from the schema, or, when a script
+supplies the text, it is validated against the schema (a script that does not fit is a
+500 ``api_error`` starting with "stand-in:" and is listed in ``server.script_errors``).
+Models that think by default return a ``thinking`` block (with a ``signature``) before
+the text, counted in ``output_tokens``.  The Message Batches endpoints live in
+``batches.py`` (``server.batches``).
+
 Usage is computed from the request: roughly one token per 4 characters, with
 prompt-caching semantics: every ``cache_control`` marker (on a tool, a system
 block, a message content block, or the top-level ``cache_control``) is a
@@ -43,13 +56,19 @@ import hashlib
 import json
 import math
 import queue
-import secrets
-import string
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
+from urllib.parse import parse_qs
+
+import datetime as dt
+
+from . import rules as model_rules
+from . import schemas
+from .batches import BatchStore
+from .rules import RuleError, ThinkingPlan
 
 __all__ = [
     "FakeAnthropicServer",
@@ -61,196 +80,36 @@ __all__ = [
     "error_reply",
     "raw_reply",
     "estimate_tokens",
+    "json_reply",
+    "refusal_reply",
+    "pause_turn_reply",
+    "context_window_exceeded_reply",
 ]
 
-# HTTP status for each documented error type.
-ERROR_STATUS = {
-    "invalid_request_error": 400,
-    "authentication_error": 401,
-    "billing_error": 402,
-    "permission_error": 403,
-    "not_found_error": 404,
-    "request_too_large": 413,
-    "rate_limit_error": 429,
-    "api_error": 500,
-    "timeout_error": 504,
-    "overloaded_error": 529,
-}
-STATUS_ERROR_TYPE = {v: k for k, v in ERROR_STATUS.items()}
-
-_ALNUM = string.ascii_letters + string.digits
-
-
-def _rand_id(prefix: str, n: int = 24) -> str:
-    return prefix + "".join(secrets.choice(_ALNUM) for _ in range(n))
+from .replies import (  # noqa: E402,F401  (re-exported)
+    ERROR_STATUS,
+    STATUS_ERROR_TYPE,
+    Reply,
+    _coerce_reply,
+    _rand_id,
+    context_window_exceeded_reply,
+    error_reply,
+    json_reply,
+    message_reply,
+    pause_turn_reply,
+    raw_reply,
+    refusal_reply,
+    text_reply,
+    tool_use_reply,
+)
 
 
 def estimate_tokens(text: str) -> int:
-    """Plausible token estimate: ~4 characters per token, at least 1."""
+    """Plausible token estimate: ~3.5 characters per token (the docs' rule of thumb, and what the
+    product and benchmarks/generation_cost.py assume), at least 1."""
     if not text:
         return 0
-    return max(1, math.ceil(len(text) / 4))
-
-
-# --------------------------------------------------------------------------
-# Replies
-# --------------------------------------------------------------------------
-
-
-@dataclass
-class Reply:
-    """One scripted response.
-
-    kind: "message" (``message`` holds a partial Message dict), "error"
-    (``status``, ``error_type``, ``message``), or "raw" (``status``, ``body``).
-    ``delay`` seconds are slept before answering; ``headers`` are added.
-    ``auto_stop`` means stop_reason is derived (end_turn / max_tokens /
-    stop_sequence) rather than taken verbatim.
-    """
-
-    kind: str
-    message: Dict[str, Any] = field(default_factory=dict)
-    status: int = 200
-    error_type: str = ""
-    error_message: str = ""
-    body: bytes = b""
-    content_type: str = "application/json"
-    headers: Dict[str, str] = field(default_factory=dict)
-    usage: Dict[str, Any] = field(default_factory=dict)
-    delay: float = 0.0
-    auto_stop: bool = False
-
-
-def text_reply(
-    text: str,
-    *,
-    stop_reason: Optional[str] = None,
-    usage: Optional[Dict[str, Any]] = None,
-    model: Optional[str] = None,
-    headers: Optional[Dict[str, str]] = None,
-    delay: float = 0.0,
-) -> Reply:
-    """A plain text assistant reply.  ``stop_reason=None`` means automatic:
-    "end_turn", or "max_tokens"/"stop_sequence" when the request's
-    ``max_tokens``/``stop_sequences`` cut the text short (as the API would)."""
-    msg: Dict[str, Any] = {"content": [{"type": "text", "text": text}]}
-    if stop_reason is not None:
-        msg["stop_reason"] = stop_reason
-    if model:
-        msg["model"] = model
-    return Reply(
-        "message",
-        message=msg,
-        usage=dict(usage or {}),
-        headers=dict(headers or {}),
-        delay=delay,
-        auto_stop=stop_reason is None,
-    )
-
-
-def tool_use_reply(
-    name: str,
-    input: Dict[str, Any],
-    *,
-    text: Optional[str] = None,
-    tool_use_id: Optional[str] = None,
-    stop_reason: str = "tool_use",
-    usage: Optional[Dict[str, Any]] = None,
-    model: Optional[str] = None,
-    headers: Optional[Dict[str, str]] = None,
-    delay: float = 0.0,
-) -> Reply:
-    """An assistant turn calling one tool (optionally preceded by text)."""
-    content: List[Dict[str, Any]] = []
-    if text:
-        content.append({"type": "text", "text": text})
-    content.append(
-        {
-            "type": "tool_use",
-            "id": tool_use_id or _rand_id("toolu_01", 22),
-            "name": name,
-            "input": input,
-        }
-    )
-    msg: Dict[str, Any] = {"content": content, "stop_reason": stop_reason}
-    if model:
-        msg["model"] = model
-    return Reply("message", message=msg, usage=dict(usage or {}), headers=dict(headers or {}), delay=delay)
-
-
-def message_reply(
-    content: List[Dict[str, Any]],
-    *,
-    stop_reason: str = "end_turn",
-    stop_sequence: Optional[str] = None,
-    usage: Optional[Dict[str, Any]] = None,
-    model: Optional[str] = None,
-    headers: Optional[Dict[str, str]] = None,
-    delay: float = 0.0,
-) -> Reply:
-    """Arbitrary content blocks (e.g. several tool_use blocks).  tool_use
-    blocks without an ``id`` get one."""
-    blocks = []
-    for b in content:
-        b = dict(b)
-        if b.get("type") == "tool_use" and not b.get("id"):
-            b["id"] = _rand_id("toolu_01", 22)
-        blocks.append(b)
-    msg: Dict[str, Any] = {"content": blocks, "stop_reason": stop_reason, "stop_sequence": stop_sequence}
-    if model:
-        msg["model"] = model
-    return Reply("message", message=msg, usage=dict(usage or {}), headers=dict(headers or {}), delay=delay)
-
-
-def error_reply(
-    status: int,
-    error_type: Optional[str] = None,
-    message: str = "error",
-    *,
-    headers: Optional[Dict[str, str]] = None,
-    delay: float = 0.0,
-) -> Reply:
-    """An API error: body ``{"type":"error","error":{"type":..,"message":..},"request_id":..}``."""
-    etype = error_type or STATUS_ERROR_TYPE.get(status, "api_error")
-    return Reply(
-        "error",
-        status=status,
-        error_type=etype,
-        error_message=message,
-        headers=dict(headers or {}),
-        delay=delay,
-    )
-
-
-def raw_reply(
-    status: int,
-    body: Union[bytes, str],
-    *,
-    headers: Optional[Dict[str, str]] = None,
-    content_type: str = "application/json",
-    delay: float = 0.0,
-) -> Reply:
-    """Exact bytes on the wire (for malformed / truncated responses)."""
-    if isinstance(body, str):
-        body = body.encode()
-    return Reply("raw", status=status, body=body, headers=dict(headers or {}), content_type=content_type, delay=delay)
-
-
-def _coerce_reply(value: Any) -> Reply:
-    if isinstance(value, Reply):
-        return value
-    if isinstance(value, str):
-        return text_reply(value)
-    if isinstance(value, dict):
-        if value.get("type") == "error" and isinstance(value.get("error"), dict):
-            err = value["error"]
-            etype = err.get("type", "api_error")
-            return error_reply(ERROR_STATUS.get(etype, 500), etype, err.get("message", ""))
-        msg = dict(value)
-        usage = msg.pop("usage", None) or {}
-        auto = "stop_reason" not in msg
-        return Reply("message", message=msg, usage=dict(usage), auto_stop=auto)
-    raise TypeError(f"responder returned unsupported reply {value!r}")
+    return max(1, math.ceil(len(text) / 3.5))
 
 
 # --------------------------------------------------------------------------
@@ -310,7 +169,9 @@ def _default_responder(req: Dict[str, Any]) -> Reply:
                 b.get("text", "") for b in c if isinstance(b, dict) and b.get("type") == "text"
             )
         break
-    return text_reply(f"echo: {last[:200]}" if last else "echo")
+    reply = text_reply(f"echo: {last[:200]}" if last else "echo")
+    reply.auto_json = True
+    return reply
 
 
 class FakeAnthropicServer:
@@ -323,9 +184,15 @@ class FakeAnthropicServer:
       responder           callable(request_json) -> reply, used when the queue is empty
       validate            check request bodies like the API (400 invalid_request_error)
       require_version     reject a missing ``anthropic-version`` header
-      min_cache_tokens    prefixes shorter than this are not cached (real API: 1024+); default 0
+      min_cache_tokens    prefixes shorter than this are not cached; default None = the
+                          model's documented minimum (rules.py [CACHE]), 0 for no minimum
       token_counter       callable(str) -> int (default: chars/4)
-      clock               callable() -> seconds, for cache TTLs (default time.time)
+      clock               callable() -> seconds, for cache TTLs, batch times and model
+                          retirement dates (default time.time)
+      enforce_models      apply the per-model rules of rules.py (default True; needs validate)
+      batch_polls_to_end  retrieves a batch answers ``in_progress`` before it ends (default 1)
+      unknown_models      "reject" (default: 404 like the API) or "strictest" (an unlisted
+                          claude-* id is served with every current refusal, rules.STRICTEST)
       start               start serving immediately (default True)
     Use as a context manager or call ``stop()``.
     """
@@ -339,10 +206,13 @@ class FakeAnthropicServer:
         responder: Optional[Callable[[Dict[str, Any]], Any]] = None,
         validate: bool = True,
         require_version: bool = True,
-        min_cache_tokens: int = 0,
+        min_cache_tokens: Optional[int] = None,
         token_counter: Callable[[str], int] = estimate_tokens,
         clock: Callable[[], float] = time.time,
         start: bool = True,
+        enforce_models: bool = True,
+        batch_polls_to_end: int = 1,
+        unknown_models: str = "reject",
     ) -> None:
         self.api_keys = set(api_keys) if api_keys is not None else None
         self.responder: Callable[[Dict[str, Any]], Any] = responder or _default_responder
@@ -351,6 +221,14 @@ class FakeAnthropicServer:
         self.min_cache_tokens = min_cache_tokens
         self.token_counter = token_counter
         self.clock = clock
+        self.enforce_models = enforce_models
+        self.unknown_models = unknown_models
+        self.script_errors: List[str] = []
+        # requests the real API would refuse (validation / per-model rules), as (path, status, message);
+        # the ``anthropic_server`` fixture fails a test that leaves any here unless it sets refusals_expected
+        self.refusals: List[Tuple[str, int, str]] = []
+        self.refusals_expected = False
+        self.batches = BatchStore(answer=self._answer, clock=clock, polls_to_end=batch_polls_to_end)
         self.requests: List[RecordedRequest] = []
         self._queue: "queue.Queue[Any]" = queue.Queue()
         self._lock = threading.RLock()
@@ -493,7 +371,7 @@ class FakeAnthropicServer:
                     if t == "text":
                         body = str(b.get("text", ""))
                     elif t == "image" or t == "document":
-                        body = "x" * 4 * 1000  # ~1000 tokens per image/document
+                        body = "x" * 3500  # ~1000 tokens per image/document
                     elif t == "tool_result":
                         rc = b.get("content")
                         body = rc if isinstance(rc, str) else json.dumps(rc, sort_keys=True)
@@ -528,7 +406,7 @@ class FakeAnthropicServer:
         bps = [
             i
             for i, (_, cc) in enumerate(segs)
-            if isinstance(cc, dict) and cum[i] >= self.min_cache_tokens
+            if isinstance(cc, dict) and cum[i] >= self._min_cache(model)
         ]
         creation = read = 0
         created_1h = 0
@@ -641,6 +519,51 @@ class FakeAnthropicServer:
                 f"messages.{len(msgs) - 1}: `tool_use` ids were found without `tool_result` blocks immediately after: "
                 f"{', '.join(prev_tool_ids)}. Each `tool_use` block must have a corresponding `tool_result` block in the next message."
             )
+        oc = req.get("output_config")
+        if oc is not None and not isinstance(oc, dict):
+            bad("output_config: Input should be a valid dictionary")
+        if isinstance(oc, dict) and oc.get("format") is not None:
+            try:
+                schemas.check_format(oc["format"])
+            except RuleError as e:
+                raise _ApiError(e.status, e.error_type, e.message) from None
+        if self.enforce_models:
+            try:
+                rules = model_rules.rules_for(req.get("model"), self.today(), unknown=self.unknown_models)
+                model_rules.check_request(req, rules, count_only=count_only)
+            except RuleError as e:
+                raise _ApiError(e.status, e.error_type, e.message) from None
+
+    def _min_cache(self, model: str) -> int:
+        if self.min_cache_tokens is not None:
+            return self.min_cache_tokens
+        if not self.enforce_models:
+            return 0
+        try:
+            return model_rules.rules_for(model, self.today(), unknown=self.unknown_models).min_cache_tokens
+        except RuleError:
+            return 0
+
+    def _checked(self, req: Any, path: str, *, count_only: bool) -> None:
+        try:
+            self._validate(req, count_only=count_only)
+        except _ApiError as e:
+            with self._lock:
+                self.refusals.append((path, e.status, e.message))
+            raise
+
+    def today(self) -> dt.date:
+        """The server's date (from ``clock``), for model retirement dates."""
+        return dt.datetime.fromtimestamp(self.clock(), dt.timezone.utc).date()
+
+    def _thinking_plan(self, req: Dict[str, Any]) -> ThinkingPlan:
+        if not self.enforce_models:
+            return ThinkingPlan(on=False, omitted=True)
+        try:
+            rules = model_rules.rules_for(req.get("model"), self.today(), unknown=self.unknown_models)
+        except RuleError:
+            return ThinkingPlan(on=False, omitted=True)
+        return ThinkingPlan.for_request(req, rules)
 
     # -- request handling -------------------------------------------------
     def _next_reply(self, req: Dict[str, Any]) -> Tuple[Reply, float]:
@@ -663,7 +586,20 @@ class FakeAnthropicServer:
         content = [dict(b) for b in msg.get("content") or []]
         stop_reason = msg.get("stop_reason", "end_turn")
         stop_sequence = msg.get("stop_sequence")
-        max_tokens = req.get("max_tokens") or 0
+        plan = self._thinking_plan(req)
+        max_tokens = max(1, (req.get("max_tokens") or 0) - plan.tokens) if req.get("max_tokens") else 0
+        fmt = (req.get("output_config") or {}).get("format") if isinstance(req.get("output_config"), dict) else None
+        if isinstance(fmt, dict) and isinstance(fmt.get("schema"), dict):
+            schema = fmt["schema"]
+            if reply.auto_json:
+                content = [{"type": "text", "text": json.dumps(schemas.instance(schema), ensure_ascii=False)}]
+            elif stop_reason not in ("refusal", "max_tokens", "pause_turn", "model_context_window_exceeded"):
+                text = "".join(b.get("text", "") for b in content if b.get("type") == "text")
+                problems = schemas.fits(schema, text)
+                if problems:
+                    note = f"stand-in: scripted reply does not fit output_config.format: {'; '.join(problems[:3])}"
+                    self.script_errors.append(note)
+                    raise _ApiError(500, "api_error", note)
         if reply.auto_stop:
             stop_reason, stop_sequence = "end_turn", None
             seqs = [s for s in req.get("stop_sequences") or [] if isinstance(s, str) and s]
@@ -677,7 +613,7 @@ class FakeAnthropicServer:
                         stop_reason, stop_sequence = "stop_sequence", seq
             out = sum(self.token_counter(b.get("text", "")) for b in content if b.get("type") == "text")
             if max_tokens and out > max_tokens:
-                budget = max_tokens * 4
+                budget = int(max_tokens * 3.5)
                 for b in content:
                     if b.get("type") == "text":
                         b["text"] = b["text"][:budget]
@@ -694,6 +630,11 @@ class FakeAnthropicServer:
         output_tokens = max(1, output_tokens)
         if max_tokens and reply.auto_stop:
             output_tokens = min(output_tokens, max_tokens)
+        if plan.on and not any(b.get("type") in ("thinking", "redacted_thinking") for b in content):
+            # adaptive thinking: the thinking block comes first and is billed as output
+            thought = "" if plan.omitted else "Reviso la consulta y los extractos antes de responder."
+            content.insert(0, {"type": "thinking", "thinking": thought, "signature": _rand_id("sig_", 40)})
+            output_tokens += plan.tokens
         usage = self._usage(req, output_tokens)
         usage.update(reply.usage)
         return {
@@ -707,11 +648,51 @@ class FakeAnthropicServer:
             "usage": usage,
         }
 
+    def _answer(self, params: Dict[str, Any]) -> Tuple[int, Dict[str, Any]]:
+        """One Messages request as a batch runs it: ``(200, message)`` or ``(status, error body)``."""
+        request_id = _rand_id("req_01")
+        try:
+            if self.validate:
+                self._checked(params, "/v1/messages/batches", count_only=False)
+            reply, _ = self._next_reply(params)
+            if reply.kind == "error":
+                raise _ApiError(reply.status, reply.error_type, reply.error_message)
+            if reply.kind == "raw":
+                raise _ApiError(500, "api_error", "Internal server error")
+            return 200, self._build_message(reply, params)
+        except _ApiError as e:
+            return e.status, {"type": "error", "error": {"type": e.error_type, "message": e.message}, "request_id": request_id}
+
+    def _route_batches(self, handler: "_Handler", rec: "RecordedRequest", path: str, query: Dict[str, List[str]], request_id: str) -> None:
+        parts = path[len("/v1/messages/batches"):].strip("/").split("/") if path != "/v1/messages/batches" else []
+        verb = handler.command
+        hdrs = {"request-id": request_id}
+        if not parts and verb == "POST":
+            if rec.json is None:
+                raise _ApiError(400, "invalid_request_error", "Request body is not valid JSON")
+            obj = self.batches.create(rec.json, len(rec.body))
+            obj["results_url"] = None
+            return self._send_json(handler, rec, 200, obj, hdrs)
+        if not parts and verb == "GET":
+            limit = int((query.get("limit") or ["20"])[0])
+            after = (query.get("after_id") or [None])[0]
+            return self._send_json(handler, rec, 200, self.batches.list(self.url, limit=limit, after_id=after), hdrs)
+        if len(parts) == 1 and verb == "GET":
+            return self._send_json(handler, rec, 200, self.batches.retrieve(parts[0], self.url), hdrs)
+        if len(parts) == 1 and verb == "DELETE":
+            return self._send_json(handler, rec, 200, self.batches.delete(parts[0]), hdrs)
+        if len(parts) == 2 and parts[1] == "cancel" and verb == "POST":
+            return self._send_json(handler, rec, 200, self.batches.cancel(parts[0], self.url), hdrs)
+        if len(parts) == 2 and parts[1] == "results" and verb == "GET":
+            return self._send(handler, rec, 200, self.batches.results_jsonl(parts[0]), "application/binary", hdrs)
+        raise _ApiError(404, "not_found_error", f"Not Found: {verb} {path}")
+
     def _handle(self, handler: "_Handler") -> None:
         length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in handler.headers.items()}
         path = handler.path.split("?", 1)[0]
+        query = parse_qs(handler.path.split("?", 1)[1]) if "?" in handler.path else {}
         try:
             parsed = json.loads(body) if body else None
         except ValueError:
@@ -721,7 +702,8 @@ class FakeAnthropicServer:
             self.requests.append(rec)
         request_id = _rand_id("req_01")
         try:
-            if handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens"):
+            is_batches = path == "/v1/messages/batches" or path.startswith("/v1/messages/batches/")
+            if not is_batches and (handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens")):
                 raise _ApiError(404, "not_found_error", f"Not Found: {handler.command} {path}")
             key = rec.api_key
             if not key:
@@ -730,11 +712,18 @@ class FakeAnthropicServer:
                 raise _ApiError(401, "authentication_error", "invalid x-api-key")
             if self.require_version and not headers.get("anthropic-version"):
                 raise _ApiError(400, "invalid_request_error", "anthropic-version: header is required")
+            if is_batches:
+                try:
+                    return self._route_batches(handler, rec, path, query, request_id)
+                except RuleError as e:
+                    raise _ApiError(e.status, e.error_type, e.message) from None
             if parsed is None:
                 raise _ApiError(400, "invalid_request_error", "Request body is not valid JSON")
+            # build-with-claude/token-counting: count_tokens takes the same body (without max_tokens)
+            # and is validated like a message request, so a refused request cannot be counted either
             count_only = path.endswith("/count_tokens")
             if self.validate:
-                self._validate(parsed, count_only=count_only)
+                self._checked(parsed, path, count_only=count_only)
             if count_only:
                 self._send_json(handler, rec, 200, {"input_tokens": self.count_input_tokens(parsed)}, {"request-id": request_id})
                 return
@@ -750,7 +739,12 @@ class FakeAnthropicServer:
         elif reply.kind == "raw":
             self._send(handler, rec, reply.status, reply.body, reply.content_type, hdrs)
         else:
-            self._send_json(handler, rec, 200, self._build_message(reply, parsed), hdrs)
+            try:
+                message = self._build_message(reply, parsed)
+            except _ApiError as e:
+                self._send_error(handler, rec, e.status, e.error_type, e.message, {}, request_id)
+                return
+            self._send_json(handler, rec, 200, message, hdrs)
 
     def _send_error(self, handler, rec, status, etype, message, headers, request_id) -> None:
         body = {"type": "error", "error": {"type": etype, "message": message}, "request_id": request_id}
