@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pipeline.documents import Document
+from pipeline.units import assign, extract_units
 
 Span = tuple[int, int]  # [start, end) character offsets in the document text
 
@@ -24,6 +25,7 @@ class Chunk:
     section: str | None = None
     page: int | None = None
     meta: dict = field(default_factory=dict)
+    units: list | None = None  # pipeline.units.Unit that start in this chunk; None: not extracted (an index built before units)
 
     @property
     def id(self) -> str:
@@ -62,7 +64,7 @@ def _chunks(doc: Document, pieces: list[tuple[str | None, Span]]) -> list[Chunk]
     for section, (start, end) in pieces:
         text = _PAGE_MARKER.sub("", doc.text[start:end]).strip()
         if len(text) >= 2:
-            out.append(Chunk(doc_id=doc.id, doc_title=doc.title, text=text, position=len(out), url=doc.url, section=section, page=doc.page_at(start)))
+            out.append(Chunk(doc_id=doc.id, doc_title=doc.title, text=text, position=len(out), url=doc.url, section=section, page=doc.page_at(start), meta={"span": (start, end)}))
     return out
 
 
@@ -252,5 +254,16 @@ def chunk_document(doc: Document, strategy: str = "structure", size: int = 800, 
     if overlap >= size:
         raise ValueError(f"chunk overlap ({overlap}) must be smaller than the chunk size ({size})")
     if doc.handmade:
-        return handmade_chunks(doc)
-    return chunker(doc, size=size, overlap=overlap)
+        chunks = handmade_chunks(doc)
+        for c in chunks:
+            c.units = extract_units(c.text, skip=set())
+        return chunks
+    chunks = chunker(doc, size=size, overlap=overlap)
+    spans = [c.meta.pop("span", None) for c in chunks]
+    if all(spans):  # units come from the whole document (table headers, headings and FAQ questions reach every chunk)
+        for c, mine in zip(chunks, assign(extract_units(doc.text), spans), strict=True):
+            c.units = mine
+    else:
+        for c in chunks:
+            c.units = extract_units(c.text)
+    return chunks

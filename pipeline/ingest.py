@@ -14,6 +14,7 @@ from pipeline.errors import DocumentError, PipelineError
 from pipeline.index import ChunkIndex
 from pipeline.loaders import MAX_BYTES, load_document
 from pipeline.sparse import BM25Encoder
+from pipeline.units import UNITS_VERSION
 
 
 @dataclass
@@ -40,7 +41,19 @@ class IngestReport:
 
 
 def chunking_signature(strategy: str, chunk_size: int, overlap: int) -> str:
-    return f"{strategy}:{chunk_size}:{overlap}"
+    """What the stored chunks depend on besides the text; a change re-chunks and re-embeds the document."""
+    return f"{strategy}:{chunk_size}:{overlap}:units{UNITS_VERSION}"
+
+
+def embed_units(chunks: list[Chunk], embedder: Embedder) -> None:
+    """Embed every answer unit once, here at ingestion (generation reads the stored vectors)."""
+    units = [u for c in chunks for u in c.units or () if u.kind != "heading"]
+    texts = list(dict.fromkeys(u.embed_text for u in units))
+    if not texts:
+        return
+    by_text = dict(zip(texts, embedder.embed_passages(texts), strict=True))
+    for u in units:
+        u.set_vec(by_text[u.embed_text])
 
 
 def _under(source: str | None, roots: list[Path]) -> bool:
@@ -107,6 +120,7 @@ def ingest(
                 vectors = embedder.embed_passages(texts, progress=lambda d, _t, base=done: embed_progress(base + d, total))  # type: ignore[call-arg]
             else:
                 vectors = embedder.embed_passages(texts)
+            embed_units(chunks, embedder)
             meta = {**doc.metadata(), "chunking": signature, "embedder": embedder.name}
             index.replace_document(chunks, vectors, sparse.encode_passages(texts), doc_meta=meta)
         except PipelineError as exc:

@@ -41,10 +41,13 @@ class Answer:
     hits: list[Hit] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     fallback: bool = False  # the requested method failed (e.g. invalid derivation) and another produced this answer
+    outcome: str = "ok"  # ok | refusal | truncated | paused: how the model's reply ended (see LLMResponse.outcome)
 
     @property
     def flags(self) -> list[dict]:
-        return [{"step": s.id, "rule": s.rule, "flag": f} for s in self.derivation for f in s.flags]
+        """Verifier flags per step, and a draft-level flag when the model declined or was cut off."""
+        steps = [{"step": s.id, "rule": s.rule, "flag": f} for s in self.derivation for f in s.flags]
+        return ([outcome_flag(self.outcome)] if self.outcome != "ok" else []) + steps
 
     def as_dict(self) -> dict:
         return {
@@ -61,6 +64,7 @@ class Answer:
             "latency_ms": round(self.latency_ms, 1),
             "notes": self.notes,
             "fallback": self.fallback,
+            "outcome": self.outcome,
             "derivation_text": render(self.derivation, [h.chunk.doc_title for h in self.hits]) if self.derivation else None,
             "chunks": [{"doc_id": h.chunk.doc_id, "chunk_id": h.chunk.id, "score": round(h.score, 4)} for h in self.hits],
         }
@@ -84,6 +88,16 @@ def register(name: str) -> Callable[[Callable[..., Generator]], Callable[..., Ge
         return factory
 
     return deco
+
+
+def outcome_flag(outcome: str) -> dict:
+    """The draft-level flag stored with a draft whose reply did not end normally (kind "outcome", no step)."""
+    return {"kind": "outcome", "step": None, "rule": None, "flag": outcome}
+
+
+def outcome_of(flags: list[dict] | None) -> str:
+    """The outcome recorded in a draft's flags ("ok" when none)."""
+    return next((f.get("flag", "ok") for f in flags or [] if f.get("kind") == "outcome"), "ok")
 
 
 def references_for(steps: list[Step], final: Step, hits: list[Hit]) -> list[Reference]:

@@ -1,4 +1,4 @@
-"""The offline extractive generator: a small derivation built from the best passages, no LLM."""
+"""The offline extractive generator: the answer units that best answer the question, rendered as sentences, no LLM."""
 
 from __future__ import annotations
 
@@ -6,24 +6,28 @@ import math
 import re
 import time
 from collections import Counter
-from dataclasses import dataclass
-
-import numpy as np
 
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
-from pipeline.index import Hit
 from pipeline.generation.lexical import doc_keys, query_keys
+from pipeline.generation.records import RecordBook
+from pipeline.generation.selection import Candidate, SelectionConfig, asked_types, features, score, select
+from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
+from pipeline.text import tokens
 from pipeline.texts import t
+from pipeline.units import Unit, record_code, record_name, render, render_fields
 from pipeline.verifier import StepVerifier
 
 MODEL_LABEL = "extractive (sin LLM)"
 
+_ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
+
+
 def question_weights(question: str, idf, context_weight: float) -> dict[str, float]:
     """IDF weight of each question key; words outside the interrogative sentences count less."""
     parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", strip_placeholders(question)) if p.strip()]
-    asked = [p for p in parts if "?" in p] or parts
+    asked = [p for p in parts if "?" in p] or [p for p in parts if _ASKING.search(p.lower())] or parts
     weights: dict[str, float] = {}
     for part in parts:
         factor = 1.0 if part in asked else context_weight
@@ -32,39 +36,38 @@ def question_weights(question: str, idf, context_weight: float) -> dict[str, flo
     return weights
 
 
-def passages(text: str, max_len: int = 220) -> list[str]:
-    """Sentences and list items; runs of short lines (flattened table cells) are joined into one passage."""
-    from pipeline.text import sentences
+class _Steps:
+    """The derivation being built: chunk premises are hit numbers; hits outside the retrieved ones are appended."""
 
-    out: list[str] = []
-    buf: list[str] = []
-    for sent in sentences(text):
-        if len(sent) < 60:
-            buf.append(sent)
-            if sum(len(b) + 3 for b in buf) >= max_len:
-                out.append(" | ".join(buf))
-                buf = []
-            continue
-        if buf:
-            out.append(" | ".join(buf))
-            buf = []
-        out.append(sent)
-    if buf:
-        out.append(" | ".join(buf))
-    return [p for p in out if len(p) >= 15]
+    def __init__(self, hits: list[Hit]) -> None:
+        self.hits = list(hits)
+        self.steps: list[Step] = []
 
+    def premise(self, chunk) -> str:
+        for i, h in enumerate(self.hits, start=1):
+            if h.chunk.id == chunk.id and h.chunk.doc_id == chunk.doc_id:
+                return str(i)
+        self.hits.append(Hit(chunk, 0.0))
+        return str(len(self.hits))
 
-@dataclass(slots=True)
-class _Candidate:
-    score: float
-    chunk_no: int
-    order: int
-    text: str
+    def add(self, rule: str, premises: list[str], conclusion: str) -> Step:
+        step = Step(id=f"s{len(self.steps) + 1}", rule=rule, premises=premises, conclusion=conclusion)
+        self.steps.append(step)
+        return step
+
+    def extract(self, chunk, unit: Unit) -> Step:
+        text = f"{unit.context}: {unit.text}" if unit.kind == "item" and unit.context else unit.text
+        return self.add("Extract", [self.premise(chunk)], text)
+
+    def concat(self, parts: list[Step], conclusion: str | None = None) -> Step:
+        if len(parts) == 1 and conclusion is None:
+            return parts[0]
+        return self.add("Concat", [p.id for p in parts], conclusion or "\n".join(p.conclusion for p in parts))
 
 
 @register("extractive")
 class ExtractiveGenerator:
-    """Pick the passages that best cover the question (IDF-weighted terms + embedding similarity); NoInfo when nothing covers it."""
+    """Score the answer units of the retrieved chunks (key terms, stored unit embeddings, the kind of answer asked for), render the best as Spanish; NoInfo when nothing covers the question."""
 
     name = "extractive"
 
@@ -77,26 +80,40 @@ class ExtractiveGenerator:
         min_coverage: float = 0.22,
         context_weight: float = 0.25,
         max_sentences: int = 3,
-        dense_weight: float = 0.5,
-        rank_weight: float = 0.5,
+        dense_weight: float = 0.35,
+        rank_weight: float = 0.2,
+        expand_documents: int = 1,
         **_: object,
     ) -> None:
         self.lang, self.index, self.embedder = lang, index, embedder
         self.min_coverage, self.context_weight = min_coverage, context_weight
-        self.max_sentences, self.dense_weight, self.rank_weight = max_sentences, dense_weight, rank_weight
+        self.expand_documents = expand_documents  # the best-ranked documents whose every unit is a candidate
+        self.selection = SelectionConfig(max_units=max_sentences, dense_weight=dense_weight, rank_weight=rank_weight)
         self._df: Counter | None = None
         self._n_docs = 0
-        self._vec_cache: dict[str, np.ndarray] = {}
-        self.verifier = StepVerifier(embedder=None)  # lexical checks only: extracts are copied, not rewritten
+        self._book: RecordBook | None = None
+        self._by_doc: dict[str, list] = {}
+        self._chunk_keys: dict[str, set[str]] = {}
+        self._known: dict[tuple[str, int], object] = {}  # the index's chunks, kept with their units' features
+        self.verifier = StepVerifier(embedder=None)  # lexical checks only: extracts are copied, renderings reuse their words
 
     # -- corpus statistics ------------------------------------------------
     def _corpus(self, hits: list[Hit]) -> tuple[Counter, int]:
         if self._df is None and self.index is not None and self.index.exists():
             chunks = [c for c, _ in self.index.all_chunks()]
             self._df, self._n_docs = Counter(k for c in chunks for k in doc_keys(c.embed_text)), len(chunks)
+            self._book = RecordBook.build(chunks)
+            for c in chunks:
+                self._by_doc.setdefault(c.doc_id, []).append(c)
+                self._known[(c.doc_id, c.position)] = c
+                for u in c.units or ():
+                    features(u)  # once per unit here, not per question
         if self._df is not None and self._n_docs:
             return self._df, self._n_docs
         return Counter(k for h in hits for k in doc_keys(h.chunk.embed_text)), max(1, len(hits))
+
+    def _records(self, hits: list[Hit]) -> RecordBook:
+        return self._book if self._book is not None else RecordBook.build([h.chunk for h in hits])
 
     def coverage(self, question: str, hits: list[Hit]) -> tuple[dict[str, float], list[float]]:
         """Question key weights and, per hit, the weighted share of the question its chunk covers."""
@@ -105,19 +122,34 @@ class ExtractiveGenerator:
         total = sum(weights.values()) or 1.0
         covs = []
         for h in hits:
-            have = doc_keys(h.chunk.embed_text)
+            have = self._chunk_keys.get(h.chunk.text_hash)
+            if have is None:
+                have = self._chunk_keys[h.chunk.text_hash] = doc_keys(h.chunk.embed_text)
             covs.append(sum(w for k, w in weights.items() if k in have) / total)
         return weights, covs
 
-    def _similarities(self, question: str, texts: list[str]) -> np.ndarray:
-        if self.embedder is None or not texts:
-            return np.zeros(len(texts), dtype=np.float32)
-        missing = [x for x in texts if x not in self._vec_cache]
-        if missing:
-            for x, v in zip(missing, self.embedder.embed_passages(missing), strict=True):
-                self._vec_cache[x] = v
-        q = self.embedder.embed_queries([question])[0]
-        return np.array([float(self._vec_cache[x] @ q) for x in texts], dtype=np.float32)
+    def _candidates(self, question: str, hits: list[Hit]) -> list[Hit]:
+        """The hits (as the index's own chunk objects when unchanged), then the other chunks of the best-ranked documents."""
+        out = []
+        for h in hits:
+            known = self._known.get((h.chunk.doc_id, h.chunk.position))
+            out.append(Hit(known, h.score) if known is not None and known.text == h.chunk.text else h)  # type: ignore[attr-defined]
+        have = {h.chunk.id for h in out}
+        for doc in list(dict.fromkeys(h.chunk.doc_id for h in hits))[: self.expand_documents]:
+            out.extend(Hit(c, 0.0) for c in self._by_doc.get(doc, []) if c.id not in have)
+        if self._book is not None:  # a course the question names, in whichever curriculum holds it
+            have = {h.chunk.id for h in out}
+            for chunk, _ in self._book.named_in(question):
+                if chunk.id not in have:
+                    out.append(Hit(chunk, 0.0))
+                    have.add(chunk.id)
+        return out
+
+    def _query_vector(self, question: str, hits: list[Hit]):
+        """The question's embedding, only when the hits carry unit vectors stored at ingestion."""
+        if self.embedder is None or not any(u.vector for h in hits for u in h.chunk.units or ()):
+            return None
+        return self.embedder.embed_queries([question])[0]
 
     # -- generation -------------------------------------------------------
     def generate(self, question: str, hits: list[Hit]) -> Answer:
@@ -125,51 +157,115 @@ class ExtractiveGenerator:
         weights, covs = self.coverage(question, hits)
         if not hits or max(covs, default=0.0) < self.min_coverage:
             return self._no_info(hits, start, covs)
-        best_chunk = max(range(len(hits)), key=lambda i: (covs[i], -i))
-        total = sum(weights.values()) or 1.0
-        cands: list[_Candidate] = []
-        for n, hit in enumerate(hits, start=1):
-            if covs[n - 1] < self.min_coverage:
-                continue
-            section = doc_keys(f"{hit.chunk.doc_title} {hit.chunk.section or ''}")
-            for i, text in enumerate(passages(hit.chunk.text)):
-                have = doc_keys(text)
-                lexical = sum(w for k, w in weights.items() if k in have) / total
-                context = sum(w for k, w in weights.items() if k in section and k not in have) / total
-                prior = self.rank_weight * max(covs) / n  # retrieval's own ranking is evidence too
-                cands.append(_Candidate(lexical + 0.3 * context + 0.1 * (n - 1 == best_chunk) + prior, n, i, text))
-        if not cands:
+        book = self._records(hits)
+        candidates = self._candidates(question, hits)
+        curricula = [doc for doc in dict.fromkeys(h.chunk.doc_id for h in candidates) if doc in book.by_code]
+        courses = " ".join(dict.fromkeys(record_name(u) for _, u in book.named_in(question)))  # 'Química 2' names a course, not the programme
+        named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
+        cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
+        if max((c.cover for c in cands), default=0.0) < self.min_coverage:
+            return self._no_info(hits, start, covs)  # no unit (with its headings) covers enough of the question
+        chosen = select(cands, weights, question, self.selection)
+        if not chosen:
             return self._no_info(hits, start, covs)
-        sims = self._similarities(question, [c.text for c in cands])
-        if len(cands) > 1 and float(sims.max()) > 0:
-            spread = float(sims.max() - sims.min()) or 1.0
-            for c, s in zip(cands, sims, strict=True):
-                c.score += self.dense_weight * float(s - sims.min()) / spread * max(covs)
-        cands.sort(key=lambda c: -c.score)
-        top = cands[0]
-        best = [top] + [c for c in cands[1:] if c.score >= 0.6 * top.score][: self.max_sentences - 1]
-        best.sort(key=lambda c: (c.chunk_no, c.order))  # document order reads better
-        return self._answer(question, best, hits, start, covs)
+        d = _Steps(hits)
+        head = next((c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)), chosen[0])  # a course the question names
+        lead = None
+        if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
+            final, lead, _ = self._record_answer(question, head, book, d)
+        else:
+            final = self._units_answer(chosen, book, d, cands)
+            docs = {c.chunk.doc_id for c in chosen}
+            if len(docs) > 1:  # several sources: say whose is whose, each source named once
+                order = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+                said: dict[str, list[str]] = {}
+                for c, line in zip(order, final.conclusion.splitlines(), strict=True):
+                    said.setdefault(book.labels.get(c.chunk.doc_id, c.chunk.doc_title), []).append(line[2:])
+                lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
+        final.is_final = True
+        body = final.conclusion if lead is None else lead  # a lead replaces the conclusion: a question back, or values labelled by programme
+        return self._answer(body, d, final, covs, start, question)
 
-    def _answer(self, question: str, best: list[_Candidate], hits: list[Hit], start: float, covs: list[float]) -> Answer:
-        steps = [Step(id=f"s{i}", rule="Extract", premises=[str(c.chunk_no)], conclusion=c.text) for i, c in enumerate(best, start=1)]
-        top = steps[0]
-        if len(steps) > 1:
-            top = Step(id=f"s{len(steps) + 1}", rule="Concat", premises=[s.id for s in steps], conclusion=" ".join(s.conclusion for s in steps))
-            steps.append(top)
-        listed = "\n".join(f"- {s.conclusion}" for s in steps if s.rule == "Extract")
-        final = Step(id=f"s{len(steps) + 1}", rule="Refine", premises=[top.id], conclusion=listed, is_final=True)
-        body = f"{t('according_to', self.lang)}\n\n{listed}"  # the lead-in is boilerplate, not a derived claim
-        steps.append(final)
-        refs = references_for(steps, final, hits)
-        self.verifier.verify(steps, [h.chunk.embed_text for h in hits], question)
+    def _render(self, c: Candidate, book: RecordBook, d: _Steps, twins: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
+        """Extract the unit from its chunk (and the same unit from other documents that say it word for word), then render it."""
+        if c.unit.kind == "record":
+            return self._record_line([(x.chunk, x.unit) for x in (c, *twins)], book, d)
+        ex = d.concat([d.extract(x.chunk, x.unit) for x in (c, *twins)])
+        text = render(c.unit)
+        return d.add("Refine", [ex.id], text) if twins or text != ex.conclusion else ex
+
+    def _record_line(self, entries: list, book: RecordBook, d: _Steps, *, only: tuple[str, ...] | None = None, head: bool = True) -> Step:
+        """Records that say the same (one per document) as one sentence; prerequisite codes composed with the records they name."""
+        group = d.concat([d.extract(chunk, unit) for chunk, unit in entries])
+        chunk, unit = entries[0]
+        plain = render_fields(unit, only=only, head=head)
+        named = self._named_prerequisites(chunk, unit, book, d)
+        if named is not None:
+            return d.add("Compose", [group.id, named.id], render_fields(unit, book.names(chunk.doc_id), only=only, head=head))
+        return d.add("Refine", [group.id], plain)
+
+    def _named_prerequisites(self, chunk, unit: Unit, book: RecordBook, d: _Steps) -> Step | None:
+        value = next((v for k, v in unit.fields.items() if k.startswith(("prerequisit", "prerrequisit"))), "")
+        codes = re.findall(r"\b\d{3,4}\b", value)
+        entries = [book.entry(chunk.doc_id, code) for code in codes]
+        if not codes or any(e is None for e in entries):
+            return None
+        return d.concat([d.extract(c, u) for c, u in entries])  # type: ignore[misc]
+
+    def _units_answer(self, chosen: list[Candidate], book: RecordBook, d: _Steps, cands: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
+        chosen = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+        rendered = [self._render(c, book, d, _twins(c, cands)) for c in chosen]
+        if len(rendered) == 1:
+            return rendered[0]
+        return d.concat(rendered, "\n".join(f"- {s.conclusion}" for s in rendered))
+
+    def _record_answer(self, question: str, head: Candidate, book: RecordBook, d: _Steps) -> tuple[Step, str | None, str | None]:
+        """A course record: the programme's own when the question names one, else per programme where the curricula differ."""
+        same = book.same_name(head.unit)
+        codes = set(re.findall(r"\b\d{3,4}\b", question))
+        if codes and any(record_code(u) in codes for _, u in same.values()):
+            same = {doc: e for doc, e in same.items() if record_code(e[1]) in codes}  # the code the student gave
+        if len(same) < 2:
+            return self._render(head, book, d), None, None
+        name = render_fields(head.unit, only=("__none__",)).rstrip(".")
+        named = book.programmes_named(question, list(same), name)
+        if named:
+            doc = head.chunk.doc_id if head.chunk.doc_id in named else named[0]
+            chunk, unit = same[doc]
+            return self._render(_as_candidate(head, chunk, unit), book, d), None, None
+        order = sorted(same, key=lambda doc: (doc != head.chunk.doc_id, doc))
+        asked = asked_types(question)
+        only = ("prerequisit", "prerrequisit") if "requirement" in asked else ("credit", "crédit") if "count" in asked else None
+        groups: dict[str, list[str]] = {}
+        for doc in order:
+            groups.setdefault(render_fields(same[doc][1], only=only, head=False), []).append(doc)
+        if len(groups) == 1:
+            return self._record_line([same[x] for x in order], book, d), None, None
+        labels = {doc: book.labels.get(doc, doc) for doc in order}
+        if len(groups) > 3:
+            evidence = d.concat([d.extract(*same[x]) for x in order])
+            lead = t("which_programme", self.lang).format(name=name, n=len(same), programmes=", ".join(labels[x] for x in order))
+            return evidence, lead, lead
+        ranked = sorted(groups.values(), key=len)  # the largest group last: 'the other programmes'
+        lines, shown = [], []
+        for i, docs in enumerate(ranked):
+            lines.append(self._record_line([same[x] for x in docs], book, d, only=only, head=False))
+            who = t("other_programmes", self.lang) if i == len(ranked) - 1 and len(docs) >= 3 else ", ".join(labels[x] for x in docs)
+            said = lines[-1].conclusion
+            shown.append(f"- {who}: {said[:1].lower()}{said[1:].replace(': ', ' ', 1)}")  # whose is whose: document names, not claims
+        final = d.concat(lines)
+        return final, t("per_programme", self.lang).format(name=name) + "\n" + "\n".join(shown), None
+
+    def _answer(self, body: str, d: _Steps, final: Step, covs: list[float], start: float, question: str) -> Answer:
+        refs = references_for(d.steps, final, d.hits)
+        self.verifier.verify(d.steps, [h.chunk.embed_text for h in d.hits], question)
         return Answer(
             text=format_reply(body, refs, self.lang),
             method="extractive",
             model=MODEL_LABEL,
             references=refs,
-            derivation=steps,
-            hits=hits,
+            derivation=d.steps,
+            hits=d.hits,
             latency_ms=(time.perf_counter() - start) * 1000,
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f}"],
         )
@@ -186,3 +282,17 @@ class ExtractiveGenerator:
             latency_ms=(time.perf_counter() - start) * 1000,
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f} < {self.min_coverage:.3f}"],
         )
+
+
+def _twins(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
+    """The same unit, word for word, in other documents among the candidates (one per document): said once, cited by all."""
+    same = " ".join(tokens(c.text))
+    out: dict[str, Candidate] = {}
+    for x in cands:
+        if x.chunk.doc_id != c.chunk.doc_id and x.chunk.doc_id not in out and x.unit.kind == c.unit.kind and " ".join(tokens(x.text)) == same:
+            out[x.chunk.doc_id] = x
+    return list(out.values())
+
+
+def _as_candidate(like: Candidate, chunk, unit: Unit) -> Candidate:
+    return Candidate(unit, 0, chunk, like.doc_rank, render(unit), like.keys, like.score, dict(like.parts))

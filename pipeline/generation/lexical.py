@@ -7,7 +7,8 @@ from pipeline.text import STOPWORDS_ES, tokens
 # Question words and fillers that say how something is asked or answered, not what about.
 FUNCTION_WORDS = frozenset(
     "cuanto cuanta cuantos cuantas cuando cual cuales hasta que como donde quien puedo podes podria hay hacer hago "
-    "tengo tenes alguna algun forma igual ir existe puedes debes tenes necesitas podras deben debe".split()
+    "tengo tenes alguna algun forma igual ir existe puedes debes tenes necesitas podras deben debe sale salen cuesta cuestan "
+    "vale valen cobran".split()
 )
 KEY_LEN = 4  # Spanish inflections share a short prefix: inscribir/inscripción, recuperar/recupero
 
@@ -21,7 +22,8 @@ LONG_WORD, LONG_KEY = 10, 6  # long words are matched on a longer prefix: estaci
 
 
 def _content_words(text: str) -> list[str]:
-    return [w for w in tokens(text) if w not in STOPWORDS_ES and w not in FUNCTION_WORDS and len(w) > 2 and not w.isdigit()]
+    """Content words; 'rr' is read as 'r' so that spelling variants meet (prerrequisito / prerequisito)."""
+    return [w.replace("rr", "r") for w in tokens(text) if w not in STOPWORDS_ES and w not in FUNCTION_WORDS and len(w) > 2 and not w.isdigit()]
 
 
 def query_keys(text: str) -> list[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pipeline.derivation import validate
-from pipeline.generation.extractive import ExtractiveGenerator, passages
+from pipeline.generation.extractive import ExtractiveGenerator
 from tests.pipeline.generation_helpers import EXAMENES, hit
 
 HITS = [
@@ -29,7 +29,7 @@ def test_answerable_question_gets_a_grounded_extract_with_its_reference(fake_emb
     assert not answer.no_info and [r.doc_id for r in answer.references] == ["examenes"]
     assert "48 horas antes" in answer.text and EXAMENES in answer.text
     final = validate(answer.derivation, n_chunks=len(HITS))
-    assert final.rule == "Refine" and answer.derivation[0].rule == "Extract" and answer.derivation[0].premises == ["1"]
+    assert final.rule in ("Extract", "Refine") and answer.derivation[0].rule == "Extract" and answer.derivation[0].premises == ["1"]
     assert answer.flags == []  # the verifier ran and found copied text faithful
 
 
@@ -52,13 +52,6 @@ def test_works_without_index_or_embedder():
     assert ExtractiveGenerator().generate("¿algo?", []).no_info
 
 
-def test_flattened_table_cells_are_joined_into_one_passage():
-    text = "Programa\n\nDuración\n\nCosto\n\nDiploma en Ciencia de Datos\n\n1 año\n\n10 cuotas de $ 12.000\n\nUna oración larga que explica algo más sobre los descuentos para egresados de la Facultad."
-    out = passages(text)
-    assert out[0].startswith("Programa | Duración | Costo | Diploma en Ciencia de Datos") and "12.000" in out[0]
-    assert out[-1].startswith("Una oración larga")
-
-
 def test_long_words_need_a_longer_shared_prefix():
     from pipeline.generation.lexical import doc_keys, query_keys
 
@@ -75,3 +68,75 @@ def test_retrieval_rank_weighs_in_when_a_lower_hit_covers_the_question_slightly_
     assert [r.doc_id for r in flat.references] == ["secretaria"]  # lexical coverage alone prefers the second hit
     ranked = ExtractiveGenerator(max_sentences=1, rank_weight=2.0).generate(question, [a, b])
     assert [r.doc_id for r in ranked.references] == ["bedelia"]  # a strong rank prior keeps retrieval's first choice
+
+
+def body(answer) -> str:
+    from bot.answer_eval import answer_body
+
+    return answer_body(answer.text)
+
+
+def test_the_answer_type_prior_picks_the_hours_over_a_sentence_that_only_names_them():
+    tramites = hit("bedelia_tramites", "Trámites de Bedelía", "Los trámites presenciales se atienden en el horario de Bedelía. Algunos trámites se hacen por el SIGE.", "https://x.example/tramites", "Trámites")
+    contacto = hit("contacto", "Contacto y horarios", "## Bedelía (Sección Estudiantes)\n\n- Ubicación: Edificio Central, planta baja.\n- Horario de atención presencial: lunes a viernes de 9:30 a 13:00 y de 14:30 a 18:00.", "https://x.example/contacto", "Bedelía (Sección Estudiantes)")
+    answer = ExtractiveGenerator().generate("¿En qué horario atiende Bedelía?", [tramites, contacto])
+    assert "9:30 a 13:00 y de 14:30 a 18:00" in body(answer) and "se atienden en el horario de Bedelía" not in body(answer)
+    assert [r.doc_id for r in answer.references] == ["contacto"]
+
+
+def test_the_same_sentence_in_several_documents_is_said_once():
+    text = "El curso de vacaciones se asigna en el portal. La retrasada única siempre deberá aprobarse antes del curso congelado."
+    hits = [hit(f"pensum_{n}", "Ingeniería", text, "https://x.example", "Normas", pos=i) for i, n in enumerate(("civil", "mecanica", "quimica"))]
+    answer = ExtractiveGenerator().generate("¿Cuándo debe aprobarse la retrasada única respecto del curso congelado?", hits)
+    assert body(answer).count("retrasada única") == 1
+    assert {r.doc_id for r in answer.references} == {"pensum_civil", "pensum_mecanica", "pensum_quimica"}  # said once, cited by all
+    assert answer.flags == []
+
+
+def _pensum(doc: str, prereq: str) -> str:
+    return f"SEMESTRE 5\ncodigo: 0204\nnombre: Circuitos Eléctricos 1\ncreditos: 7\narea: No especificada\nprerequisitos: {prereq}\nobligatorio: Sí\n---\n"
+
+
+def _course_hits(prereqs: dict[str, str]):
+    return [hit(f"pensum_{d}", "Ingeniería", _pensum(d, p), "https://x.example", "SEMESTRE 5", pos=i) for i, (d, p) in enumerate(prereqs.items())]
+
+
+def test_a_course_record_is_one_sentence_and_the_derivation_stays_honest():
+    hits = _course_hits({"civil": "0112, 0152"})
+    answer = ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", hits)
+    assert body(answer) == "Circuitos Eléctricos 1 (0204): 7 créditos, obligatorio; prerrequisitos: 0112 y 0152."
+    rules = [s.rule for s in answer.derivation]
+    assert rules == ["Extract", "Refine"] and answer.derivation[0].premises == ["1"] and answer.flags == []
+
+
+def test_a_course_shared_by_curricula_with_different_values_is_answered_per_programme():
+    hits = _course_hits({"civil": "0112, 0152", "mecanica": "0112", "quimica": "0112, 0152"})
+    answer = ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", hits)
+    text = body(answer)
+    assert "no es igual en todas las carreras" in text
+    assert text.startswith("Circuitos Eléctricos 1 (0204) no es igual en todas las carreras:")
+    assert "- pensum civil, pensum quimica: prerrequisitos 0112 y 0152." in text and "- pensum mecanica: prerrequisitos 0112." in text
+    assert {r.doc_id for r in answer.references} == {"pensum_civil", "pensum_mecanica", "pensum_quimica"}
+    assert answer.flags == []
+
+
+def test_a_programme_named_in_the_question_picks_its_curriculum():
+    hits = _course_hits({"civil": "0112, 0152", "mecanica": "0112"})
+    answer = ExtractiveGenerator().generate("En Mecánica, ¿qué prerrequisitos tiene Circuitos Eléctricos 1?", hits)
+    assert [r.doc_id for r in answer.references] == ["pensum_mecanica"] and "prerrequisitos: 0112." in body(answer)
+
+
+def test_prerequisite_codes_are_named_from_the_records_of_the_same_curriculum():
+    text = _pensum("civil", "0112") + "codigo: 0112\nnombre: Área Matemática Intermedia 2\ncreditos: 6\nprerequisitos: 0107\nobligatorio: Sí\n---\n"
+    answer = ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1 (0204)?", [hit("pensum_civil", "Ingeniería", text, "https://x.example", "SEMESTRE 5")])
+    assert "prerrequisitos: Área Matemática Intermedia 2 (0112)." in body(answer)
+    assert [s.rule for s in answer.derivation] == ["Extract", "Extract", "Compose"] and answer.flags == []
+
+
+def test_more_than_three_different_curricula_ask_which_programme():
+    hits = _course_hits({"civil": "0112", "mecanica": "0152", "quimica": "0114", "sistemas": "0116"})
+    answer = ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", hits)
+    text = body(answer)
+    assert "¿En qué carrera estás inscrito o inscrita?" in text and "4 carreras" in text
+    assert "0112" not in text  # never one programme's value as if it were the only one
+

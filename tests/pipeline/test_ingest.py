@@ -44,17 +44,30 @@ def index(tmp_path):
 def test_reingest_embeds_only_new_or_changed_documents_and_removes_deleted_ones(docs, index):
     emb = CountingEmbedder()
     first = ingest([docs], index=index, embedder=emb)
-    assert sorted(first.added) == ["becas", "examenes", "lockers"] and emb.embedded == first.chunks == 3
+    # each document is one chunk holding one answer unit: 3 chunk texts + 3 unit texts are embedded
+    assert sorted(first.added) == ["becas", "examenes", "lockers"] and first.chunks == 3 and emb.embedded == 6
     again = ingest([docs], index=index, embedder=emb)
-    assert sorted(again.unchanged) == ["becas", "examenes", "lockers"] and emb.embedded == 3 and again.chunks == 0
+    assert sorted(again.unchanged) == ["becas", "examenes", "lockers"] and emb.embedded == 6 and again.chunks == 0
     (docs / "becas.md").write_text("# Becas\n\nLas becas de alojamiento se piden en marzo.", encoding="utf-8")
     (docs / "lockers.txt").unlink()
     (docs / "revalidas.md").write_text("# Reválidas\n\nSe tramitan en Bedelía.", encoding="utf-8")
     third = ingest([docs], index=index, embedder=emb)
     assert (third.updated, third.removed, third.added) == (["becas"], ["lockers"], ["revalidas"])
-    assert emb.embedded == 5
+    assert emb.embedded == 10
     texts = {c.doc_id: c.text for c, _ in index.all_chunks()}
     assert set(texts) == {"becas", "examenes", "revalidas"} and "alojamiento" in texts["becas"]
+
+
+def test_answer_units_are_stored_with_their_vectors_and_a_new_units_version_reindexes(docs, index, monkeypatch):
+    emb = CountingEmbedder()
+    ingest([docs], index=index, embedder=emb)
+    chunks = {c.doc_id: c for c, _ in index.all_chunks()}
+    unit = next(u for u in chunks["examenes"].units if u.kind == "sentence")
+    assert unit.text == "La inscripción a exámenes cierra el 5 de febrero." and unit.vec() is not None and unit.vec().shape == (64,)
+    import pipeline.ingest as ingest_module
+
+    monkeypatch.setattr(ingest_module, "UNITS_VERSION", ingest_module.UNITS_VERSION + 1)
+    assert sorted(ingest([docs], index=index, embedder=emb).updated) == ["becas", "examenes", "lockers"]
 
 
 def test_a_new_chunking_strategy_rechunks_and_reset_rebuilds(docs, index):
@@ -77,7 +90,7 @@ def test_reset_with_the_cache_costs_no_embedding(docs, index, tmp_path):
     emb = CachedEmbedder(inner, EmbeddingCache(tmp_path / "cache"))
     ingest([docs], index=index, embedder=emb)
     report = ingest([docs], index=index, embedder=emb, reset=True)
-    assert report.chunks == 3 and inner.embedded == 3
+    assert report.chunks == 3 and inner.embedded == 6
 
 
 def test_an_inactive_document_stays_inactive_when_it_changes(docs, index):

@@ -1,0 +1,181 @@
+"""Offline draft quality on fiusac: debris, repeats, reference coverage, length, gold document, generation latency.
+
+  nice -n 10 /work/main/.venv/bin/python benchmarks/offline_drafts.py [--data-dir /tmp/orienta-bench-offline] [--limit N] [--details FILE.jsonl]
+Indexes ../shared/corpora/fiusac/text with the default settings (incrementally), retrieves for every question of
+fiusac/qa_dev.jsonl and times only the offline extractive generator (retrieval excluded). Per draft body:
+- debris: ` | ` joins, runs of two or more `clave: valor` record fields, Markdown/HTML markup, or a line that the
+  source documents repeat on three or more PDF pages (page headers/footers);
+- repeated sentence: the same sentence (folded) twice in one draft;
+- coverage: share of the reference answer's content words (folded, stop words dropped, light stem) found in the draft;
+- words: draft body length; doc: the expected document among the answer's references;
+- latency: wall time and the generating thread's CPU time of `generate` alone (the CPU time does not grow with
+  other processes' load on a shared machine).
+Writes benchmarks/results/offline_drafts.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from statistics import fmean, median
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
+sys.path.insert(0, str(ROOT))
+
+from bot.answer_eval import answer_body  # noqa: E402
+from bot.operations import ingest_documents, read_jsonl  # noqa: E402
+from bot.services import Services  # noqa: E402
+from pipeline.settings import load_settings  # noqa: E402
+from pipeline.text import STOPWORDS_ES, fold, sentences, stem, tokens  # noqa: E402
+
+FIUSAC = ROOT.parent / "shared" / "corpora" / "fiusac"
+_PAGE = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
+_FIELD = re.compile(r"(?:^|[\s|])[a-záéíóúñ_]{3,20}:(?=\s*(?:\||$|\S))", re.MULTILINE)
+_MARKUP = re.compile(r"\*\*|__|</?[a-z][^>]*>|^#{1,6}\s|\s[,.;:](?=\s|$)", re.MULTILINE)
+
+
+def page_headers(folder: Path) -> set[str]:
+    """Lines that a document repeats on three or more of its pages (headers and footers)."""
+    out: set[str] = set()
+    for f in sorted(folder.glob("*.md")):
+        pages = _PAGE.split(f.read_text(encoding="utf-8"))
+        if len(pages) < 4:
+            continue
+        seen = Counter(line for p in pages for line in {x.strip() for x in p.splitlines()} if len(line) >= 6 and not line.isdigit())
+        out.update(line for line, n in seen.items() if n >= 3)
+    return out
+
+
+def debris(body: str, headers: set[str]) -> list[str]:
+    """What makes a draft look like flattened tables or page furniture."""
+    found = []
+    if " | " in body:
+        found.append("pipe")
+    if len(_FIELD.findall(body)) >= 2 and re.search(r"(?:^|\s)(?:codigo|nombre|creditos|prerequisitos|area|obligatorio):", fold(body)):
+        found.append("fields")
+    if _MARKUP.search(body):
+        found.append("markup")
+    lines = {x.strip(" -•*") for x in body.splitlines()}
+    if any(h in lines for h in headers):
+        found.append("page_header")
+    return found
+
+
+def repeated(body: str) -> bool:
+    seen = Counter(" ".join(tokens(s)) for s in sentences(body))
+    return any(n > 1 and len(s) >= 15 for s, n in seen.items())
+
+
+def content_words(text: str) -> set[str]:
+    return {stem(w) for w in tokens(text) if w not in STOPWORDS_ES and len(w) > 2}
+
+
+def percentile(values: list[float], q: float) -> float:
+    xs = sorted(values)
+    if not xs:
+        return 0.0
+    i = (len(xs) - 1) * q / 100
+    lo, hi = int(i), min(int(i) + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (i - lo)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data-dir", type=Path, default=Path("/tmp/orienta-bench-offline"))
+    ap.add_argument("--limit", type=int, default=None, help="An evenly spaced sample of N questions.")
+    ap.add_argument("--corpus", type=Path, default=FIUSAC, help="The fiusac folder (text/ and qa_dev.jsonl).")
+    ap.add_argument("--qa", type=Path, default=None, help="Questions (default: <corpus>/qa_dev.jsonl).")
+    ap.add_argument("--details", type=Path, default=None, help="Write one JSON line per question here.")
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "offline_drafts.json")
+    args = ap.parse_args()
+    fiusac = args.corpus
+    if not fiusac.exists():
+        sys.exit(f"shared corpus not available at {fiusac}")
+    args.qa = args.qa or fiusac / "qa_dev.jsonl"
+    settings = load_settings(data_dir=args.data_dir)
+    settings.paths.documents = [fiusac / "text"]
+    settings.llm.provider = "extractive"
+    services = Services(settings)
+    t0 = time.perf_counter()
+    ingest_report = ingest_documents(services)
+    index_s = time.perf_counter() - t0
+    qa = read_jsonl(args.qa)
+    if args.limit:
+        qa = qa[:: max(1, len(qa) // args.limit)][: args.limit]
+    headers = page_headers(fiusac / "text")
+    generator = services.generator()
+    r = settings.retrieval
+    generator.generate(qa[0]["question"], services.retriever.retrieve(qa[0]["question"], r.k, support=r.support_chunks))  # warm-up (corpus statistics)
+    rows = []
+    for row in qa:
+        q = row["question"]
+        hits = services.retriever.retrieve(q, r.k, support=r.support_chunks)
+        start, cpu = time.perf_counter(), time.thread_time()
+        answer = generator.generate(q, hits)
+        ms, cpu_ms = (time.perf_counter() - start) * 1000, (time.thread_time() - cpu) * 1000
+        body = answer_body(answer.text, settings.llm.language)
+        ref = content_words(row.get("answer") or "")
+        have = content_words(body)
+        gold = row.get("doc")
+        refs = [x.doc_id for x in answer.references]
+        rows.append(
+            {
+                "question": q,
+                "draft": body,
+                "method": answer.method,
+                "references": refs,
+                "expected_doc": gold,
+                "no_info": answer.no_info,
+                "debris": debris(body, headers),
+                "repeated_sentence": repeated(body),
+                "coverage": round(len(ref & have) / len(ref), 4) if ref else None,
+                "words": len(body.split()),
+                "doc_hit": gold in refs if gold else None,
+                "latency_ms": round(ms, 2),
+                "cpu_ms": round(cpu_ms, 2),
+            }
+        )
+    n = len(rows)
+    cov = [x["coverage"] for x in rows if x["coverage"] is not None]
+    lat = [x["latency_ms"] for x in rows]
+    cpu_lat = [x["cpu_ms"] for x in rows]
+    hits = [x["doc_hit"] for x in rows if x["doc_hit"] is not None]
+    load = Path("/proc/loadavg").read_text().split()[:3] if Path("/proc/loadavg").exists() else []
+    result = {
+        "qa": str(args.qa.relative_to(fiusac.parent)) if args.qa.is_relative_to(fiusac.parent) else str(args.qa),
+        "n_questions": n,
+        "embedding": f"{settings.embedding.backend}/{settings.embedding.model}",
+        "retrieval": {"mode": r.mode, "k": r.k, "chunking": r.chunking, "support_chunks": r.support_chunks},
+        "drafts_with_debris": sum(bool(x["debris"]) for x in rows),
+        "debris_kinds": dict(Counter(k for x in rows for k in x["debris"])),
+        "drafts_with_repeated_sentence": sum(x["repeated_sentence"] for x in rows),
+        "coverage_mean": round(fmean(cov), 4) if cov else None,
+        "coverage_median": round(median(cov), 4) if cov else None,
+        "words_median": median(x["words"] for x in rows) if rows else None,
+        "no_info": sum(x["no_info"] for x in rows),
+        "expected_doc_in_references": round(sum(hits) / len(hits), 4) if hits else None,
+        "generation_ms_p50": round(percentile(lat, 50), 2),
+        "generation_ms_p95": round(percentile(lat, 95), 2),
+        "generation_cpu_ms_p50": round(percentile(cpu_lat, 50), 2),  # CPU time of the generating thread: robust to a shared machine
+        "generation_cpu_ms_p95": round(percentile(cpu_lat, 95), 2),
+        "ingest": {"seconds": round(index_s, 1), "added": len(ingest_report.added), "updated": len(ingest_report.updated), "unchanged": len(ingest_report.unchanged)},
+        "loadavg": load,
+        "note": "shared 2-core machine (other engineers running); latency is the generator alone, retrieval excluded",
+    }
+    services.close()
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    if args.details:
+        args.details.parent.mkdir(parents=True, exist_ok=True)
+        args.details.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows), encoding="utf-8")
+    print(json.dumps({k: v for k, v in result.items() if k not in ("retrieval",)}, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()

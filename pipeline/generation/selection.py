@@ -1,0 +1,277 @@
+"""Choosing the answer units that answer a question: key terms, embedding similarity and what the question asks for."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pipeline.chunking import Chunk
+from pipeline.generation.lexical import doc_keys, query_keys
+from pipeline.text import STOPWORDS_ES, fold, tokens
+from pipeline.units import Unit, extract_units, record_code, record_name, render
+
+# What a question asks for (on the folded question) and what a unit must contain to give it (on the folded unit).
+ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
+    "date": (
+        re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bperiodo|\bvence|\babren\b|\bcierran?\b|\bempiezan?\b|\bterminan?\b|\bcomienzan?\b"),
+        re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:lunes|martes|miercoles|jueves|viernes|sabado|domingo)\b|\bdias? habiles\b|\b\d+ (?:dias|semanas|meses|anos)\b|\bantes de\b|\ba partir de\b|\bsemestre\b"),
+    ),
+    "time": (
+        re.compile(r"\bhorarios?\b|\ba que hora|\bhora\b|\batiende|\babre\b|\bcierra\b"),
+        re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs|horas)\b|\ba\.?m\.?\b|\bp\.?m\.?\b"),
+    ),
+    "amount": (
+        re.compile(r"\bcuanto (?:sale|cuesta|vale|cobran|se paga|hay que pagar|pago|es el costo)|\bcosto|\bprecio|\bpagar|\barancel|\bcuota|\bgratis|\bgratuit|\bvalor\b|\bmonto|\btasa\b"),
+        re.compile(r"\$|\bq ?\d|\bquetzal|\bpesos\b|\bcuotas?\b|\bgratuit|\barancel|\bexonerad|\btasa\b|\bus\$|\bdolares\b|\bpago\b"),
+    ),
+    "count": (
+        re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminimo\b|\bmaximo\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje"),
+        re.compile(r"\d|\b(?:uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b"),
+    ),
+    "requirement": (
+        re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bnecesito (?:para|tener|haber)|\bdebo (?:aprobar|tener|haber)|\bantes de (?:llevar|cursar|tomar)|\bcondicion|\bpuedo (?:llevar|cursar|hacer|inscribir)|\bse requiere"),
+        re.compile(r"requisit|prerrequisit|prerequisit|\bdebe(?:ra|n|s)?\b|\bes necesario\b|\bse requiere|\baprobad|\bhaber\b|\bcondicion|\bminimo\b|\bcontar con\b|\ba partir de\b|\bal menos\b"),
+    ),
+    "place": (
+        re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bdireccion\b|\bportal\b|\bcorreo\b|\bmail\b"),
+        re.compile(r"https?://|www\.|\.edu|@|\bedificio\b|\bsalon\b|\boficina\b|\bplanta\b|\bpiso\b|\bsala\b|\bportal\b|\bpagina\b|\bsitio\b|\bventanilla\b|\bcorreo\b"),
+    ),
+    "role": (
+        re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)"),
+        re.compile(r"\bdirector|\bcoordinador|\bdecan|\bsecretari|\bjunta\b|\bcomision\b|\bunidad\b|\bdireccion\b|\bcontrol academico\b|\bdepartamento\b|\bescuela\b|\bsupervisor|\basesor|\bdocente|\bcatedratic|\bconsejo\b|\bbedelia\b|\boficina\b|\bresponsable|\bterna\b|\btribunal\b"),
+    ),
+}
+
+
+def asked_types(question: str) -> set[str]:
+    """The kinds of answer the question asks for (cuándo → date, horario → time, cuánto cuesta → amount, ...)."""
+    q = fold(question)
+    out = {name for name, (ask, _) in ANSWER_TYPES.items() if ask.search(q)}
+    if "amount" in out or "time" in out:
+        out.discard("count")  # 'cuánto cuesta' asks for an amount, not any number
+    return out
+
+
+_INTERROGATIVE = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|quiénes|cuál|cuáles)\b", re.IGNORECASE)
+
+
+def focus_key(question: str) -> str | None:
+    """The first content word after the first interrogative: what the question is about ('¿hasta cuándo me puedo *inscribir*?')."""
+    m = _INTERROGATIVE.search(question)
+    if not m:
+        return None
+    keys = query_keys(question[m.end() :])
+    return keys[0] if keys else None
+
+
+def label_of(u: Unit) -> str:
+    """What a unit is about by its own label: a record's or row's name, a list item's 'Label:' prefix."""
+    if u.kind in ("record", "row"):
+        return record_name(u)
+    m = re.match(r"^([^:]{2,60}):\s", u.text) if u.kind == "item" else None
+    return m.group(1) if m and len(m.group(1).split()) <= 6 else ""
+
+
+def unit_types(text: str) -> set[str]:
+    t = fold(text)
+    return {name for name, (_, has) in ANSWER_TYPES.items() if has.search(t)}
+
+
+@dataclass(slots=True)
+class Candidate:
+    """A unit of a retrieved chunk, scored for one question."""
+
+    unit: Unit
+    hit_no: int  # 1-based position of its chunk among the hits (the derivation's premise)
+    chunk: Chunk
+    doc_rank: int
+    text: str
+    keys: set[str]
+    score: float = 0.0
+    parts: dict[str, float] = field(default_factory=dict)
+    miss: bool = False  # the question asks for a kind of answer (a date, an amount...) this unit does not give
+    types: set[str] = field(default_factory=set)
+    vec: np.ndarray | None = None
+    cover: float = 0.0  # weighted share of the question's keys the unit and its headings contain
+
+
+def units_of(chunk: Chunk) -> list[Unit]:
+    """The chunk's stored units; chunks indexed before units existed are split here (no vectors)."""
+    if chunk.units is None:
+        chunk.units = extract_units(chunk.text, skip=set())
+    return chunk.units
+
+
+@dataclass(frozen=True, slots=True)
+class SelectionConfig:
+    """Weights of the unit score and the stopping rule."""
+
+    context_weight: float = 0.4  # question keys found only in the unit's heading/section/title
+    dense_weight: float = 0.35
+    type_weight: float = 0.2
+    type_miss: float = 0.5  # score factor of a unit without the kind of answer the question asks for
+    name_weight: float = 0.3  # a record or row whose name the question says
+    code_weight: float = 0.5  # ... or whose code it says
+    rank_weight: float = 0.2  # divided by the rank of the unit's document
+    programme_weight: float = 0.3  # the unit's curriculum is the programme the question names
+    long_words: int = 60
+    long_penalty: float = 0.004  # per word beyond long_words
+    max_units: int = 3
+    keep_ratio: float = 0.8  # a further unit must score this share of the best one
+    other_doc_ratio: float = 0.8  # ... also when it comes from another document (then shown with its source)
+    min_gain: float = 0.15  # share of the question's weight a further unit must newly cover
+    other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
+    near_duplicate: float = 0.75  # key Jaccard above which two units say the same
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What scoring needs of a unit, independent of the question (computed once per unit text)."""
+
+    text: str  # the rendering
+    own: set[str]
+    ctx: set[str]
+    types: set[str]
+    label_query: set[str]
+    label_doc: set[str]
+    label_words: frozenset[str]
+    code: str
+    words: int
+    vec: np.ndarray | None
+
+
+_CACHE: dict[tuple, object] = {}
+_CACHE_MAX = 200_000
+
+
+def _cached(key: tuple, make):
+    hit = _CACHE.get(key)
+    if hit is None:
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.clear()
+        hit = _CACHE[key] = make()
+    return hit
+
+
+def features(u: Unit) -> Features:
+    """The unit's scoring features, cached by its content (units are rebuilt from payloads on every search)."""
+
+    def make() -> Features:
+        text = render(u)
+        spoken = u.kind in ("faq", "item", "row")  # their context is part of what they say (the rendering shows it)
+        fields = " ".join(u.fields.values())
+        label = label_of(u)
+        return Features(
+            text=text,
+            own=doc_keys(f"{u.text} {fields}" + (f" {u.context}" if spoken else "")),
+            ctx=doc_keys(u.context),
+            types=unit_types(f"{u.text} {' '.join(f'{k} {v}' for k, v in u.fields.items())}"),
+            label_query=set(query_keys(label)) if label else set(),
+            label_doc=doc_keys(label) if label else set(),
+            label_words=name_words(label),
+            code=record_code(u),
+            words=len(text.split()),
+            vec=u.vec(),
+        )
+
+    return _cached(("unit", u.kind, u.text, u.context, u.vector), make)  # type: ignore[return-value]
+
+
+def name_words(text: str) -> frozenset[str]:
+    """Whole words of a name, numbers included ('Química 2' is not 'Química 4'; 'Mecanismos' is not 'Mecánica')."""
+    return frozenset(w.replace("rr", "r").rstrip("s") for w in tokens(text) if w not in STOPWORDS_ES and (len(w) > 1 or w.isdigit()))
+
+
+def jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hits, cfg: SelectionConfig, named_docs: frozenset[str] = frozenset()) -> list[Candidate]:
+    """Every unit of every hit, scored; best first."""
+    total = sum(weights.values()) or 1.0
+    asked = asked_types(question)
+    qdigits = set(re.findall(r"\b\d{3,4}\b", question))
+    focus = focus_key(question)
+    qwords = name_words(question)
+    doc_rank: dict[str, int] = {}
+    cands: list[Candidate] = []
+    for n, hit in enumerate(hits, start=1):
+        c = hit.chunk
+        doc_rank.setdefault(c.doc_id, len(doc_rank) + 1)
+        around = _cached(("around", c.doc_title, c.section), lambda: doc_keys(f"{c.doc_title} {c.section or ''}"))
+        for u in units_of(c):
+            if u.kind == "heading":
+                continue
+            f = features(u)
+            if not f.text:
+                continue
+            ctx = f.ctx | around
+            lex = sum(w for k, w in weights.items() if k in f.own) / total
+            lex_ctx = sum(w for k, w in weights.items() if k in ctx and k not in f.own) / total
+            parts = {"lexical": lex, "context": cfg.context_weight * lex_ctx}
+            meets = bool(asked & f.types)
+            if asked and meets:
+                parts["type"] = cfg.type_weight
+            if f.label_query:
+                named = bool(f.label_words) and f.label_words <= qwords if u.kind in ("record", "row") else focus in f.label_doc
+                if named:
+                    parts["name"] = cfg.name_weight
+            if qdigits and f.code in qdigits:
+                parts["code"] = cfg.code_weight
+            parts["rank"] = cfg.rank_weight / doc_rank[c.doc_id]
+            if c.doc_id in named_docs:
+                parts["programme"] = cfg.programme_weight
+            if f.words > cfg.long_words:
+                parts["length"] = -min(0.3, cfg.long_penalty * (f.words - cfg.long_words))
+            cand = Candidate(u, n, c, doc_rank[c.doc_id], f.text, f.own | f.ctx, 0.0, parts)
+            cand.miss, cand.types, cand.vec, cand.cover = bool(asked) and not meets, f.types, f.vec, lex + lex_ctx
+            cands.append(cand)
+    if qvec is not None and cands:
+        vecs = [cand.vec for cand in cands]
+        if all(v is not None for v in vecs):
+            sims = np.stack(vecs) @ qvec
+            lo, hi = float(sims.min()), float(sims.max())
+            for cand, s in zip(cands, sims, strict=True):
+                cand.parts["dense"] = cfg.dense_weight * (float(s) - lo) / ((hi - lo) or 1.0)
+    for cand in cands:
+        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0)
+    cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
+    return cands
+
+
+def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg: SelectionConfig) -> list[Candidate]:
+    """The best unit, then up to max_units-1 more that cover what it leaves out; near-duplicates dropped."""
+    if not cands:
+        return []
+    total = sum(weights.values()) or 1.0
+    asked = asked_types(question)
+    top = cands[0]
+    chosen = [top]
+    covered = set(top.keys)
+    met = top.types & asked
+    seen = {_norm(top.text)}
+    for c in cands[1:]:
+        if len(chosen) >= cfg.max_units or c.score < cfg.keep_ratio * top.score:
+            break
+        if _norm(c.text) in seen or any(jaccard(c.keys, x.keys) >= cfg.near_duplicate for x in chosen):
+            continue
+        if c.chunk.doc_id != top.chunk.doc_id and c.score < cfg.other_doc_ratio * top.score:
+            continue
+        gain = sum(w for k, w in weights.items() if k in c.keys and k not in covered) / total
+        if c.miss and met:
+            continue  # the question's kind of answer is already given; this unit does not give it
+        fills = bool((asked - met) & c.types)
+        other_doc = c.chunk.doc_id != top.chunk.doc_id
+        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills:
+            continue  # another document must add clearly more than the best one's own units
+        chosen.append(c)
+        covered |= c.keys
+        met |= c.types & asked
+        seen.add(_norm(c.text))
+    return chosen
+
+
+def _norm(text: str) -> str:
+    return " ".join(tokens(text))

@@ -1,0 +1,402 @@
+"""Answer units: the typed pieces of a document (sentence, list item, FAQ pair, record, table row, heading), kept clean at ingestion."""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+UNITS_VERSION = 1  # bump when extraction or rendering changes: ingestion re-chunks and re-embeds every document
+KINDS = ("sentence", "item", "faq", "record", "row", "heading")
+
+
+@dataclass(slots=True)
+class Unit:
+    """One answer unit; `text` is clean (no markup), `context` the heading/question/lead-in it belongs to."""
+
+    kind: str
+    text: str
+    context: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+    offset: int = 0
+    vector: str | None = None  # float16, base64: computed once at ingestion
+
+    def vec(self) -> np.ndarray | None:
+        if not self.vector:
+            return None
+        return np.frombuffer(base64.b64decode(self.vector), dtype=np.float16).astype(np.float32)
+
+    def set_vec(self, v: np.ndarray) -> None:
+        self.vector = base64.b64encode(np.asarray(v, dtype=np.float16).tobytes()).decode("ascii")
+
+    @property
+    def embed_text(self) -> str:
+        """What gets embedded at ingestion: the clean unit with its context (not the rendering, which may change)."""
+        return f"{self.context}: {self.text}" if self.context else self.text
+
+    def as_payload(self) -> dict:
+        out: dict = {"k": self.kind, "t": self.text}
+        if self.context:
+            out["c"] = self.context
+        if self.fields:
+            out["f"] = self.fields
+        if self.vector:
+            out["v"] = self.vector
+        return out
+
+    @classmethod
+    def from_payload(cls, d: dict) -> "Unit":
+        return cls(kind=d["k"], text=d["t"], context=d.get("c", ""), fields=d.get("f") or {}, vector=d.get("v"))
+
+
+# -- cleaning -------------------------------------------------------------
+_MD_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
+_EMPH = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
+_EMPH1 = re.compile(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])")
+_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+_SPACE_BEFORE = re.compile(r"\s+([,.;:!?)\]»])")
+_SPACE_AFTER = re.compile(r"([(\[«¿¡])\s+")
+
+
+def clean(text: str) -> str:
+    """Plain text: Markdown/HTML markup and emphasis removed without leaving spaces before punctuation."""
+    text = _MD_LINK.sub(lambda m: m.group(2) if m.group(1) == m.group(2) else f"{m.group(1)} ({m.group(2)})", text)
+    text = _TAG.sub("", text)
+    for _ in range(2):
+        text = _EMPH.sub(r"\2", text)
+    text = _EMPH1.sub(r"\2", text).replace("`", "")
+    text = re.sub(r"\s+", " ", text).strip()
+    text = _SPACE_BEFORE.sub(r"\1", text)
+    text = _SPACE_AFTER.sub(r"\1", text)
+    return text.strip(" \t#|")
+
+
+# -- extraction -----------------------------------------------------------
+_PAGE = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE)
+_RULE = re.compile(r"^(?:-{3,}|\*{3,}|_{3,})$")
+_MD_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
+_TABLE = re.compile(r"^\|.*\|$")
+_TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?$")
+_FIELD = re.compile(r"^([A-Za-zÁÉÍÓÚáéíóúñÑ_][A-Za-zÁÉÍÓÚáéíóúñÑ_ ]{1,24}):\s*(.*)$")
+_ITEM = re.compile(r"^(?:[-•*▪●]|\d{1,3}[.)]|[a-zA-Z][.)]|[IVXivx]{1,4}[.)])\s+(.+)$")
+_FAQ = re.compile(r"^(?:\d{1,3}\s*[.)-]\s*)?(¿.+)$")
+_SENT = re.compile(r"(?<=[.!?])[\"»”)]?\s+(?=[¿¡\"«(]?[A-ZÁÉÍÓÚÑ0-9])")
+_ABBREV = re.compile(r"(?:\b(?:art|arts|av|avda|no|núm|num|lic|ing|dr|dra|sr|sra|inc|lit|ej|etc|pág|tel|ext|aprox|máx|mín|prof|ref)|\b[A-Za-z]|^\S+\s+\d+[º°o]?)\.$", re.IGNORECASE)  # 'Art.', 'ARTÍCULO 5.' do not end a sentence
+
+
+def furniture(text: str) -> set[str]:
+    """Lines a paginated document repeats on three or more pages (running headers and footers)."""
+    pages = re.split(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", text, flags=re.IGNORECASE | re.MULTILINE)
+    if len(pages) >= 4:
+        seen = Counter(line for p in pages for line in {x.strip() for x in p.splitlines()} if line)
+        return {line for line, n in seen.items() if n >= 3 and not _FIELD.match(line)}
+    # no page markers (a PDF converted to text): a short standalone line said three times or more is a running header
+    seen = Counter(x.strip() for x in text.splitlines())
+    return {
+        line
+        for line, n in seen.items()
+        if n >= 3 and len(line) >= 4 and len(line.split()) <= 12 and not line.endswith((".", ",", ";")) and not _FIELD.match(line) and not _ITEM.match(line) and not _RULE.match(line) and not _TABLE.match(line)
+    }
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a paragraph (abbreviations such as 'Art.' do not end one)."""
+    out: list[str] = []
+    start = 0
+    for m in _SENT.finditer(text):
+        piece = text[start : m.start()].strip()
+        if _ABBREV.search(piece):
+            continue
+        if piece:
+            out.append(piece)
+        start = m.end()
+    tail = text[start:].strip()
+    if tail:
+        out.append(tail)
+    return out
+
+
+def _title_line(line: str) -> bool:
+    return len(line.split()) <= 6 and line[:1].isupper() and not re.search(r"[.,;:!?)]$", line)
+
+
+def _is_heading(line: str) -> str | None:
+    from pipeline.chunking import _boundary
+
+    m = _MD_HEADING.match(line)
+    if m:
+        return clean(m.group(1))
+    kind = _boundary(line)
+    if kind in ("caps", "chapter") and len(line) <= 90:
+        return clean(line)
+    return None
+
+
+def _cells(line: str) -> list[str]:
+    return [clean(c) for c in line.strip().strip("|").split("|")]
+
+
+class _Builder:
+    """Walks a document's lines once and emits units with their character offsets."""
+
+    def __init__(self, skip: set[str]) -> None:
+        self.skip = skip
+        self.units: list[Unit] = []
+        self.heading = ""
+        self.lead = ""  # a sentence ending in ':' introduces the list that follows
+        self.para: list[str] = []
+        self.para_at = 0
+        self.item: list[str] = []
+        self.item_at = 0
+        self.record: list[tuple[str, str, int]] = []
+        self.header: list[str] = []
+        self.faq: tuple[str, int] | None = None
+        self.faq_body: list[str] = []
+        self.faq_open = False
+        self.units_in_para = False
+
+    def emit(self, kind: str, text: str, at: int, context: str = "", fields: dict | None = None) -> None:
+        text = clean(text)
+        if kind in ("sentence", "item") and (len(text) < 12 or len(text.split()) < 3) and not re.search(r"\d", text):
+            return
+        self.units.append(Unit(kind=kind, text=text, context=clean(context), fields=fields or {}, offset=at))
+
+    def flush_para(self) -> None:
+        if len(self.para) > 1 and _title_line(self.para[0]) and self.para[1][:1].isupper():
+            self.heading = clean(self.para.pop(0))  # a short unpunctuated line opening a paragraph is its title
+            self.units.append(Unit(kind="heading", text=self.heading, offset=self.para_at))
+        if self.para:
+            text = clean(" ".join(self.para))
+            offset = self.para_at
+            for s in split_sentences(text):
+                if s[:1].islower() and not self.units_in_para:  # a chunk or page cut mid-clause: no unit
+                    self.units_in_para = True
+                    continue
+                self.emit("sentence", s, offset, self.faq[0] if self.faq else self.heading)
+                self.units_in_para = True
+            self.lead = text if text.endswith(":") else ""
+            if self.faq:
+                self.faq_body.append(text)
+            self.para = []
+
+    def flush_item(self) -> None:
+        if self.item:
+            text = " ".join(self.item)
+            short_lead = self.lead and len(self.lead.split()) <= 8
+            ctx = self.lead.rstrip(":") if short_lead else (self.faq[0] if self.faq else self.heading)
+            self.emit("item", text, self.item_at, ctx)
+            if self.faq:
+                self.faq_body.append(clean(text))
+            self.item = []
+
+    def flush_record(self) -> None:
+        if len(self.record) >= 3:
+            fields = {k.strip().lower(): clean(v) for k, v, _ in self.record}
+            text = "; ".join(f"{k}: {v}" for k, v in fields.items())
+            self.emit("record", text, self.record[0][2], self.heading, fields)
+        elif self.record:  # one or two 'clave: valor' lines are prose
+            if not self.para:
+                self.para_at, self.units_in_para = self.record[0][2], False
+            self.para.extend(f"{k}: {v}" for k, v, _ in self.record)
+        self.record = []
+
+    def flush_faq(self) -> None:
+        if self.faq and self.faq_body:
+            q, at = self.faq
+            self.units.append(Unit(kind="faq", text=clean(" ".join(self.faq_body)), context=q, offset=at))
+        self.faq, self.faq_body = None, []
+
+    def flush(self, *, faq: bool = False) -> None:
+        self.flush_record()
+        self.flush_para()
+        self.flush_item()
+        if faq:
+            self.flush_faq()
+
+    def line(self, raw: str, at: int) -> None:
+        line = raw.strip()
+        if not line or _PAGE.match(line) or _RULE.match(line):
+            self.flush()
+            if not _PAGE.match(line):
+                self.header = []
+            return
+        if line in self.skip:
+            return
+        if _TABLE.match(line):
+            self.flush()
+            if _TABLE_SEP.match(line):
+                return
+            cells = _cells(line)
+            if not self.header:
+                self.header = cells
+                return
+            self.emit_row(cells, at)
+            return
+        if self.header and not _TABLE.match(line):
+            self.header = []
+        heading = _is_heading(line)
+        if heading and not _FIELD.match(line):
+            self.flush(faq=True)
+            self.heading, self.lead = heading, ""
+            self.units.append(Unit(kind="heading", text=heading, offset=at))
+            return
+        m = _FAQ.match(line)
+        if m:
+            self.flush(faq=True)
+            self.faq = (clean(m.group(1)), at)
+            self.faq_open = not line.endswith("?")
+            return
+        if self.faq_open and self.faq:
+            self.faq = (clean(f"{self.faq[0]} {line}"), self.faq[1])
+            self.faq_open = not line.rstrip().endswith("?")
+            return
+        f = _FIELD.match(line)
+        wrapped = self.para and not re.search(r"[.;:!?]$", self.para[-1])
+        if f and not _ITEM.match(line) and not line.startswith("http") and not wrapped:
+            self.flush_para()
+            self.flush_item()
+            self.record.append((f.group(1), f.group(2), at))
+            return
+        if self.record:
+            self.flush_record()
+        it = _ITEM.match(line)
+        if it:
+            self.flush_para()
+            self.flush_item()
+            self.item, self.item_at = [it.group(1)], at
+            return
+        if self.item and (line[:1].islower() or not re.search(r"[.;:!?]$", self.item[-1])):
+            self.item.append(line)  # a list item wrapped over several lines
+            return
+        self.flush_item()
+        if not self.para:
+            self.para_at, self.units_in_para = at, False
+        self.para.append(line)
+
+    def emit_row(self, cells: list[str], at: int) -> None:
+        if not any(cells):
+            return
+        names = self.header if len(self.header) == len(cells) else [f"col{i}" for i in range(len(cells))]
+        fields = {clean(n) or f"col{i}": c for i, (n, c) in enumerate(zip(names, cells, strict=True))}
+        text = "; ".join(f"{k}: {v}" for k, v in fields.items() if v)
+        self.emit("row", text, at, self.heading, fields)
+
+
+def extract_units(text: str, *, skip: set[str] | None = None) -> list[Unit]:
+    """Typed, clean units of `text`, each with the offset where it starts."""
+    b = _Builder(skip if skip is not None else furniture(text))
+    pos = 0
+    for raw in text.splitlines(keepends=True):
+        b.line(raw, pos)
+        pos += len(raw)
+    b.flush(faq=True)
+    return b.units
+
+
+# -- rendering ------------------------------------------------------------
+NAME_FIELDS = ("nombre", "name", "curso", "programa", "asignatura", "materia", "titulo", "título", "actividad", "componente", "oficina", "trámite", "tramite")
+CODE_FIELDS = ("codigo", "código", "clave", "code", "id")
+_EMPTY = {"", "-", "—", "no especificada", "no especificado", "n/a", "s/d"}
+
+
+def record_name(u: Unit) -> str:
+    """The field that names what a record or row is about (its first column for a table row)."""
+    for k in NAME_FIELDS:
+        if u.fields.get(k):
+            return u.fields[k]
+    return next(iter(u.fields.values()), "") if u.kind == "row" else ""
+
+
+def record_code(u: Unit) -> str:
+    return next((u.fields[k] for k in CODE_FIELDS if u.fields.get(k)), "")
+
+
+_LABELS = {"prerequisitos": "prerrequisitos", "prerequisito": "prerrequisito", "area": "área", "codigo": "código"}
+
+
+def _and(value: str) -> str:
+    """'0103, 0769' -> '0103 y 0769'."""
+    parts = [p.strip() for p in value.split(",") if p.strip()]
+    return ", ".join(parts[:-1]) + " y " + parts[-1] if len(parts) > 1 and all(len(p) < 60 for p in parts) else value
+
+
+def _field_phrase(key: str, value: str, *, row: bool = False) -> tuple[int, str]:
+    """(group, phrase): group 0 phrases are joined with commas right after the name, the rest with semicolons."""
+    k = key.lower()
+    v = value.strip().rstrip(".")
+    if k.startswith(("credit", "crédit")) and re.fullmatch(r"\d+", v):
+        return 0, f"{v} crédito" if v == "1" else f"{v} créditos"
+    if k == "obligatorio" and v.lower() in ("sí", "si", "no"):
+        return 0, "obligatorio" if v.lower() != "no" else "no obligatorio"
+    label = _LABELS.get(k, k.replace("_", " "))
+    if k.startswith(("prerequisit", "prerrequisit")):
+        v = _and(v)
+    if row:
+        return 1, f"{label.lower()} {v[:1].lower() + v[1:] if v[1:2].islower() else v}"
+    return 1, f"{label}: {v}"
+
+
+def render_fields(u: Unit, names: dict[str, str] | None = None, *, only: tuple[str, ...] | None = None, head: bool = True) -> str:
+    """A record or table row as one sentence built from its own fields ('Nombre (código): campo valor; ...')."""
+    name, code = record_name(u), record_code(u)
+    parts: list[tuple[int, str]] = []
+    for k, v in u.fields.items():
+        if not v or v.lower() in _EMPTY or v in (name, code) or k.startswith("col") and not v:
+            continue
+        if only and not any(k.startswith(o) for o in only):
+            continue
+        if names and k.startswith(("prerequisit", "prerrequisit", "requisit")):
+            v = _with_names(v, names)
+        parts.append(_field_phrase(k, v, row=u.kind == "row"))
+    head = (f"{name} ({code})" if name and code else name or code) if head else ""
+    if not parts:
+        return f"{head}." if head else ""
+    first = ", ".join(p for g, p in parts if g == 0)
+    joined = ("; " if u.kind == "record" else ", ").join([first] * bool(first) + [p for g, p in parts if g == 1])
+    return f"{head}: {joined}." if head else f"{joined[:1].upper()}{joined[1:]}."
+
+
+def _with_names(value: str, names: dict[str, str]) -> str:
+    codes = re.findall(r"\b\d{3,4}\b", value)
+    if not codes or any(c not in names for c in codes):
+        return value
+    return ", ".join(f"{names[c]} ({c})" for c in codes)
+
+
+def render(u: Unit, names: dict[str, str] | None = None) -> str:
+    """The unit as a clean Spanish sentence a reviewer can send."""
+    if u.kind in ("record", "row"):
+        return render_fields(u, names)
+    text = u.text
+    if u.kind == "item":
+        text = text.rstrip(";,. ")
+        ctx = u.context.rstrip(":").strip()
+        if ctx and not _restates(text, ctx):
+            sep = ", " if re.match(r"^[^:]{2,40}:\s", text) else ": "
+            return f"{ctx}{sep}{_lower_first(text)}."
+        return f"{text[:1].upper()}{text[1:]}."
+    if u.kind == "heading":
+        return text
+    if text.endswith(":"):
+        text = text[:-1]  # a lead-in said on its own
+    return text if re.search(r"[.!?:)»\"]$", text) else f"{text}."
+
+
+def _lower_first(text: str) -> str:
+    """Lower-case the first letter unless the first word is an acronym."""
+    return text[:1].lower() + text[1:] if text[:1].isupper() and text[1:2].islower() else text
+
+
+def _restates(text: str, ctx: str) -> bool:
+    from pipeline.generation.lexical import doc_keys
+
+    have, ck = doc_keys(text), doc_keys(ctx)
+    return bool(ck) and len(ck & have) / len(ck) >= 0.6
+
+
+def assign(units: list[Unit], spans: list[tuple[int, int]]) -> list[list[Unit]]:
+    """Units per chunk span: a unit belongs to the chunk(s) where it starts."""
+    return [[u for u in units if s <= u.offset < e] for s, e in spans]

@@ -1,0 +1,99 @@
+"""Answer units: typed, clean pieces of a document and their rendering as Spanish sentences."""
+
+from __future__ import annotations
+
+from pipeline.chunking import chunk_document
+from pipeline.documents import Document
+from pipeline.loaders.text import html_to_text
+from pipeline.units import Unit, clean, extract_units, furniture, render
+
+PENSUM = """Ingeniería Electrónica
+La carrera consta de 300 CLAR, distribuidos en 10 semestres.
+
+SEMESTRE 8
+codigo: 0380
+nombre: Proyectos de Computación Aplicados a Ingeniería Electrónica
+creditos: 5
+area: No especificada
+prerequisitos: 0991, 0246
+obligatorio: Sí
+---
+codigo: 0211
+nombre: Teoría Electromagnética 2
+creditos: 6
+area: No especificada
+prerequisitos: Ninguno
+obligatorio: No
+---
+"""
+
+
+def kinds(units):
+    return [u.kind for u in units]
+
+
+def test_clean_removes_markup_without_spacing_damage():
+    assert clean("**Inscripción:** desde el lunes 11") == "Inscripción: desde el lunes 11"
+    assert clean("La pasantía es **obligatoria** , y *vale* 10 créditos.") == "La pasantía es obligatoria, y vale 10 créditos."
+    assert clean("Ver <strong>SIGE</strong> , [la web](https://x.example/a) .") == "Ver SIGE, la web (https://x.example/a)."
+    assert clean("snake_case_name y 2*3*4") == "snake_case_name y 2*3*4"  # not emphasis
+
+
+def test_records_separated_by_rules_become_one_unit_each_with_their_heading():
+    units = [u for u in extract_units(PENSUM) if u.kind == "record"]
+    assert len(units) == 2 and units[0].context == "SEMESTRE 8"
+    assert units[0].fields["prerequisitos"] == "0991, 0246"
+    assert render(units[0]) == "Proyectos de Computación Aplicados a Ingeniería Electrónica (0380): 5 créditos, obligatorio; prerrequisitos: 0991 y 0246."
+    assert render(units[1]) == "Teoría Electromagnética 2 (0211): 6 créditos, no obligatorio; prerrequisitos: Ninguno."
+    named = render(units[0], {"0991": "Lenguajes de Programación", "0246": "Circuitos 2"})
+    assert "prerrequisitos: Lenguajes de Programación (0991) y Circuitos 2 (0246)." in named
+    assert "|" not in render(units[0]) and "codigo:" not in render(units[0])
+
+
+def test_markdown_table_rows_keep_their_header_and_read_as_a_sentence():
+    text = "## Programas\n\n| Programa | Duración | Costo |\n|---|---|---|\n| Diploma en Datos | 1 año | 10 cuotas de $ 12.000 |\n| **Total** | 2 años | Gratuito |\n"
+    rows = [u for u in extract_units(text) if u.kind == "row"]
+    assert [u.fields["Programa"] for u in rows] == ["Diploma en Datos", "Total"]
+    assert render(rows[0]) == "Diploma en Datos: duración 1 año, costo 10 cuotas de $ 12.000."
+
+
+def test_html_tables_reach_the_units_with_their_header_and_no_space_before_commas():
+    html = "<main><h1>Calendario</h1><p>Ver <strong>SIGE</strong>, siempre.</p><table><tr><th>Actividad</th><th>Fecha</th></tr><tr><td>Exámenes de febrero</td><td>lunes 2 al sábado 21 de febrero de 2026</td></tr></table></main>"
+    text, _, _ = html_to_text(html)
+    assert "SIGE, siempre" in text
+    rows = [u for u in extract_units(text) if u.kind == "row"]
+    assert render(rows[0]) == "Exámenes de febrero: fecha lunes 2 al sábado 21 de febrero de 2026."
+
+
+def test_list_items_carry_their_heading_and_faq_pairs_their_question():
+    text = "## Período de febrero de 2027\n\n- **Inscripción:** desde el lunes 11 hasta el viernes 22 de enero de 2027.\n- **Exámenes:** del lunes 8 al sábado 27 de febrero de 2027.\n\n1. ¿Tengo correo de ingeniería?\nSí, a todos los estudiantes inscritos se les crea un correo\nen correo.ingenieria.usac.edu.gt.\n"
+    units = extract_units(text)
+    items = [u for u in units if u.kind == "item"]
+    assert render(items[0]) == "Período de febrero de 2027, inscripción: desde el lunes 11 hasta el viernes 22 de enero de 2027."
+    faq = next(u for u in units if u.kind == "faq")
+    assert faq.context == "¿Tengo correo de ingeniería?"
+    assert faq.text == "Sí, a todos los estudiantes inscritos se les crea un correo en correo.ingenieria.usac.edu.gt."
+
+
+def test_wrapped_lines_are_joined_and_sentences_are_not_cut_mid_clause():
+    text = "ARTÍCULO 5. Duración: el programa dura seis meses y el informe\nse entrega al final del período. El Art. 6 regula la\nprórroga del plazo.\n"
+    sents = [u.text for u in extract_units(text) if u.kind == "sentence"]
+    assert sents == ["ARTÍCULO 5. Duración: el programa dura seis meses y el informe se entrega al final del período.", "El Art. 6 regula la prórroga del plazo."]
+
+
+def test_running_page_headers_are_dropped():
+    pages = "\n".join(f"--- Página {i} ---\nFIUSAC\nFACULTAD DE INGENIERÍA\nCICLO ACADÉMICO 2025\nContenido propio de la página {i} con un dato." for i in range(1, 5))
+    assert {"FIUSAC", "CICLO ACADÉMICO 2025"} <= furniture(pages)
+    texts = " ".join(u.text for u in extract_units(pages))
+    assert "FIUSAC" not in texts and "CICLO ACADÉMICO" not in texts and "página 3 con un dato" in texts
+
+
+def test_chunks_get_the_units_that_start_in_them_and_units_round_trip_the_payload():
+    doc = Document(id="pensum_electronica", title="Ingeniería", text=PENSUM, source="x.md")
+    chunks = chunk_document(doc, "structure", 200, 20)
+    units = [u for c in chunks for u in c.units]
+    assert sum(u.kind == "record" for u in units) == 2
+    u = units[-1]
+    u.set_vec([0.5, -0.25, 1.0])
+    back = Unit.from_payload(u.as_payload())
+    assert back.fields == u.fields and list(back.vec()) == [0.5, -0.25, 1.0]
