@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import random
 import re
 import socket
@@ -13,9 +14,11 @@ from dataclasses import dataclass
 
 import imaplib2
 from sqlalchemy.engine import Engine
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session
 
 from bot.email import intake as intake_mod
+from bot.email.oauth import TokenSource, token_source, xoauth2_string
 from bot.errors import ChannelError
 from pipeline.settings import IMAPSettings
 from review import states
@@ -65,21 +68,140 @@ def save_checkpoint(*, session: Session, account: str, mailbox: str, uidvalidity
 
 
 # ---------------------------------------------------------------- connection
-def connect(settings: IMAPSettings) -> imaplib2.IMAP4:
-    """A logged-in imaplib2 connection (ssl, starttls or plain, as configured)."""
+def tls_context(ca_file: "str | os.PathLike | None") -> ssl.SSLContext:
+    """A verifying TLS client context: certificate chain and host name, against `ca_file` or the system's CAs."""
+    try:
+        return ssl.create_default_context(cafile=str(ca_file) if ca_file else None)
+    except (OSError, ssl.SSLError) as exc:
+        raise ChannelError(f"cannot read the CA bundle {ca_file}: {exc}") from exc
+
+
+class _VerifiedTLS:
+    """TLS for imaplib2, fixing two of its flaws.
+
+    * It wraps sockets without checking the host name (and without any check unless ca_certs is given): use our context.
+    * Its reader and writer threads use the one SSL object at the same time, which OpenSSL does not allow. After a TLS 1.3
+      handshake the server's session tickets wake the reader, whose SSL_read then blocks waiting for data while the
+      writer sends the next command: the command is lost and the session hangs (about one STARTTLS in a hundred against
+      Dovecot). Reads and writes take turns under a lock, and a read that finds no data gives the socket back."""
+
+    tls: ssl.SSLContext
+    READ_WAIT_S = 0.05
+
+    def ssl_wrap_socket(self) -> None:
+        self._tls_lock = threading.Lock()
+        self.sock = self.tls.wrap_socket(self.sock, server_hostname=self.host)
+        self.read_fd = self.sock.fileno()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+
+    def read(self, size: int) -> bytes:
+        if not isinstance(self.sock, ssl.SSLSocket):
+            return super().read(size)
+        with self._tls_lock:
+            self.sock.settimeout(self.READ_WAIT_S)
+            try:
+                return super().read(size)
+            except (TimeoutError, ssl.SSLWantReadError):
+                return b""  # only TLS records without data (session tickets): imaplib2 polls again
+            finally:
+                self.sock.settimeout(None)
+
+    def send(self, data: bytes) -> None:
+        if not isinstance(self.sock, ssl.SSLSocket):
+            return super().send(data)
+        with self._tls_lock:
+            return super().send(data)
+
+
+class _IMAP4(_VerifiedTLS, imaplib2.IMAP4):
+    def __init__(self, *args, tls: ssl.SSLContext, **kwargs) -> None:
+        self.tls = tls
+        super().__init__(*args, **kwargs)
+
+
+class _IMAP4_SSL(_VerifiedTLS, imaplib2.IMAP4_SSL):
+    def __init__(self, *args, tls: ssl.SSLContext, **kwargs) -> None:
+        self.tls = tls
+        super().__init__(*args, **kwargs)
+
+
+def describe_tls_error(exc: BaseException, host: str) -> str:
+    """One clear line for a refused certificate (untrusted issuer, wrong host name, expired)."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return f"the TLS certificate of {host} was refused ({exc.verify_message}); set the CA bundle (ca_file) or fix the host name"
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _authentication_failed(exc: BaseException) -> bool:
+    return "AUTHENTICATIONFAILED" in str(exc).upper() or "AUTHENTICATE FAILED" in str(exc).upper()
+
+
+def connect(settings: IMAPSettings, tokens: "TokenSource | None" = None) -> imaplib2.IMAP4:
+    """A logged-in imaplib2 connection (ssl, starttls or plain; password or XOAUTH2, as configured)."""
     if not settings.host:
         raise ChannelError("IMAP is not configured: set ORIENTA_IMAP__HOST")
+    if settings.auth == "xoauth2" and tokens is None:
+        tokens = token_source(settings.oauth, setting_prefix="ORIENTA_IMAP")
+    tls = tls_context(settings.ca_file) if settings.security != "none" else None
+    conn = None
     try:
         if settings.security == "ssl":
-            conn = imaplib2.IMAP4_SSL(settings.host, settings.port, timeout=settings.timeout_s)
+            conn = _IMAP4_SSL(settings.host, settings.port, timeout=settings.timeout_s, tls=tls)
         else:
-            conn = imaplib2.IMAP4(settings.host, settings.port, timeout=settings.timeout_s)
+            conn = _IMAP4(settings.host, settings.port, timeout=settings.timeout_s, tls=tls)
             if settings.security == "starttls":
                 conn.starttls()
-        conn.login(settings.user or "", settings.password.get_secret_value() if settings.password else "")
+    except (ssl.SSLError, ssl.CertificateError, *IMAP_ERRORS) as exc:
+        if conn is not None:
+            _drop(conn)
+        detail = describe_tls_error(exc, settings.host) if isinstance(exc, (ssl.SSLError, ssl.CertificateError)) else f"{type(exc).__name__}: {exc}"
+        raise ChannelError(f"IMAP connection to {settings.host}:{settings.port} failed: {detail}") from exc
+    try:
+        if tokens is None:
+            conn.login(settings.user or "", settings.password.get_secret_value() if settings.password else "")
+        else:
+            _login_xoauth2(conn, settings.user or "", tokens)
     except IMAP_ERRORS as exc:
-        raise ChannelError(f"IMAP connection to {settings.host}:{settings.port} failed: {type(exc).__name__}: {exc}") from exc
+        _drop(conn)
+        raise ChannelError(f"IMAP login to {settings.host}:{settings.port} as {settings.user} failed: {type(exc).__name__}: {exc}") from exc
+    except BaseException:
+        _drop(conn)
+        raise
     return conn
+
+
+def _login_xoauth2(conn: imaplib2.IMAP4, user: str, tokens: "TokenSource") -> None:
+    """AUTHENTICATE XOAUTH2; a refused token is refreshed once and tried again."""
+    for attempt in (1, 2):
+        try:
+            conn.authenticate("XOAUTH2", _xoauth2_responder(user, tokens.token()))
+            return
+        except imaplib2.IMAP4.error as exc:
+            if attempt == 2 or not _authentication_failed(exc):
+                raise
+            log.info("IMAP refused the OAuth token for %s; refreshing it and trying again", user)
+            tokens.invalidate()
+
+
+def _xoauth2_responder(user: str, token: str) -> Callable[[bytes], bytes]:
+    """Answers the first continuation with the XOAUTH2 string; a second one carries the server's error (JSON) and gets
+    the empty answer that ends the exchange (https://developers.google.com/gmail/imap/xoauth2-protocol)."""
+    answered: list[bool] = []
+
+    def respond(_challenge: bytes) -> bytes:
+        if answered:
+            return b""
+        answered.append(True)
+        return xoauth2_string(user, token)
+
+    return respond
+
+
+def _drop(conn: imaplib2.IMAP4) -> None:
+    try:
+        conn.logout()
+    except IMAP_ERRORS:
+        pass
 
 
 def _quote(mailbox: str) -> str:
@@ -95,20 +217,25 @@ def _ok(typ: str, data: list, what: str) -> list:
 class ImapIntake:
     """One mailbox of one account: catch-up fetch, then IDLE (or poll) until stopped; reconnects with backoff."""
 
-    def __init__(self, settings: IMAPSettings, *, engine: Engine, own_address: str | None = None, store: Callable[..., tuple] | None = None) -> None:
+    def __init__(
+        self, settings: IMAPSettings, *, engine: Engine, own_address: str | list[str] | None = None, store: Callable[..., tuple] | None = None,
+        question_max_chars: int = intake_mod.DEFAULT_MAX_CHARS,
+    ) -> None:
         self.settings = settings
         self.engine = engine
         self.own_address = own_address
+        self.question_max_chars = question_max_chars
         self.store = store or intake_mod.intake_email
         self.account = settings.account
         self.mailbox = settings.mailbox
         self.conn: imaplib2.IMAP4 | None = None
         self.stop_event = threading.Event()
+        self.tokens = token_source(settings.oauth, setting_prefix="ORIENTA_IMAP") if settings.auth == "xoauth2" else None
 
     # -------------------------------------------------------------- connection state
     def ensure_connected(self) -> imaplib2.IMAP4:
         if self.conn is None:
-            self.conn = connect(self.settings)
+            self.conn = connect(self.settings, self.tokens)
         return self.conn
 
     def close(self) -> None:
@@ -172,21 +299,31 @@ class ImapIntake:
         De-duplication by Message-ID (content hash without one) makes a rescan after a UIDVALIDITY change,
         or after a crash in the middle of one, store nothing twice."""
         key = f"imap:{self.account}:{self.mailbox}:{uidvalidity}:{uid}"
-        with session_scope(self.engine) as session:
-            copy = intake_mod.find_copy(session, raw)
-            if copy is not None:
-                report.duplicates += 1
-            else:
-                message, created = self.store(
-                    session, raw, source_key=key, max_bytes=self.settings.max_message_bytes,
-                    own_address=self.own_address, rate_limit_per_hour=self.settings.rate_limit_per_hour,
-                )
-                if created:
-                    report.stored += 1
-                    report.skipped += message.state == states.SKIPPED
-                    report.quarantined += message.state == states.QUARANTINED
-                else:
+        try:
+            with session_scope(self.engine) as session:
+                copy = intake_mod.find_copy(session, raw)
+                if copy is not None:
                     report.duplicates += 1
+                else:
+                    message, created = self.store(
+                        session, raw, source_key=key, max_bytes=self.settings.max_message_bytes,
+                        own_address=self.own_address, rate_limit_per_hour=self.settings.rate_limit_per_hour,
+                        question_max_chars=self.question_max_chars,
+                    )
+                    if created:
+                        report.stored += 1
+                        report.skipped += message.state == states.SKIPPED
+                        report.quarantined += message.state == states.QUARANTINED
+                    else:
+                        report.duplicates += 1
+        except SQLAlchemyError:
+            raise  # the database is unreachable: the checkpoint must not pass this message
+        except Exception as exc:  # anything else about this one message: keep it quarantined and go on
+            log.exception("IMAP message UID %s could not be stored normally: %s", uid, exc)
+            with session_scope(self.engine) as session:
+                _, created = intake_mod.store_unreadable(session, raw, source_key=key, exc=exc)
+                report.stored += created
+                report.quarantined += created
         with session_scope(self.engine) as session:  # only after the message row is committed
             save_checkpoint(session=session, account=self.account, mailbox=self.mailbox, uidvalidity=uidvalidity, last_uid=uid)
 

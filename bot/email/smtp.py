@@ -12,7 +12,8 @@ from email.utils import getaddresses, parseaddr
 
 import imaplib2
 
-from bot.email.imap import IMAP_ERRORS, _quote, connect
+from bot.email.imap import IMAP_ERRORS, _quote, connect, describe_tls_error, tls_context
+from bot.email.oauth import TokenSource, token_source, xoauth2_string
 from bot.errors import ChannelError, SendUncertain
 from pipeline.settings import IMAPSettings, SMTPSettings
 
@@ -27,18 +28,49 @@ class SmtpSender:
             raise ChannelError("SMTP is not configured: set ORIENTA_SMTP__HOST")
         self.smtp = smtp
         self.imap = imap if imap is not None and imap.host else None
+        self.tokens: TokenSource | None = None
+        if smtp.auth == "xoauth2":  # the IMAP account's OAuth app when SMTP names none
+            oauth = smtp.oauth if smtp.oauth.client_id or imap is None else imap.oauth
+            self.tokens = token_source(oauth, setting_prefix="ORIENTA_SMTP" if oauth is smtp.oauth else "ORIENTA_IMAP")
+        self.imap_tokens = token_source(self.imap.oauth, setting_prefix="ORIENTA_IMAP") if self.imap and self.imap.auth == "xoauth2" else None
 
     def _open(self) -> smtplib.SMTP:
         s = self.smtp
-        if s.security == "ssl":
-            client: smtplib.SMTP = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout_s, context=ssl.create_default_context())
-        else:
-            client = smtplib.SMTP(s.host, s.port, timeout=s.timeout_s)
-            if s.security == "starttls":
-                client.starttls(context=ssl.create_default_context())
-        if s.user:
-            client.login(s.user, s.password.get_secret_value() if s.password else "")
+        tls = tls_context(s.ca_file) if s.security != "none" else None
+        try:
+            if s.security == "ssl":
+                client: smtplib.SMTP = smtplib.SMTP_SSL(s.host, s.port, timeout=s.timeout_s, context=tls)
+            else:
+                client = smtplib.SMTP(s.host, s.port, timeout=s.timeout_s)
+                if s.security == "starttls":
+                    client.starttls(context=tls)
+        except ssl.SSLError as exc:
+            raise ChannelError(f"SMTP connection to {s.host}:{s.port} failed: {describe_tls_error(exc, s.host)}") from exc
+        try:
+            if self.tokens is not None:
+                self._login_xoauth2(client, s.user or "")
+            elif s.user:
+                client.login(s.user, s.password.get_secret_value() if s.password else "")
+        except BaseException:
+            client.close()
+            raise
         return client
+
+    def _login_xoauth2(self, client: smtplib.SMTP, user: str) -> None:
+        """AUTH XOAUTH2; a refused token (535) is refreshed once and tried again."""
+        assert self.tokens is not None
+        client.ehlo_or_helo_if_needed()
+        for attempt in (1, 2):
+            token = self.tokens.token()
+            try:
+                # a 334 challenge carries the server's error (JSON); the empty answer ends the exchange with 535
+                client.auth("XOAUTH2", lambda challenge=None: xoauth2_string(user, token).decode() if challenge is None else "", initial_response_ok=True)
+                return
+            except smtplib.SMTPAuthenticationError:
+                if attempt == 2:
+                    raise
+                log.info("SMTP refused the OAuth token for %s; refreshing it and trying again", user)
+                self.tokens.invalidate()
 
     def send(self, msg: EmailMessage) -> None:
         """Hand the message to the SMTP server; SendUncertain when the connection broke during DATA."""
@@ -81,7 +113,7 @@ class SmtpSender:
         """An IMAP session for the Sent mailbox; IMAP errors become ChannelError naming `action`, and it always logs out."""
         if self.imap is None:
             raise ChannelError("no IMAP account configured for the Sent mailbox")
-        conn = connect(self.imap)
+        conn = connect(self.imap, self.imap_tokens)
         try:
             yield conn
         except IMAP_ERRORS as exc:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import os
 import socket
+import ssl
 import threading
+from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from pydantic import SecretStr
 
 from pipeline.settings import IMAPSettings
+from tests.servers.dovecot import DovecotServer, find_dovecot
+from tests.servers.oauth_server import FakeOAuthServer
 from review.db import init_db, make_engine
 
 
@@ -92,3 +98,63 @@ def cutting_proxy(imap_account):
     yield make
     for p in proxies:
         p.close()
+
+
+# ---------------------------------------------------------------- TLS and OAuth
+@dataclass
+class TestPKI:
+    """A test CA, a server certificate for "localhost" (no IP address: 127.0.0.1 is a wrong host name), and a stranger CA."""
+
+    ca_file: Path
+    other_ca_file: Path
+    cert_file: Path
+    key_file: Path
+    server_context: ssl.SSLContext
+
+
+@pytest.fixture(scope="session")
+def pki(tmp_path_factory) -> TestPKI:
+    trustme = pytest.importorskip("trustme", reason="trustme (test extra) makes the test certificates")
+    d = tmp_path_factory.mktemp("pki")
+    os.chmod(d, 0o755)  # dovecot (root) reads the key at start
+    ca, other = trustme.CA(), trustme.CA()
+    cert = ca.issue_cert("localhost")
+    paths = TestPKI(d / "ca.pem", d / "other-ca.pem", d / "server.pem", d / "server.key", ssl.create_default_context(ssl.Purpose.CLIENT_AUTH))
+    ca.cert_pem.write_to_path(str(paths.ca_file))
+    other.cert_pem.write_to_path(str(paths.other_ca_file))
+    with open(paths.cert_file, "wb") as f:
+        for pem in cert.cert_chain_pems:
+            f.write(pem.bytes())
+    cert.private_key_pem.write_to_path(str(paths.key_file))
+    cert.configure_cert(paths.server_context)
+    return paths
+
+
+@pytest.fixture(scope="session")
+def oauth_server(pki):
+    with FakeOAuthServer(pki.server_context) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def secure_dovecot(pki, oauth_server):
+    """A Dovecot with STARTTLS on .port, implicit TLS on .ssl_port and an oauth2 passdb asking oauth_server."""
+    if find_dovecot() is None:
+        pytest.skip("dovecot binary not installed (run .ci/services.sh or apt-get install dovecot-imapd)")
+    server = DovecotServer(tls=(pki.cert_file, pki.key_file), oauth2_introspection_url=oauth_server.introspection_url)
+    if server._major_minor() >= (2, 4):
+        pytest.skip(f"the TLS/oauth2 Dovecot configuration is written for 2.3; found {server.version}")
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def secure_account(secure_dovecot):
+    account = secure_dovecot.add_user()
+    try:
+        yield account
+    finally:
+        secure_dovecot.remove_user(account.user)

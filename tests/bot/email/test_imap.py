@@ -145,3 +145,19 @@ def test_run_forever_picks_up_new_mail(imap_account, imap_settings, engine, make
         thread.join(timeout=15)
     assert not thread.is_alive()
     assert _count_by_mid(engine) == {"<m0@example.org>": 1, "<m1@example.org>": 1}
+
+
+def test_poison_mail_on_imap_is_quarantined_and_later_mail_is_still_read(imap_account, imap_settings, engine, make_message):
+    from tests.bot.test_hostile_run import HOSTILE
+
+    for name in ("date_overflow", "nul_body", "two_from", "garbage"):
+        imap_account.append(HOSTILE[name])
+    intake = ImapIntake(imap_settings, engine=engine)
+    first = intake.sync()
+    imap_account.append(_msg(make_message, 9))  # arrives after the poison
+    second = intake.sync()
+    intake.close()
+    rows = _rows(engine)
+    assert (first.stored, second.stored) == (4, 1) and len(rows) == 5
+    assert [r.state for r in rows] == ["received", "received", "quarantined", "quarantined", "received"]
+    assert rows[-1].cleaned_text == "¿cuándo es el examen 9?"
