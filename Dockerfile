@@ -8,7 +8,7 @@ COPY bot ./bot
 COPY pipeline ./pipeline
 COPY classifiers ./classifiers
 COPY review ./review
-RUN pip install .
+RUN pip install ".[oauth]"
 RUN useradd --create-home orienta && mkdir -p /data && chown orienta /data
 USER orienta
 ENV ORIENTA_DATA_DIR=/data ORIENTA_PATHS__DOCUMENTS='["/documents"]'

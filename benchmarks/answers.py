@@ -49,7 +49,7 @@ def main() -> None:
     qa = read_jsonl(FIUSAC / "qa_dev.jsonl")
     if args.limit:
         qa = qa[:: max(1, len(qa) // args.limit)][: args.limit]
-    configs = grid(methods=args.methods.split(","), ks=[int(k) for k in args.k.split(",")], chunkings=[settings.retrieval.chunking], temperatures=[settings.llm.temperature])
+    configs = grid(methods=args.methods.split(","), ks=[int(k) for k in args.k.split(",")], chunkings=[settings.retrieval.chunking])
     t0 = time.perf_counter()
     report = evaluate_answers(services, qa, configs, progress=lambda m: print(m, file=sys.stderr))
     run_s = time.perf_counter() - t0

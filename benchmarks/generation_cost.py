@@ -5,7 +5,8 @@ sample questions are retrieved (k=5), and each generator is run against a local 
 whose token counter is the estimate used in pipeline.llm.claude (characters / 3.5) and which caches
 prefixes of at least 1,024 tokens like Claude Sonnet 4.5. Output lengths are the scripted replies: the
 derivation reply is the prompt's own worked example 3 (4 steps), the RAG/long-context reply ~600
-characters. Costs use the price table in LLMSettings.prices_per_mtok.
+characters. Costs use the models table (pipeline/llm/models.toml). benchmarks/llm_cost.py is the
+current-model version of this measurement.
 """
 
 from __future__ import annotations
@@ -25,11 +26,11 @@ sys.path.insert(0, str(ROOT))
 from bot import sample  # noqa: E402
 from bot.operations import ingest_documents  # noqa: E402
 from bot.services import Services  # noqa: E402
-from pipeline.generation.derivation import DERIVATION_TOOL, DerivationGenerator  # noqa: E402
+from pipeline.generation.derivation import DerivationGenerator, DerivationReply  # noqa: E402
 from pipeline.generation.long_context import LongContextGenerator  # noqa: E402
 from pipeline.generation.rag import RAGGenerator  # noqa: E402
-from pipeline.llm import AnthropicLLM, RetryPolicy  # noqa: E402
-from pipeline.llm.claude import estimate_tokens  # noqa: E402
+from pipeline.llm import AnthropicLLM, prices_for  # noqa: E402
+from pipeline.llm.claude import estimate_tokens, output_format  # noqa: E402
 from pipeline.prompts import load_prompt  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
 from tests.servers.anthropic_server import FakeAnthropicServer  # noqa: E402
@@ -62,20 +63,20 @@ def main() -> None:
     exp = sample.expected()
     questions = [v["question"] for v in exp["emails"].values() if v["outcome"] == "answerable"]
     hits_for = {q: services.retriever.retrieve(q, 5) for q in questions}
-    table = settings.llm.prices_per_mtok
+    table = {m: prices_for(settings.llm, m) for m in ("claude-sonnet-4-5", "claude-haiku-4-5")}
     counter = lambda s: math.ceil(len(s) / 3.5)  # noqa: E731
-    deriv_reply = {"type": "tool_use", "name": DERIVATION_TOOL["name"], "input": example_derivation()}
+    deriv_reply = json.dumps(example_derivation(), ensure_ascii=False)
     configs = {
         "rag": (lambda llm: RAGGenerator(llm=llm), RAG_REPLY, True),
-        "derivation, no cache": (lambda llm: DerivationGenerator(llm=llm), {"content": [deriv_reply | {"id": "toolu_x"}], "stop_reason": "tool_use"}, False),
-        "derivation, cached": (lambda llm: DerivationGenerator(llm=llm), {"content": [deriv_reply | {"id": "toolu_x"}], "stop_reason": "tool_use"}, True),
+        "derivation, no cache": (lambda llm: DerivationGenerator(llm=llm), deriv_reply, False),
+        "derivation, cached": (lambda llm: DerivationGenerator(llm=llm), deriv_reply, True),
         "long-context, no cache": (lambda llm: LongContextGenerator(llm=llm, index=services.index), RAG_REPLY, False),
         "long-context, cached": (lambda llm: LongContextGenerator(llm=llm, index=services.index), RAG_REPLY, True),
     }
     results: dict[str, dict] = {}
     for name, (factory, reply, cache) in configs.items():
         with FakeAnthropicServer(min_cache_tokens=1024, token_counter=counter) as server:
-            llm = AnthropicLLM(api_key="bench", base_url=server.url, cache=cache, policy=RetryPolicy(max_retries=0))
+            llm = AnthropicLLM(api_key="bench", base_url=server.url, model="claude-sonnet-4-5", cache=cache, max_retries=0)
             gen = factory(llm)
             usages = []
             for q in questions:
@@ -86,7 +87,7 @@ def main() -> None:
             row[f"usd_{model}"] = statistics.mean(u.cost(table[model]) for u in usages)
             row[f"usd_first_{model}"] = usages[0].cost(table[model])
         results[name] = row
-    prefix = load_prompt("derivation").text + json.dumps(DERIVATION_TOOL, ensure_ascii=False)
+    prefix = load_prompt("derivation").text + json.dumps(output_format(DerivationReply), ensure_ascii=False)
     rag_prefix = load_prompt("rag").text
     sizes = {
         "derivation_prefix_chars": len(prefix),

@@ -26,23 +26,39 @@ OFFLINE_NOTE = "Sin LLM: ambos métodos corren el motor extractivo; 'correctness
 
 @dataclass(frozen=True)
 class Config:
-    """One point of the grid."""
+    """One point of the grid; effort and temperature None mean "as configured" (and are sent only where the model accepts them)."""
 
     method: str
     k: int
     chunking: str
-    temperature: float
+    effort: str | None = None
+    temperature: float | None = None
 
     @property
     def label(self) -> str:
-        return f"{self.method} k={self.k} {self.chunking} T={self.temperature:g}"
+        extra = (f" effort={self.effort}" if self.effort else "") + (f" T={self.temperature:g}" if self.temperature is not None else "")
+        return f"{self.method} k={self.k} {self.chunking}{extra}"
 
     def as_dict(self) -> dict:
-        return {"method": self.method, "k": self.k, "chunking": self.chunking, "temperature": self.temperature}
+        return {"method": self.method, "k": self.k, "chunking": self.chunking, "effort": self.effort, "temperature": self.temperature}
 
 
-def grid(*, methods: Sequence[str], ks: Sequence[int], chunkings: Sequence[str], temperatures: Sequence[float]) -> list[Config]:
-    return [Config(m, k, c, tmp) for c, m, k, tmp in itertools.product(chunkings, methods, ks, temperatures)]
+def grid(*, methods: Sequence[str], ks: Sequence[int], chunkings: Sequence[str], efforts: Sequence[str | None] = (None,), temperatures: Sequence[float | None] = (None,)) -> list[Config]:
+    return [Config(m, k, c, e, tmp) for c, m, k, e, tmp in itertools.product(chunkings, methods, ks, efforts, temperatures)]
+
+
+def impossible(llm, config: Config) -> str | None:
+    """Why `llm` cannot run this grid cell (a request the API would refuse), or None when it can."""
+    if llm is None:  # offline: the extractive engine ignores effort and temperature
+        return None
+    info = getattr(llm, "info", None)
+    if info is None:  # OpenAI-compatible servers: temperature yes, effort is a Claude parameter
+        return f"{llm.model} has no effort parameter" if config.effort else None
+    if config.temperature is not None and not info.sampling:
+        return f"{llm.model} does not accept sampling parameters (temperature)"
+    if config.effort and config.effort not in info.effort:
+        return f"{llm.model} does not accept effort={config.effort}" + (f" (accepts {', '.join(info.effort)})" if info.effort else " (no effort parameter)")
+    return None
 
 
 def answer_body(text: str, lang: str = "es") -> str:
@@ -67,7 +83,15 @@ def _index_fingerprint(services: Services) -> str:
 
 def evaluate_one(services: Services, row: dict, judge: Judge | None) -> dict:
     """Answer one question through the pipeline and measure it against its reference answer."""
-    from bot.worker import draft_for
+    out, calls = answer_one(services, row, judge)
+    if calls:
+        judge_one(out, judge, calls)  # type: ignore[arg-type]
+    return out
+
+
+def answer_one(services: Services, row: dict, judge: Judge | None) -> tuple[dict, list]:
+    """The answer and its non-LLM measures, and the judge calls still to make (correctness, faithfulness)."""
+    from bot.drafting import draft_for
 
     question, reference = row["question"], row.get("answer") or ""
     gold = row.get("doc")
@@ -77,9 +101,10 @@ def evaluate_one(services: Services, row: dict, judge: Judge | None) -> dict:
     body = answer_body(answer.text, lang)
     chunks = [h.chunk.text for h in answer.hits]
     out = {
-        "answered": not answer.no_info and in_domain is not False,
+        "answered": not answer.no_info and in_domain is not False and answer.outcome != "refusal",
         "in_domain": in_domain,
         "ran": answer.model if answer.model.startswith(answer.method) else f"{answer.method} ({answer.model})",
+        "outcome": answer.outcome,
         "latency_ms": round(answer.latency_ms, 1),
         "cost_usd": answer.cost_usd,
         "doc_hit": bool(gold & ({r.doc_id for r in answer.references} | {h.chunk.doc_id for h in answer.hits})) if gold else None,
@@ -87,13 +112,32 @@ def evaluate_one(services: Services, row: dict, judge: Judge | None) -> dict:
         "edit_distance": round(metrics.edit_distance(body, reference), 4),
         "grounding": round(metrics.token_precision(body, " ".join(chunks)), 4),
         "answer": answer.text,
+        "method": answer.method,
+        "references": [r.doc_id for r in answer.references],
     }
-    if judge is not None:
-        c = judge.correctness(question=question, answer=answer.text, reference=reference)
-        f = judge.faithfulness(answer=answer.text, chunks=chunks)
-        out["judge"] = {"correctness": c.as_dict(), "faithfulness": f.as_dict()}
-        out["cost_usd"] += c.cost_usd + f.cost_usd
-    return out
+    if judge is None:
+        return out, []
+    return out, [judge.correctness_call(question=question, answer=answer.text, reference=reference), judge.faithfulness_call(answer=answer.text, chunks=chunks)]
+
+
+def judge_one(out: dict, judge: Judge, calls: list) -> None:
+    c, f = judge.judge(calls[0]), judge.judge(calls[1])
+    out["judge"] = {"correctness": c.as_dict(), "faithfulness": f.as_dict()}
+    out["cost_usd"] += c.cost_usd + f.cost_usd
+
+
+def detail_line(config: Config, row: dict, result: dict, lang: str = "es") -> dict:
+    """One line of `--details`: the question, its draft and the figures behind the averages."""
+    figures = {k: v for k, v in result.items() if k not in ("answer", "method", "references")}
+    return {
+        "config": config.label,
+        "question": row["question"],
+        "draft": answer_body(result.get("answer") or "", lang),
+        "method": result.get("method"),
+        "references": result.get("references"),
+        "expected_doc": row.get("doc"),
+        **figures,
+    }
 
 
 def summarise(config: Config, results: Sequence[dict], *, judged: bool) -> dict:
@@ -134,7 +178,7 @@ def _services_for(base: Services, chunking: str, docs: Sequence[Path] | None) ->
     s.retrieval.chunking = chunking
     if docs:
         s.paths.documents = list(docs)
-    svc = Services(s)
+    svc = Services(s, batch_runner_factory=base.batch_runner_factory)
     svc.__dict__["embedder"] = base.embedder  # share the loaded model (cached_property slot)
     return svc
 
@@ -146,11 +190,12 @@ def evaluate_answers(
     *,
     docs: Sequence[Path] | None = None,
     progress: Callable[[str], None] = lambda _m: None,
+    details: Callable[[dict], None] | None = None,
 ) -> dict:
     """Every configuration over every question; cached per (question, configuration, index, generator, judge)."""
     from bot.operations import ingest_documents
 
-    rows, computed, cached = [], 0, 0
+    rows, impossible_cells, computed, cached = [], [], 0, 0
     engine = base.engine
     base.close()  # the local index allows one client per folder: release it for the per-chunking services
     for chunking, group in itertools.groupby(sorted(configs, key=lambda c: c.chunking), key=lambda c: c.chunking):
@@ -160,18 +205,25 @@ def evaluate_answers(
                 progress(f"indexando con chunking={chunking}…")
                 ingest_documents(svc, strategy=chunking)
             fingerprint = _index_fingerprint(svc)
+            configured = (getattr(svc.llm, "effort", None), getattr(svc.llm, "temperature", None))
             for config in group:
+                why = impossible(svc.llm, config)
+                if why is not None:  # reported, never sent
+                    impossible_cells.append({"label": config.label, **config.as_dict(), "status": "impossible", "reason": why})
+                    progress(f"{config.label}: imposible ({why})")
+                    continue
                 svc.settings.llm.method, svc.settings.retrieval.k = config.method, config.k  # type: ignore[assignment]
-                svc.settings.llm.temperature = config.temperature
                 if svc.llm is not None:
-                    svc.llm.temperature = config.temperature  # type: ignore[attr-defined]
-                judge = judge_from_settings(svc.settings, svc.llm)
+                    svc.llm.effort = config.effort or configured[0]  # type: ignore[attr-defined]
+                    svc.llm.temperature = config.temperature if config.temperature is not None else configured[1]  # type: ignore[attr-defined]
+                judge = judge_from_settings(svc.settings, svc.judge_llm, batch=svc.batch_runner(svc.judge_llm))
                 generator = svc.generator()
-                effective = config.as_dict()
-                if generator.name == "extractive":  # offline the method and temperature change nothing: share the cache
-                    effective |= {"method": None, "temperature": None}
+                effective = config.as_dict() | {"effort": getattr(svc.llm, "effort", None), "temperature": getattr(svc.llm, "temperature", None)}
+                if generator.name == "extractive":  # offline the method, effort and temperature change nothing: share the cache
+                    effective |= {"method": None, "effort": None, "temperature": None}
                 ident = {"config": effective, "index": fingerprint, "generator": [generator.name, getattr(getattr(generator, "llm", None), "model", None), getattr(getattr(generator, "prompt", None), "hash", None)], "judge": judge.model if judge else None, "judge_runs": judge.runs if judge else 0}
-                results = []
+                results: list[dict | None] = []
+                pending: list[tuple[int, str, dict, dict, list]] = []
                 for i, row in enumerate(qa, start=1):
                     key = _key(ident | {"q": row["question"], "ref": row.get("answer"), "doc": row.get("doc")})
                     with Session(engine) as session:
@@ -179,17 +231,33 @@ def evaluate_answers(
                         if hit is not None:
                             results.append(hit.result)
                             cached += 1
+                            if details is not None:
+                                details(detail_line(config, row, hit.result, svc.settings.llm.language))
                             continue
-                    result = evaluate_one(svc, row, judge)
-                    with Session(engine) as session:  # committed per question: an interrupted run resumes here
-                        session.merge(AnswerEvalCache(key=key, config=ident, question=row["question"], result=result))
-                        session.commit()
+                    result, calls = answer_one(svc, row, judge)
                     results.append(result)
+                    if calls:
+                        pending.append((len(results) - 1, key, row, result, calls))
+                    else:
+                        _store_result(engine, key, ident, row, result)  # committed per question: an interrupted run resumes here
                     computed += 1
+                    if details is not None:
+                        details(detail_line(config, row, result, svc.settings.llm.language))
                     if i % 25 == 0:
                         progress(f"{config.label}: {i}/{len(qa)}")
-                rows.append(summarise(config, results, judged=judge is not None))
+                if judge is not None and pending:  # many questions: the judge runs as one Message Batch (half price)
+                    judge.prefetch([c for *_, calls in pending for c in calls], job="eval-answers")
+                    for _, key, row, result, calls in pending:
+                        judge_one(result, judge, calls)
+                        _store_result(engine, key, ident, row, result)
+                rows.append(summarise(config, [r for r in results if r is not None], judged=judge is not None))
         finally:
             svc.close()
     offline = not any(r["judged"] for r in rows)
-    return {"configs": rows, "n_questions": len(qa), "computed": computed, "cached": cached, "note": OFFLINE_NOTE if offline else None}
+    return {"configs": rows, "impossible": impossible_cells, "n_questions": len(qa), "computed": computed, "cached": cached, "note": OFFLINE_NOTE if offline else None}
+
+
+def _store_result(engine, key: str, ident: dict, row: dict, result: dict) -> None:
+    with Session(engine) as session:
+        session.merge(AnswerEvalCache(key=key, config=ident, question=row["question"], result=result))
+        session.commit()

@@ -8,11 +8,17 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from socketserver import ThreadingMixIn
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+from typing import TYPE_CHECKING
 
-from bot import worker
+from bot.drafting import draft_pending
+from bot.intake import intake_maildir
+from bot.run_report import RunReport
+from bot.sending import send_approved
 from bot.services import Services
+from bot.supervisor import Beat, Supervisor
+
+if TYPE_CHECKING:
+    from bot.slack.listener import SlackListener
 
 log = logging.getLogger(__name__)
 
@@ -25,45 +31,37 @@ class Job:
     interval_s: float
     fn: Callable[[Services], object]
     wake_on_intake: bool = False
+    thread: str = "jobs"  # jobs sharing a name run one after another in one supervised thread
     next_run: float = 0.0
     runs: int = 0
     errors: int = 0
     last_error: str | None = None
 
 
-def _drafting(services: Services) -> worker.RunReport:
-    report = worker.RunReport()
-    worker.draft_pending(services, report)
+def _drafting(services: Services) -> RunReport:
+    report = RunReport()
+    draft_pending(services, report)
     return report
 
 
-def _sending(services: Services) -> worker.RunReport:
-    report = worker.RunReport()
-    worker.send_approved(services, report)
+def _sending(services: Services) -> RunReport:
+    report = RunReport()
+    send_approved(services, report)
     return report
 
 
-def _maildir(services: Services) -> worker.RunReport:
-    report = worker.RunReport()
-    worker.intake_maildir(services, report)
+def _maildir(services: Services) -> RunReport:
+    report = RunReport()
+    intake_maildir(services, report)
     return report
 
 
 def default_jobs(services: Services) -> list[Job]:
     """Drafting, sending and (embedded mode) the Maildir source; other packages append their own (review cards, digest)."""
-    jobs = [Job("draft", 5.0, _drafting, wake_on_intake=True), Job("send", 10.0, _sending)]
+    jobs = [Job("draft", 5.0, _drafting, wake_on_intake=True), Job("send", 10.0, _sending, thread="sender")]
     if services.settings.paths.maildir is not None:
         jobs.append(Job("maildir", services.settings.imap.poll_seconds, _maildir))
     return jobs
-
-
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    daemon_threads = True
-
-
-class _QuietHandler(WSGIRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - signature fixed by the base class
-        log.debug("slack http: " + format, *args)
 
 
 @dataclass
@@ -76,8 +74,8 @@ class OrientaApp:
     slack: bool | None = None
     stop_event: threading.Event = field(default_factory=threading.Event)
     wake_event: threading.Event = field(default_factory=threading.Event)
-    threads: list[threading.Thread] = field(default_factory=list)
-    http_server: WSGIServer | None = None
+    job_stuck_after_s: float = 1800.0
+    slack_listener: "SlackListener | None" = None
 
     def __post_init__(self) -> None:
         s = self.services.settings
@@ -88,11 +86,19 @@ class OrientaApp:
         if self.slack is None:
             self.slack = s.slack.bot_token is not None
         self._intake = None
-        self._socket_handler = None
+        self._started = False
+        self.supervisor = Supervisor(stop_event=self.stop_event)
+
+    @property
+    def threads(self) -> list[threading.Thread]:
+        """Every thread the app started (supervised restarts included)."""
+        return self.supervisor.threads
 
     def add_job(self, job: Job) -> None:
         """Add a periodic job (before or after start)."""
         self.jobs.append(job)
+        if self._started and job.thread not in self.supervisor.status():
+            self._supervise_jobs(job.thread)
         self.wake_event.set()
 
     def wake(self) -> None:
@@ -104,14 +110,17 @@ class OrientaApp:
 
     # -------------------------------------------------------------- threads
     def _thread(self, name: str, target: Callable[[], None]) -> None:
-        t = threading.Thread(target=target, name=f"orienta-{name}", daemon=True)
-        t.start()
-        self.threads.append(t)
+        """A supervised thread that cannot report progress (e.g. an HTTP server): restarted when it dies, never called stuck."""
+        self.supervisor.add(name, lambda _beat: target())
 
-    def _run_jobs(self) -> None:
+    def _supervise_jobs(self, thread: str) -> None:
+        self.supervisor.add(thread, lambda beat: self._run_jobs(beat, thread), stuck_after_s=self.job_stuck_after_s)
+
+    def _run_jobs(self, beat: Beat | None = None, thread: str = "jobs") -> None:
         while not self.stop_event.is_set():
             now = time.monotonic()
-            for job in list(self.jobs):
+            mine = [j for j in list(self.jobs) if j.thread == thread]
+            for job in mine:
                 if self.stop_event.is_set() or job.next_run > now:
                     continue
                 try:
@@ -122,7 +131,11 @@ class OrientaApp:
                     job.last_error = f"{type(exc).__name__}: {exc}"
                     log.exception("job %s failed", job.name)
                 job.next_run = time.monotonic() + job.interval_s
-            due = min((j.next_run for j in self.jobs), default=time.monotonic() + 1.0)
+                if beat is not None:
+                    beat()
+            if beat is not None:
+                beat()
+            due = min((j.next_run for j in mine), default=time.monotonic() + 1.0)
             self.wake_event.wait(max(0.05, min(due - time.monotonic(), 1.0)))
             self.wake_event.clear()
 
@@ -130,48 +143,55 @@ class OrientaApp:
         from bot.email.imap import ImapIntake
 
         s = self.services.settings
-        self._intake = ImapIntake(s.imap, engine=self.services.engine, own_address=s.smtp.from_)
-        self._thread("imap", lambda: self._intake.run_forever(on_sync=lambda r: self.wake() if r.stored else None))
+        self._intake = ImapIntake(s.imap, engine=self.services.engine, own_address=s.smtp.own_addresses, question_max_chars=s.drafting.question_max_chars)
+        intake = self._intake
+
+        def imap(beat: Beat) -> None:
+            def synced(report) -> None:
+                beat()
+                if report.stored:
+                    self.wake()
+
+            try:
+                intake.run_forever(on_sync=synced)
+            finally:
+                intake.close()
+
+        # IDLE is renewed every idle_renew_minutes; no sync for a few renewals (or reconnect waits) means stuck.
+        stuck = 3 * max(s.imap.idle_renew_minutes * 60, s.imap.poll_seconds) + s.imap.reconnect_max_s + s.imap.timeout_s
+        self.supervisor.add("imap", imap, stuck_after_s=stuck)
 
     def _start_slack(self) -> None:
-        from bot.slack.app import build_app
+        from bot.slack.listener import SlackListener
 
-        s = self.services.settings.slack
-        bolt = build_app(self.services)
-        if s.socket_mode:
-            from slack_bolt.adapter.socket_mode import SocketModeHandler
-
-            if s.app_token is None:
-                raise ValueError("Slack Socket Mode needs ORIENTA_SLACK__APP_TOKEN")
-            self._socket_handler = SocketModeHandler(bolt, s.app_token.get_secret_value())
-            self._socket_handler.connect()
-            return
-        from slack_bolt.adapter.wsgi import SlackRequestHandler
-
-        self.http_server = make_server(s.host, s.port, SlackRequestHandler(bolt), server_class=_ThreadingWSGIServer, handler_class=_QuietHandler)
-        log.info("Slack events on http://%s:%s/slack/events", s.host, self.http_server.server_port)
-        self._thread("slack-http", self.http_server.serve_forever)
+        self.slack_listener = SlackListener(self.services).start()
 
     def start(self) -> "OrientaApp":
         if self.imap:
             self._start_imap()
         if self.slack:
             self._start_slack()
-        self._thread("jobs", self._run_jobs)
+        for thread in dict.fromkeys(j.thread for j in self.jobs):
+            self._supervise_jobs(thread)
+        self.supervisor.start()
+        self._started = True
         return self
+
+    def status(self) -> dict[str, dict]:
+        """Health of every supervised thread (for /readyz and logs)."""
+        return self.supervisor.status()
+
+    def ready(self) -> bool:
+        return self.supervisor.ready()
 
     def stop(self, timeout: float = 10.0) -> None:
         self.stop_event.set()
         self.wake_event.set()
         if self._intake is not None:
             self._intake.stop()
-        if self.http_server is not None:
-            self.http_server.shutdown()
-            self.http_server.server_close()
-        if self._socket_handler is not None:
-            self._socket_handler.close()
-        for t in self.threads:
-            t.join(timeout)
+        if self.slack_listener is not None:
+            self.slack_listener.stop(timeout)
+        self.supervisor.stop(timeout)
 
     def run(self) -> None:
         """Start everything and block until SIGINT/SIGTERM."""

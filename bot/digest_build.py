@@ -28,7 +28,7 @@ def _chunk_lookup(services: "Services"):
 def build_and_record(services: "Services", week: str) -> tuple[Digest, Path, Path]:
     """Judge (when an LLM is configured), build, write the reports and record the week's DigestRun row."""
     settings = services.settings
-    judge = judge_from_settings(settings, services.llm)
+    judge = judge_from_settings(settings, services.judge_llm, batch=services.batch_runner(services.judge_llm))
     documents = {doc_id: d.get("title") or doc_id for doc_id, d in services.index.documents().items() if d.get("active", True)}
     with session_scope(services.engine) as session:
         digest = build_digest(session=session, week=week, judge=judge, documents=documents, chunk_text=_chunk_lookup(services), trend_weeks=settings.digest.trend_weeks)

@@ -15,3 +15,7 @@ class ChannelError(BotError):
 
 class SendUncertain(ChannelError):
     """The connection broke after the whole message was handed over: the server may or may not have accepted it."""
+
+
+class TokenError(ChannelError):
+    """An OAuth access token for a mailbox could not be obtained."""

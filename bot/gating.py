@@ -113,12 +113,12 @@ def synthetic_examples(services: Services, chunks, vectors, corpus_id: str, gene
     if generator == "offline":
         examples = offline_dataset(chunks)
     elif generator == "llm":
-        if services.llm is None:
+        if services.synthetic_llm is None:
             raise GateError("--llm needs an LLM: set ANTHROPIC_API_KEY (or use --offline)")
         from classifiers.llm_synthetic import llm_dataset
 
         g = services.settings.gate
-        examples = llm_dataset(services.llm, chunks, vectors, n_in=g.llm_in_domain, n_out=g.llm_out_of_domain)
+        examples = llm_dataset(services.synthetic_llm, chunks, vectors, n_in=g.llm_in_domain, n_out=g.llm_out_of_domain)
         from classifiers.ood import bank_examples
 
         examples += bank_examples()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy.engine import Engine
 
@@ -27,6 +28,7 @@ class Services:
 
     settings: Settings
     _gate: Gate | None = field(default=None, init=False)
+    batch_runner_factory: Any = field(default=None, repr=False)  # (llm) -> runner; tests plug a fake Message Batches runner here
 
     @cached_property
     def engine(self) -> Engine:
@@ -48,7 +50,26 @@ class Services:
 
     @cached_property
     def llm(self) -> LLM | None:
+        """The drafting model."""
         return llm_from_settings(self.settings.llm)
+
+    @cached_property
+    def judge_llm(self) -> LLM | None:
+        """The weekly judge's model (ORIENTA_LLM__JUDGE_MODEL)."""
+        return llm_from_settings(self.settings.llm, role="judge")
+
+    @cached_property
+    def synthetic_llm(self) -> LLM | None:
+        """The model writing the gate's synthetic questions (ORIENTA_LLM__SYNTHETIC_MODEL)."""
+        return llm_from_settings(self.settings.llm, role="synthetic")
+
+    def batch_runner(self, llm: LLM | None):
+        """A Message Batches runner for `llm` with its state under the data dir (None when batches do not apply)."""
+        from pipeline.llm import batch_runner_for
+
+        if self.batch_runner_factory is not None:
+            return self.batch_runner_factory(llm)
+        return batch_runner_for(llm, self.settings.llm, self.settings.paths.batches_dir)
 
     def generator(self, method: str | None = None) -> Generator:
         """The configured generator (cached per method); offline (no LLM) this is always the extractive one."""

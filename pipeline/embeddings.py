@@ -183,8 +183,37 @@ def create_embedder(backend: str, **kwargs: object) -> Embedder:
     return factory(**kwargs)
 
 
+class QueryMemo:
+    """Remembers the last few query embeddings: the generator reuses the vector retrieval just computed for the same question."""
+
+    def __init__(self, inner: Embedder, size: int = 64) -> None:
+        self.inner, self.size = inner, size
+        self._memo: dict[str, np.ndarray] = {}
+
+    def __getattr__(self, name: str):
+        return getattr(self.inner, name)
+
+    def embed_passages(self, texts: Sequence[str], **kwargs) -> np.ndarray:
+        return self.inner.embed_passages(texts, **kwargs)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        if len(texts) != 1:
+            return self.inner.embed_queries(texts)
+        vec = self._memo.get(texts[0])
+        if vec is None:
+            vec = self.inner.embed_queries(texts)[0]
+            if len(self._memo) >= self.size:
+                self._memo.pop(next(iter(self._memo)))
+            self._memo[texts[0]] = vec
+        return vec[None, :]
+
+
 def embedder_from_settings(settings) -> Embedder:  # settings: pipeline.settings.EmbeddingSettings
-    """The embedder the settings ask for."""
+    """The embedder the settings ask for (single-question embeddings memoised)."""
+    return QueryMemo(_create_from_settings(settings))
+
+
+def _create_from_settings(settings) -> Embedder:
     return create_embedder(
         settings.backend,
         model=settings.model,

@@ -50,10 +50,14 @@ def chunk_payload(chunk: Chunk, content_hash: str, doc_meta: dict | None = None)
         section=chunk.section,
         page=chunk.page,
     )
+    if chunk.units is not None:
+        payload["units"] = [u.as_payload() for u in chunk.units]
     return payload
 
 
 def chunk_from_payload(p: dict) -> Chunk:
+    from pipeline.units import Unit
+
     return Chunk(
         doc_id=p["doc_id"],
         doc_title=p["doc_title"],
@@ -62,6 +66,7 @@ def chunk_from_payload(p: dict) -> Chunk:
         url=p.get("url"),
         section=p.get("section"),
         page=p.get("page"),
+        units=[Unit.from_payload(u) for u in p["units"]] if "units" in p else None,
     )
 
 

@@ -55,6 +55,11 @@ class PathsSettings(BaseModel):
     def cache_dir(self) -> Path:
         return self.data_dir / "cache"
 
+    @property
+    def batches_dir(self) -> Path:
+        """Message Batches state (the batch id of each running job, for resuming after a restart)."""
+        return self.data_dir / "batches"
+
 
 class DatabaseSettings(BaseModel):
     """SQLite under the data dir by default; any SQLAlchemy URL (PostgreSQL) otherwise."""
@@ -116,32 +121,41 @@ class RetrievalSettings(BaseModel):
     support_chunks: int = Field(default=3, ge=0, le=20, description="Further chunks of the retrieved documents (best first) that the generator also reads.")
 
 
+Effort = Literal["low", "medium", "high", "xhigh", "max"]
+
+
 class LLMSettings(BaseModel):
-    """Which generator drafts answers and which LLM backs it."""
+    """Which generator drafts answers and which LLM backs it; models, limits and prices come from pipeline/llm/models.toml."""
 
     provider: Literal["auto", "extractive", "anthropic", "openai"] = "auto"
     method: Literal["rag", "derivation", "long-context"] = "derivation"
-    model: str = "claude-sonnet-4-5"
-    temperature: float = Field(default=0.0, ge=0.0, le=1.0)
-    max_tokens: int = Field(default=2048, ge=64)
+    model: str = Field(default="claude-sonnet-5-5", description="The drafting model (the current Sonnet).")
+    judge_model: str | None = Field(default=None, description="The weekly judge's model; unset: claude-haiku-5-5 on Anthropic (20x cheaper than Sonnet 5.5), the drafting model otherwise.")
+    synthetic_model: str | None = Field(default=None, description="The model writing the gate's synthetic questions; unset: as judge_model.")
+    effort: Effort | None = Field(default="medium", description="output_config.effort for drafting, sent only to models that take it.")
+    judge_effort: Effort | None = Field(default="low", description="Effort of the judge's calls.")
+    synthetic_effort: Effort | None = Field(default="low", description="Effort of the synthetic-question calls.")
+    temperature: float | None = Field(default=None, ge=0.0, le=1.0, description="Only for models that accept sampling parameters (the current ones refuse them); unset: not sent.")
+    max_tokens: int = Field(default=8192, ge=64, description="Output budget per drafting call; on adaptive-thinking models it includes the thinking tokens (only tokens generated are billed).")
     timeout_s: float = Field(default=60.0, gt=0)
-    max_retries: int = Field(default=3, ge=0)
-    retry_base_delay_s: float = Field(default=0.5, ge=0, description="First backoff delay; doubles per retry unless the server sends retry-after.")
+    max_retries: int = Field(default=3, ge=0, description="Retries of 408/409/429/5xx (the Anthropic SDK's own, honouring retry-after).")
+    retry_base_delay_s: float = Field(default=0.5, ge=0, description="OpenAI-compatible client: first backoff delay; doubles per retry unless the server sends retry-after.")
     prompt_cache: bool = Field(default=True, description="Put a cache_control breakpoint after the fixed prompt prefix.")
     derivation_retries: int = Field(default=1, ge=0, le=3, description="Retries of an invalid derivation before falling back to RAG.")
     long_context_max_chars: int = Field(default=400_000, ge=1000, description="Documents beyond this many characters are left out of the long-context prompt.")
     verifier_min_similarity: float = Field(default=0.80, ge=0.0, le=1.0, description="Embedding similarity below which a Refine/Extract step is flagged as drifting.")
+    batch_min_items: int = Field(default=20, ge=0, description="More requests than this go through the Message Batches API (half price); 0 turns batches off.")
+    batch_poll_s: float = Field(default=30.0, gt=0, description="Seconds between polls of a running batch.")
+    batch_max_wait_s: float = Field(default=86_400.0, gt=0, description="Give up waiting for a batch after this long (the API expires batches after 24 h).")
     api_key: SecretStr | None = Field(default=None, description="Read from ANTHROPIC_API_KEY.")
     base_url: str | None = Field(default=None, description="Read from ANTHROPIC_BASE_URL.")
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None
+    openai_json_schema: bool = Field(default=True, description="Ask the OpenAI-compatible server for response_format json_schema (falls back to parsing the text when refused).")
     language: str = "es"
     prices_per_mtok: dict[str, dict[str, float]] = Field(
-        default_factory=lambda: {
-            "claude-sonnet-4-5": {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30},
-            "claude-haiku-4-5": {"input": 1.0, "output": 5.0, "cache_write": 1.25, "cache_read": 0.10},
-            "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cache_write": 18.75, "cache_read": 1.50},
-        }
+        default_factory=dict,
+        description="Overrides only (e.g. a negotiated rate): model -> {input, output, cache_write, cache_read}; the prices come from pipeline/llm/models.toml.",
     )
 
     @field_validator("api_key", "openai_api_key")
@@ -165,6 +179,31 @@ class GateSettings(BaseModel):
     llm_out_of_domain: int = Field(default=300, ge=0)
 
 
+class MailOAuthSettings(BaseModel):
+    """OAuth 2.0 (XOAUTH2) for a mailbox: Microsoft 365 through msal, Google Workspace through google-auth."""
+
+    provider: Literal["microsoft", "google"] = "microsoft"
+    tenant: str | None = Field(default=None, description="Microsoft Entra tenant id or domain.")
+    client_id: str | None = None
+    client_secret: SecretStr | None = None
+    refresh_token: SecretStr | None = Field(default=None, description="Delegated refresh token; unset means the client-credentials flow (Microsoft only).")
+    scopes: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Token scopes; empty means the provider's mail scopes.")
+    authority_host: str = Field(default="https://login.microsoftonline.com", description="Microsoft authority host (national clouds).")
+    token_uri: str = Field(default="https://oauth2.googleapis.com/token", description="Google token endpoint.")
+    ca_file: Path | None = Field(default=None, description="CA bundle for the token endpoint; unset means the system's.")
+    refresh_margin_s: float = Field(default=300.0, ge=0, description="Refresh a token this long before it expires.")
+
+    @field_validator("scopes", mode="before")
+    @classmethod
+    def _list_from_env(cls, v: object) -> object:
+        return _split_list(v)
+
+    @field_validator("client_secret", "refresh_token")
+    @classmethod
+    def _no_placeholder(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "an OAuth secret")
+
+
 class IMAPSettings(BaseModel):
     """Inbound mailbox over IMAP; unset host means the embedded Maildir source."""
 
@@ -184,6 +223,9 @@ class IMAPSettings(BaseModel):
     reconnect_min_s: float = Field(default=1.0, gt=0)
     reconnect_max_s: float = Field(default=300.0, gt=0)
     fetch_batch: int = Field(default=50, ge=1, le=1000)
+    ca_file: Path | None = Field(default=None, description="CA bundle that signs the server's certificate; unset means the system's.")
+    auth: Literal["password", "xoauth2"] = Field(default="password", description="xoauth2 for Microsoft 365 / Google Workspace (see oauth).")
+    oauth: MailOAuthSettings = Field(default_factory=MailOAuthSettings)
 
     @property
     def account(self) -> str:
@@ -207,6 +249,20 @@ class SMTPSettings(BaseModel):
     from_: str = Field(default="Orientación Estudiantil <consultas@ingenieria.example.edu.uy>", alias="from")
     timeout_s: float = Field(default=60.0, gt=0)
     append_to_sent: bool = Field(default=True, description="Append a copy of each reply to the IMAP Sent mailbox.")
+    ca_file: Path | None = Field(default=None, description="CA bundle that signs the server's certificate; unset means the system's.")
+    auth: Literal["password", "xoauth2"] = Field(default="password", description="xoauth2 for Microsoft 365 / Google Workspace; the IMAP oauth section is used when this one has no client_id.")
+    oauth: MailOAuthSettings = Field(default_factory=MailOAuthSettings)
+    aliases: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Other addresses of the office (mail from them is never answered); plus-addressing of each is recognised.")
+
+    @field_validator("aliases", mode="before")
+    @classmethod
+    def _aliases_from_env(cls, v: object) -> object:
+        return _split_list(v)
+
+    @property
+    def own_addresses(self) -> list[str]:
+        """The office's sending address and its aliases."""
+        return [self.from_, *self.aliases]
 
     model_config = {"populate_by_name": True}
 
@@ -229,6 +285,7 @@ class SlackSettings(BaseModel):
     host: str = "0.0.0.0"
     port: int = 3000
     socket_mode: bool = Field(default=False, description="Receive events over Socket Mode (needs app_token) instead of HTTP.")
+    http_threads: int = Field(default=8, ge=1, le=64, description="Worker threads of the HTTP listener (waitress).")
     post_rate_per_channel: float = Field(default=1.0, gt=0, description="Review cards posted per second per channel (Slack allows about 1).")
     max_post_attempts: int = Field(default=8, ge=1, description="Tries per card before giving up (429s wait Retry-After).")
     members_cache_seconds: float = Field(default=300.0, ge=0, description="How long the review channel's member list is trusted.")
@@ -259,7 +316,7 @@ class DigestSettings(BaseModel):
     timezone: str = "America/Montevideo"
     recipients: list[str] = Field(default_factory=list)
     judge_runs: int = Field(default=1, ge=1, le=10)
-    judge_temperature: float = Field(default=0.0, ge=0.0, le=1.0)
+    judge_temperature: float | None = Field(default=None, ge=0.0, le=1.0, description="Only for judge models that accept sampling parameters; unset: not sent.")
     judge_retries: int = Field(default=2, ge=0, le=5)
     schedule: bool = Field(default=True, description="Run the weekly digest from the long-running app.")
     trend_weeks: int = Field(default=4, ge=0, le=26, description="Previous weeks shown as trends.")
@@ -274,6 +331,13 @@ class DigestSettings(BaseModel):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown timezone {v!r}") from exc
         return v
+
+
+class DraftingSettings(BaseModel):
+    """Bounded work per message: the question is cut before embedding or LLM calls, and drafting has a time budget."""
+
+    question_max_chars: int = Field(default=2000, ge=200, description="Characters of a message's question (its asking sentences first) that are embedded or sent to an LLM; the full text stays for the reviewer.")
+    time_budget_s: float = Field(default=300.0, gt=0, description="A message whose drafting takes longer is quarantined with the reason and the worker moves on.")
 
 
 class Settings(BaseSettings):
@@ -299,6 +363,7 @@ class Settings(BaseSettings):
     smtp: SMTPSettings = Field(default_factory=SMTPSettings)
     slack: SlackSettings = Field(default_factory=SlackSettings)
     digest: DigestSettings = Field(default_factory=DigestSettings)
+    drafting: DraftingSettings = Field(default_factory=DraftingSettings)
 
     @model_validator(mode="after")
     def _wire_data_dir(self) -> "Settings":
@@ -323,4 +388,21 @@ def load_settings(**overrides: object) -> Settings:
     base = os.environ.get("ANTHROPIC_BASE_URL")
     if base and settings.llm.base_url is None:
         settings.llm.base_url = base
+    _warn_about_models(settings.llm)
     return settings
+
+
+def _warn_about_models(llm: LLMSettings) -> None:
+    """At start: one warning per configured Claude model that the installed SDK lists as deprecated (with its
+    end-of-life date) or that is already retired (building its client will then fail, naming a replacement)."""
+    import logging
+
+    if llm.provider not in ("auto", "anthropic") or llm.api_key is None:
+        return
+    from pipeline.llm.models import ModelRetired, check_model
+
+    for model in sorted({llm.model, llm.judge_model, llm.synthetic_model} - {None}):
+        try:
+            check_model(model)  # logs the deprecation warning once
+        except ModelRetired as exc:
+            logging.getLogger(__name__).warning("%s", exc)

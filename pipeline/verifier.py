@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -54,6 +55,7 @@ def _url_set(text: str) -> set[str]:
     return {u.rstrip(".,;:").lower() for u in _URL.findall(text)}
 
 
+@lru_cache(maxsize=4096)  # premises (whole chunks) recur across steps and questions; callers only read the sets
 def entities(text: str) -> dict[str, set[str]]:
     """URLs, e-mails, numbers, month/weekday names and capitalised names mentioned in `text`."""
     without_links = _EMAIL.sub(" ", _URL.sub(" ", text))
@@ -74,11 +76,15 @@ def entities(text: str) -> dict[str, set[str]]:
     }
 
 
+@lru_cache(maxsize=4096)
+def _source_view(sources: str) -> tuple[frozenset[str], str]:
+    return frozenset(tokens(_EMAIL.sub(" ", _URL.sub(" ", sources)))), fold(sources)
+
+
 def new_entities(conclusion: str, sources: str) -> list[str]:
     """Entities of the conclusion that the sources never mention."""
     have = entities(sources)
-    src_tokens = set(tokens(_EMAIL.sub(" ", _URL.sub(" ", sources))))
-    src_text = fold(sources)
+    src_tokens, src_text = _source_view(sources)
     out = []
     for kind, values in entities(conclusion).items():
         for v in sorted(values):
@@ -94,12 +100,17 @@ def new_entities(conclusion: str, sources: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _key_set(text: str) -> frozenset[str]:
+    return frozenset(keys(text))
+
+
 def novelty(conclusion: str, sources: str) -> float:
     """Share of the conclusion's content words that the sources do not contain."""
     mine = set(keys(conclusion))
     if not mine:
         return 0.0
-    return len(mine - set(keys(sources))) / len(mine)
+    return len(mine - _key_set(sources)) / len(mine)
 
 
 def coverage(part: str, whole: str) -> float:

@@ -13,6 +13,9 @@ from sqlmodel import Session, SQLModel, create_engine
 
 from review import models  # noqa: F401  (registers the tables)
 from review import evaluation_models  # noqa: F401  (registers the judge and evaluation tables)
+from review import safe_text
+
+safe_text.install()  # NUL bytes and lone surrogates never reach the database
 
 log = logging.getLogger(__name__)
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
@@ -33,6 +36,7 @@ def make_engine(url: str, *, echo: bool = False, **kwargs) -> Engine:
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA foreign_keys=ON")
             cur.execute("PRAGMA synchronous=NORMAL")
+            cur.execute("PRAGMA secure_delete=ON")  # retention: overwritten texts must not linger in free pages
             cur.close()
 
         return engine

@@ -17,6 +17,7 @@ from review.gaps import cluster_questions
 from review.judge import Judge, offline_measures
 from review.models import AuditEvent, Decision, DigestRun, Draft, InboundMessage, utcnow
 from review.queue import REJECT_REASONS
+from review.report import LABELS, render_html, render_markdown
 from review.scoring import ChunkText, score_drafts
 from review.weeks import parse_week, previous_week
 
@@ -70,6 +71,8 @@ class Digest:
             "offline": self.offline,
             "llm": self.llm,
             "cost_usd": self.llm.get("cost_usd", 0.0),
+            "cache_hit_rate": self.llm.get("cache", {}).get("hit_rate"),
+            "cost_per_answer_usd": self.llm.get("cost_per_answer_usd"),
             "documents": self.documents,
             "content_gaps": self.content_gaps,
             "gate_errors": self.gate_errors,
@@ -228,20 +231,46 @@ def _judge_figures(digest: Digest, session: Session, drafts: dict[int, Draft], d
     }
 
 
+def _tokens(usage: Mapping | None) -> tuple[int, int]:
+    """(cache-read tokens, prompt tokens) of one draft's stored usage (see pipeline.llm.Usage)."""
+    u = usage or {}
+    read = int(u.get("cache_read_tokens") or 0)
+    return read, int(u.get("input_tokens") or 0) + int(u.get("cache_write_tokens") or 0) + read
+
+
+def _cache_figures(drafts: list[Draft]) -> dict:
+    """Prompt-cache hit rate: cache-read tokens / prompt tokens (fresh + written + read) of the drafts."""
+    read = prompt = written = 0
+    for d in drafts:
+        r, p = _tokens(d.usage)
+        read, prompt, written = read + r, prompt + p, written + int((d.usage or {}).get("cache_write_tokens") or 0)
+    return {"read_tokens": read, "write_tokens": written, "prompt_tokens": prompt, "hit_rate": _r(read / prompt) if prompt else None}
+
+
 def _llm_figures(digest: Digest, drafts: dict[int, Draft], session: Session) -> None:
     gen = [d for d in drafts.values() if d.method != "canned"]
     lat = [d.latency_ms for d in gen]
     by_model: dict[str, dict] = {}
     for d in gen:
-        m = by_model.setdefault(d.model, {"drafts": 0, "cost_usd": 0.0})
+        m = by_model.setdefault(d.model, {"drafts": 0, "cost_usd": 0.0, "_read": 0, "_prompt": 0})
         m["drafts"] += 1
         m["cost_usd"] = round(m["cost_usd"] + d.cost_usd, 6)
+        r, p = _tokens(d.usage)
+        m["_read"], m["_prompt"] = m["_read"] + r, m["_prompt"] + p
+    for m in by_model.values():
+        read, prompt = m.pop("_read"), m.pop("_prompt")
+        m["cost_per_answer_usd"] = round(m["cost_usd"] / m["drafts"], 6)
+        m["cache_hit_rate"] = _r(read / prompt) if prompt else None
     generation = round(sum(d.cost_usd for d in drafts.values()), 6)
     judging = digest.judge.get("cost_usd", 0.0)
     digest.llm = {
         "cost_usd": round(generation + judging, 6),
         "generation_cost_usd": generation,
         "judge_cost_usd": judging,
+        # generation cost of the week over the answers drafted (canned out-of-domain replies are not answers)
+        "answers": len(gen),
+        "cost_per_answer_usd": round(generation / len(gen), 6) if gen else None,
+        "cache": _cache_figures(gen),
         "latency_ms": {"p50": _r(metrics.percentile(lat, 50), 1), "p90": _r(metrics.percentile(lat, 90), 1)},
         "by_model": by_model,
         "methods": dict(Counter(d.method for d in drafts.values())),
@@ -276,12 +305,21 @@ def _gate_figures(digest: Digest, drafts: dict[int, Draft], decisions: dict[int,
     digest.gate_errors = {"missed": len(missed), "missed_examples": missed[:3], "false_alarm": len(false_alarm), "false_alarm_examples": false_alarm[:3]}
 
 
-TREND_KEYS = ("received", "approve_rate", "acceptable_rate", "kappa", "cost_usd")
+TREND_KEYS = ("received", "approve_rate", "acceptable_rate", "kappa", "cost_usd", "cache_hit_rate", "cost_per_answer_usd")
 
 
 def _trend_point(week: str, figures: Mapping) -> dict:
     rates = figures.get("rates") or {}
-    return {"week": week, "received": figures.get("received"), "approve_rate": rates.get("approve"), "acceptable_rate": figures.get("acceptable_rate"), "kappa": figures.get("kappa"), "cost_usd": figures.get("cost_usd")}
+    return {
+        "week": week,
+        "received": figures.get("received"),
+        "approve_rate": rates.get("approve"),
+        "acceptable_rate": figures.get("acceptable_rate"),
+        "kappa": figures.get("kappa"),
+        "cost_usd": figures.get("cost_usd"),
+        "cache_hit_rate": figures.get("cache_hit_rate"),
+        "cost_per_answer_usd": figures.get("cost_per_answer_usd"),
+    }
 
 
 def _trend(session: Session, digest: Digest, weeks: int) -> list[dict]:
@@ -297,8 +335,6 @@ def _trend(session: Session, digest: Digest, weeks: int) -> list[dict]:
 
 def write_report(digest: Digest, reports_dir: Path) -> tuple[Path, Path]:
     """Write the digest as Markdown and self-contained HTML (charts embedded); returns both paths."""
-    from review.report import render_html, render_markdown
-
     reports_dir.mkdir(parents=True, exist_ok=True)
     md = reports_dir / f"digest-{digest.week}.md"
     html = reports_dir / f"digest-{digest.week}.html"
@@ -316,15 +352,5 @@ def record_run(*, session: Session, digest: Digest, md: Path, html: Path) -> Dig
     return run
 
 
-LABELS = {
-    "received": "Recibidos",
-    "skipped": "Omitidos (respuestas automáticas, listas)",
-    "quarantined": "En cuarentena",
-    "out_of_domain": "Fuera de dominio",
-    "drafted": "Con borrador",
-    "approved": "Aprobados",
-    "edited": "Editados",
-    "rejected": "Rechazados",
-    "sent": "Enviados",
-}
+__all__ = ["COUNT_KEYS", "Digest", "LABELS", "REASON_LABELS", "build_digest", "record_run", "write_report"]
 REASON_LABELS = REJECT_REASONS

@@ -29,3 +29,11 @@ class ConcurrentUpdate(ReviewError):
 
 class NotAuthorised(ReviewError):
     """The actor may not review drafts."""
+
+
+class UnconfirmedLinks(ReviewError):
+    """The reply carries links that are not in the documents and the reviewer has not confirmed them."""
+
+    def __init__(self, draft_id: int, links: list[str]) -> None:
+        super().__init__(f"draft #{draft_id} contains links that are not in the documents ({', '.join(links)}); confirm them explicitly to send")
+        self.draft_id, self.links = draft_id, links

@@ -6,10 +6,11 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import defer
 from sqlmodel import Session, col, func, select
 
 from review import states
-from review.errors import ConcurrentUpdate, NotFound, ReviewError
+from review.errors import ConcurrentUpdate, NotFound, ReviewError, UnconfirmedLinks
 from review.models import (
     AuditEvent,
     Decision,
@@ -29,6 +30,7 @@ REJECT_REASONS: dict[str, str] = {
     "spam": "spam",
 }
 SYSTEM = "orienta"
+FOREIGN_LINK = "foreign_link"
 
 
 # ---------------------------------------------------------------- intake
@@ -40,6 +42,11 @@ def find_inbound(*, session: Session, source_key: str | None = None, external_id
             if found is not None:
                 return found
     return None
+
+
+def inbound_with_external_id(*, session: Session, external_id: str, limit: int = 20) -> Sequence[InboundMessage]:
+    """Stored messages carrying this Message-ID (a copy, or a different mail that reused it)."""
+    return session.exec(select(InboundMessage).where(InboundMessage.external_id == external_id).order_by(col(InboundMessage.id)).limit(limit)).all()
 
 
 def store_inbound(*, session: Session, data: InboundMessageCreate, actor: str = SYSTEM) -> tuple[InboundMessage, bool]:
@@ -81,7 +88,13 @@ def messages_in_state(*, session: Session, state: str, limit: int = 100) -> Sequ
 
 def claim_for_drafting(*, session: Session, worker: str, limit: int = 10) -> list[InboundMessage]:
     """Messages waiting to be drafted, locked for this worker (SKIP LOCKED on PostgreSQL)."""
-    stmt = select(InboundMessage).where(col(InboundMessage.state).in_([states.RECEIVED, states.CLASSIFIED])).order_by(InboundMessage.id).limit(limit)
+    stmt = (
+        select(InboundMessage)
+        .where(col(InboundMessage.state).in_([states.RECEIVED, states.CLASSIFIED]))
+        .order_by(InboundMessage.id)
+        .limit(limit)
+        .options(defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text))  # type: ignore[arg-type]
+    )
     if session.get_bind().dialect.name == "postgresql":
         stmt = stmt.with_for_update(skip_locked=True)
     found = list(session.exec(stmt).all())
@@ -139,7 +152,18 @@ def decision_for(*, session: Session, message_id: int) -> Decision | None:
 
 
 # ---------------------------------------------------------------- decisions
-def _decide(*, session: Session, draft_id: int, actor: str, action: str, target: str, final_text: str | None, reason: str | None, comment: str | None, expected_version: int | None) -> Decision:
+def flagged_links(draft: Draft) -> list[str]:
+    """Links of the draft that are not in the documents (stored as flags when it was drafted)."""
+    return [f["link"] for f in draft.flags or [] if f.get("kind") == FOREIGN_LINK and f.get("link")]
+
+
+def _check_links(draft: Draft, text: str, confirm_links: bool) -> None:
+    links = [link for link in flagged_links(draft) if link.lower() in text.lower()]
+    if links and not confirm_links:
+        raise UnconfirmedLinks(draft.id or 0, links)
+
+
+def _decide(*, session: Session, draft_id: int, actor: str, action: str, target: str, final_text: str | None, reason: str | None, comment: str | None, expected_version: int | None, confirm_links: bool = False) -> Decision:
     draft, message = get_draft(session=session, draft_id=draft_id)
     if expected_version is not None and message.version != expected_version:
         prior = decision_for(session=session, message_id=message.id)  # type: ignore[arg-type]
@@ -151,6 +175,8 @@ def _decide(*, session: Session, draft_id: int, actor: str, action: str, target:
         raise states.InvalidTransition(message.id or 0, message.state, target)
     if latest_draft(session=session, message_id=message.id).id != draft.id:  # type: ignore[arg-type, union-attr]
         raise ReviewError(f"draft #{draft_id} is not the latest draft of message {message.id}")
+    if action in ("approve", "edit"):  # links that are not in the documents go out only with an explicit confirmation
+        _check_links(draft, final_text or draft.text, confirm_links)
     try:
         states.transition(session, message, target, actor=actor, details={"action": action, "draft_id": draft.id, "reason": reason})
     except ConcurrentUpdate as exc:  # report the winning decision (action names, not states) when there is one
@@ -160,6 +186,8 @@ def _decide(*, session: Session, draft_id: int, actor: str, action: str, target:
         raise ConcurrentUpdate(message.id or 0, prior.actor, prior.action) from exc
     decision = Decision(message_id=message.id, draft_id=draft.id, action=action, actor=actor, reason=reason, comment=comment, final_text=final_text)  # type: ignore[arg-type]
     session.add(decision)
+    if confirm_links and action in ("approve", "edit") and flagged_links(draft):
+        session.add(AuditEvent(message_id=message.id, actor=actor, event="foreign_links_confirmed", details={"draft_id": draft.id, "links": flagged_links(draft)}))
     if action in ("approve", "edit"):
         session.add(outgoing_reply_for(message=message, draft=draft, body=final_text or draft.text))
     session.flush()
@@ -184,16 +212,19 @@ def outgoing_reply_for(*, message: InboundMessage, draft: Draft, body: str) -> O
     )
 
 
-def approve(*, session: Session, draft_id: int, actor: str, expected_version: int | None = None) -> Decision:
-    """Approve the draft as is; queues the reply."""
-    return _decide(session=session, draft_id=draft_id, actor=actor, action="approve", target=states.APPROVED, final_text=None, reason=None, comment=None, expected_version=expected_version)
+def approve(*, session: Session, draft_id: int, actor: str, expected_version: int | None = None, confirm_links: bool = False) -> Decision:
+    """Approve the draft as is; queues the reply. An empty draft (the model declined) must be edited or rejected; links not in the documents need `confirm_links`."""
+    draft = session.get(Draft, draft_id)
+    if draft is not None and not draft.text.strip():
+        raise ReviewError("the draft is empty (the model declined to answer): edit it or reject it")
+    return _decide(session=session, draft_id=draft_id, actor=actor, action="approve", target=states.APPROVED, final_text=None, reason=None, comment=None, expected_version=expected_version, confirm_links=confirm_links)
 
 
-def edit(*, session: Session, draft_id: int, actor: str, text: str, expected_version: int | None = None) -> Decision:
-    """Approve an edited version of the draft; queues the reply."""
+def edit(*, session: Session, draft_id: int, actor: str, text: str, expected_version: int | None = None, confirm_links: bool = False) -> Decision:
+    """Approve an edited version of the draft; queues the reply (flagged links left in the text need `confirm_links`)."""
     if not text.strip():
         raise ReviewError("the edited reply is empty")
-    return _decide(session=session, draft_id=draft_id, actor=actor, action="edit", target=states.EDITED, final_text=text.strip(), reason=None, comment=None, expected_version=expected_version)
+    return _decide(session=session, draft_id=draft_id, actor=actor, action="edit", target=states.EDITED, final_text=text.strip(), reason=None, comment=None, expected_version=expected_version, confirm_links=confirm_links)
 
 
 def reject(*, session: Session, draft_id: int, actor: str, reason: str, comment: str | None = None, expected_version: int | None = None) -> Decision:
@@ -204,7 +235,7 @@ def reject(*, session: Session, draft_id: int, actor: str, reason: str, comment:
 
 
 # ---------------------------------------------------------------- outbox
-def pending_replies(*, session: Session, channel: str | None = None, limit: int = 100) -> Sequence[OutgoingReply]:
+def pending_replies(*, session: Session, channel: str | None = None, limit: int | None = 100) -> Sequence[OutgoingReply]:
     stmt = select(OutgoingReply).where(col(OutgoingReply.state).in_(["pending", "failed"]))
     if channel:
         stmt = stmt.where(OutgoingReply.channel == channel)
@@ -292,7 +323,7 @@ def count_recent_from(*, session: Session, sender: str, since: datetime, until: 
     return session.exec(stmt).one()
 
 
-def replies_in_state(*, session: Session, state: str, channel: str | None = None, limit: int = 100) -> Sequence[OutgoingReply]:
+def replies_in_state(*, session: Session, state: str, channel: str | None = None, limit: int | None = 100) -> Sequence[OutgoingReply]:
     """Outbox rows in one state (e.g. `sending` rows left by a crash, to be reconciled)."""
     stmt = select(OutgoingReply).where(OutgoingReply.state == state)
     if channel:

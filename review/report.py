@@ -1,16 +1,40 @@
-"""Render a digest as self-contained HTML (charts embedded as base64 PNG) and as Markdown."""
+"""Render a digest as self-contained HTML (charts embedded as base64 PNG) and as Markdown.
+
+Depends on nothing in review.digest: it renders any object with the digest's shape
+(``DigestView``), so review.digest can import it without a cycle.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from review import charts
 from review.queue import REJECT_REASONS
 
-if TYPE_CHECKING:
-    from review.digest import Digest
+LABELS = {
+    "received": "Recibidos",
+    "skipped": "Omitidos (respuestas automáticas, listas)",
+    "quarantined": "En cuarentena",
+    "out_of_domain": "Fuera de dominio",
+    "drafted": "Con borrador",
+    "approved": "Aprobados",
+    "edited": "Editados",
+    "rejected": "Rechazados",
+    "sent": "Enviados",
+}
+
+
+class DigestView(Protocol):
+    """What the renderers read from a review.digest.Digest."""
+
+    week: str
+    counts: dict[str, int]
+    trend: list[dict]
+
+    def as_dict(self) -> dict: ...
+
 
 _ENV = Environment(loader=PackageLoader("review", "templates"), autoescape=select_autoescape(["html", "html.j2"]), trim_blocks=True, lstrip_blocks=True)
 
@@ -30,13 +54,11 @@ def usd(value: float | None) -> str:
 _ENV.filters.update(pct=pct, num=num, usd=usd)
 
 
-def _context(digest: "Digest") -> dict:
-    from review.digest import LABELS
-
+def _context(digest: DigestView) -> dict:
     return {"d": digest, "f": digest.as_dict(), "labels": LABELS, "reasons": REJECT_REASONS}
 
 
-def render_html(digest: "Digest") -> str:
+def render_html(digest: DigestView) -> str:
     """The report as one HTML file with its charts inline."""
     f = digest.as_dict()
     images = {"staff": charts.data_uri(charts.staff_chart(f)), "quality": charts.data_uri(charts.quality_chart(f))}
@@ -46,11 +68,11 @@ def render_html(digest: "Digest") -> str:
     return _ENV.get_template("digest.html.j2").render(**_context(digest), images=images)
 
 
-def render_markdown(digest: "Digest") -> str:
+def render_markdown(digest: DigestView) -> str:
     return _ENV.get_template("digest.md.j2").render(**_context(digest))
 
 
-def summary_lines(digest: "Digest") -> list[str]:
+def summary_lines(digest: DigestView) -> list[str]:
     """A few plain-text lines for Slack and e-mail."""
     f, c = digest.as_dict(), digest.counts
     lines = [
@@ -65,5 +87,5 @@ def summary_lines(digest: "Digest") -> list[str]:
     if f["content_gaps"]:
         top = f["content_gaps"][0]
         lines.append(f"Vacíos de contenido: {len(f['content_gaps'])} grupos; el mayor ({top['size']}): «{top['examples'][0][:120]}»")
-    lines.append(f"Costo LLM {usd(f['cost_usd'])}")
+    lines.append(f"Costo LLM {usd(f['cost_usd'])} · por respuesta {usd(f['cost_per_answer_usd'])} · aciertos de caché {pct(f['cache_hit_rate'])}")
     return lines

@@ -1,63 +1,147 @@
-"""Retention: raw messages and personal data are deleted after a configurable number of days; decisions and metrics stay."""
+"""Retention: after a configurable number of days every stored text of a message is removed or tombstoned, in every state.
+
+Counts survive (states, decisions' actions and reasons, gate scores, costs): the digest's figures need no text."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from sqlalchemy import update
 from sqlmodel import Session, col, select
 
-from review import states
-from review.models import AuditEvent, InboundMessage, OutgoingReply, utcnow
+from review.evaluation_models import JudgeScore
+from review.models import AuditEvent, Decision, DigestRun, Draft, InboundMessage, OutgoingReply, utcnow
 
-# Only finished messages are purged: pending ones still need their text to be reviewed and answered.
-FINISHED = frozenset({states.SKIPPED, states.QUARANTINED, states.REJECTED, states.SENT})
 PURGED_SENDER = "(eliminado)"
+TOMBSTONE = "(contenido eliminado por la política de retención)"
+UNSENT = ("pending", "failed", "sending")
+_SAFE_DETAIL_TEXT = frozenset({"action", "method", "model", "channel", "kind", "to_state", "from_state"})
 
 
 @dataclass
 class RetentionReport:
-    """What one retention pass removed."""
+    """What one retention pass removed, and what the edges must still clean (outbox files, Slack cards)."""
 
     cutoff: datetime
     messages: int = 0
     replies: int = 0
+    drafts: int = 0
+    decisions: int = 0
+    expired_replies: int = 0
+    outbox_message_ids: list[str] = field(default_factory=list)  # e-mail replies whose outbox copy must go
+    slack_reply_keys: list[str] = field(default_factory=list)  # Slack replies whose outbox line must go
+    cards: list[tuple[int, str, str]] = field(default_factory=list)  # (draft id, channel, ts) of review cards to blank
+    digest_weeks: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
-        return {"cutoff": self.cutoff.isoformat(), "messages": self.messages, "replies": self.replies}
+        return {
+            "cutoff": self.cutoff.isoformat(), "messages": self.messages, "replies": self.replies, "drafts": self.drafts,
+            "decisions": self.decisions, "expired_replies": self.expired_replies, "cards": len(self.cards), "digest_weeks": self.digest_weeks,
+        }
+
+
+def category(reason: str | None) -> str | None:
+    """The category of a skip/quarantine reason ("malformed: From header 'Ana'..." -> "malformed"): no personal text."""
+    if not reason:
+        return reason
+    return reason.split(":", 1)[0].strip()[:64]
+
+
+def safe_details(details: dict) -> dict:
+    """Audit details without free text: numbers, flags, ids and the few fixed vocabularies stay; reasons keep their category."""
+    out: dict = {}
+    for key, value in (details or {}).items():
+        if value is None or isinstance(value, (bool, int, float)):
+            out[key] = value
+        elif key == "reason" and isinstance(value, str):
+            out[key] = category(value)
+        elif key in _SAFE_DETAIL_TEXT and isinstance(value, str):
+            out[key] = value
+    return out
 
 
 def purge_personal_data(*, session: Session, days: int, now: datetime | None = None, actor: str = "orienta-retention", batch: int = 500) -> RetentionReport:
-    """Blank raw mail, texts, sender and subject of finished messages older than `days`; keep states, drafts, decisions and audit."""
+    """Remove every stored text of messages older than `days` (any state); unsent replies expire; counts and decisions stay."""
     cutoff = (now or utcnow()) - timedelta(days=days)
     report = RetentionReport(cutoff=cutoff)
     while True:
-        ids = list(
+        messages = list(
             session.exec(
-                select(InboundMessage.id)
-                .where(col(InboundMessage.state).in_(FINISHED), InboundMessage.created_at < cutoff, col(InboundMessage.redacted_at).is_(None))
+                select(InboundMessage)
+                .where(InboundMessage.created_at < cutoff, col(InboundMessage.redacted_at).is_(None))
                 .order_by(col(InboundMessage.id))
                 .limit(batch)
             ).all()
         )
-        if not ids:
+        if not messages:
             break
+        ids = [m.id for m in messages]
         at = utcnow()
-        session.execute(
-            update(InboundMessage)
-            .where(col(InboundMessage.id).in_(ids))
-            .values(raw=None, body_text=None, cleaned_text=None, sender=PURGED_SENDER, subject=None, thread_ref=None, attachments=[], redacted_at=at)
-            .execution_options(synchronize_session=False)
-        )
-        result = session.execute(
-            update(OutgoingReply)
-            .where(col(OutgoingReply.message_id).in_(ids))
-            .values(recipient=None, subject=None, body="", in_reply_to=None, references_header=None)
-            .execution_options(synchronize_session=False)
-        )
+        for m in messages:
+            m.raw = m.body_text = m.cleaned_text = m.redacted_text = m.subject = m.thread_ref = m.external_id = None
+            m.sender, m.attachments, m.reason, m.redacted_at = PURGED_SENDER, [], category(m.reason), at
+            session.add(m)
+        for draft in session.exec(select(Draft).where(col(Draft.message_id).in_(ids))).all():
+            draft.text, draft.derivation, draft.flags = TOMBSTONE, [], [{"kind": f.get("kind")} for f in draft.flags or [] if f.get("kind")]
+            session.add(draft)
+            report.drafts += 1
+            if draft.slack_channel and draft.slack_ts:
+                report.cards.append((draft.id, draft.slack_channel, draft.slack_ts))  # type: ignore[arg-type]
+        report.decisions += session.execute(
+            update(Decision).where(col(Decision.message_id).in_(ids)).values(final_text=None, comment=None).execution_options(synchronize_session=False)
+        ).rowcount or 0
+        for reply in session.exec(select(OutgoingReply).where(col(OutgoingReply.message_id).in_(ids))).all():
+            if reply.our_message_id:
+                (report.outbox_message_ids if reply.channel == "email" else report.slack_reply_keys).append(reply.our_message_id)
+            if reply.state in UNSENT:  # never sent, and now there is nothing left to send
+                reply.state = "expired"
+                report.expired_replies += 1
+            reply.recipient = reply.subject = reply.in_reply_to = reply.references_header = reply.last_error = None
+            reply.body = ""
+            session.add(reply)
+            report.replies += 1
+        for event in session.exec(select(AuditEvent).where(col(AuditEvent.message_id).in_(ids))).all():
+            cleaned = safe_details(event.details)
+            if cleaned != event.details:
+                event.details = cleaned
+                session.add(event)
+        draft_ids = select(Draft.id).where(col(Draft.message_id).in_(ids))
+        session.execute(update(JudgeScore).where(col(JudgeScore.draft_id).in_(draft_ids)).values(justification=None, error=None).execution_options(synchronize_session=False))
         session.add_all(AuditEvent(message_id=i, actor=actor, event="personal_data_deleted", details={"retention_days": days}) for i in ids)
         session.flush()
         report.messages += len(ids)
-        report.replies += result.rowcount or 0
+    report.digest_weeks = _expire_digests(session, cutoff)
     return report
+
+
+def _expire_digests(session: Session, cutoff: datetime) -> list[str]:
+    """Digests of weeks before the cutoff keep their counts; the quoted questions and report files go."""
+    from review.weeks import iso_week
+
+    last = iso_week(cutoff - timedelta(days=7))
+    weeks = []
+    for run in session.exec(select(DigestRun).where(DigestRun.iso_week <= last)).all():
+        figures = _numbers_only(run.figures)
+        if figures != run.figures or run.markdown_path or run.html_path:
+            run.figures, run.markdown_path, run.html_path = figures, None, None
+            session.add(run)
+            weeks.append(run.iso_week)
+    session.flush()
+    return weeks
+
+
+def _numbers_only(value):
+    """Figures without free text: numbers and booleans stay, strings in lists (quoted questions) go, reason keys keep their category."""
+    if isinstance(value, dict):
+        out: dict = {}
+        for k, v in value.items():
+            if isinstance(v, str) and k not in ("week", "iso_week", "kind", "status"):
+                continue
+            key = category(k) if isinstance(k, str) and ":" in k else k
+            v = _numbers_only(v)
+            out[key] = out[key] + v if key in out and isinstance(v, (int, float)) and isinstance(out[key], (int, float)) else v
+        return out
+    if isinstance(value, list):
+        return [_numbers_only(v) for v in value if not isinstance(v, str)]
+    return value

@@ -8,7 +8,7 @@ from sqlmodel import Session, col, select
 
 from pipeline.redaction import redact
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, JudgeScore
-from review.judge import Judge, Verdict, text_hash
+from review.judge import Judge, JudgeCall, Verdict, text_hash
 from review.models import Decision, Draft
 
 ChunkText = Callable[[Sequence[str]], dict[str, str]]
@@ -37,29 +37,35 @@ def _store(session: Session, existing: JudgeScore | None, draft_id: int, verdict
 
 
 def score_drafts(*, session: Session, judge: Judge, items: Iterable[tuple[Draft, Decision | None, str]], chunk_text: ChunkText | None = None) -> int:
-    """Judge each (draft, decision, question) not judged yet; returns the number of judge calls made."""
+    """Judge each (draft, decision, question) not judged yet; returns the number of judgements made.
+
+    The judgements are planned first, so that a large week goes to the judge as one Message Batch
+    (Judge.prefetch); small weeks are judged synchronously.
+    """
     items = [(d, dec, q) for d, dec, q in items if not d.out_of_domain]
     if not items:
         return 0
     ids = [d.id for d, _, _ in items]
     have = {(s.draft_id, s.kind): s for s in session.exec(select(JudgeScore).where(col(JudgeScore.draft_id).in_(ids))).all()}
-    calls = 0
+    plan: list[tuple[Draft, JudgeScore | None, JudgeCall, str | None]] = []
     for draft, decision, question in items:
+        if not draft.text.strip():  # the model declined: nothing to judge
+            continue
         reference = reference_for(draft, decision)
         if reference is not None:
             ref = redact(reference).text
             old = have.get((draft.id, CORRECTNESS))
             if old is None or old.reference_hash != text_hash(ref):
-                _store(session, old, draft.id, judge.correctness(question=question, answer=draft.text, reference=ref), text_hash(ref))  # type: ignore[arg-type]
-                calls += 1
+                plan.append((draft, old, judge.correctness_call(question=question, answer=draft.text, reference=ref), text_hash(ref)))
         if (draft.id, RELEVANCE) not in have:
-            _store(session, None, draft.id, judge.relevance(question=question, answer=draft.text), None)  # type: ignore[arg-type]
-            calls += 1
+            plan.append((draft, None, judge.relevance_call(question=question, answer=draft.text), None))
         if (draft.id, FAITHFULNESS) not in have and chunk_text is not None and draft.chunks:
             texts = chunk_text([c["chunk_id"] for c in draft.chunks if c.get("chunk_id")])
             chunks = [texts[c["chunk_id"]] for c in draft.chunks if c.get("chunk_id") in texts]
             if chunks:
-                _store(session, None, draft.id, judge.faithfulness(answer=draft.text, chunks=chunks), None)  # type: ignore[arg-type]
-                calls += 1
+                plan.append((draft, None, judge.faithfulness_call(answer=draft.text, chunks=chunks), None))
+    judge.prefetch([call for _, _, call, _ in plan], job="judge-week")
+    for draft, old, call, ref_hash in plan:
+        _store(session, old, draft.id, judge.judge(call), ref_hash)  # type: ignore[arg-type]
     session.flush()
-    return calls
+    return len(plan)

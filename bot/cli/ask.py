@@ -7,9 +7,10 @@ from typing import Optional
 import typer
 
 from bot.cli._common import console, fail, print_json, services
-from bot.worker import draft_for
+from bot.drafting import draft_for
 from pipeline.derivation import render
 from pipeline.redaction import redact
+from pipeline.texts import t
 
 
 METHODS = ("rag", "derivation", "long-context")
@@ -36,15 +37,18 @@ def ask_cmd(
     if as_json:
         print_json(data)
         return
+    if answer.outcome != "ok":
+        console.print(f"[bold red]{t('review_outcome_' + answer.outcome)}[/]", highlight=False)
     console.print(answer.text, highlight=False, markup=False)
     if answer.derivation:
         console.print("\n[bold]Derivación[/]")
         titles = [h.chunk.doc_title for h in answer.hits]
         console.print(render(answer.derivation, titles), highlight=False, markup=False)
     gate = "sin gate" if in_domain is None else f"gate: {'en dominio' if in_domain else 'fuera de dominio'} ({score:.2f})"
-    if answer.flags:
-        console.print(f"\n[bold yellow]Verificador: {len(answer.flags)} paso(s) marcados[/]")
-        for f in answer.flags:
+    step_flags = [f for f in answer.flags if f.get("kind") != "outcome"]
+    if step_flags:
+        console.print(f"\n[bold yellow]Verificador: {len(step_flags)} paso(s) marcados[/]")
+        for f in step_flags:
             console.print(f"  [{f['step']}] {f['rule']}: {f['flag']}", highlight=False, markup=False)
     u = answer.usage
     tokens = f"{u.input_tokens} in + {u.cache_read_tokens} caché leída + {u.cache_write_tokens} caché escrita / {u.output_tokens} out"

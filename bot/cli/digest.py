@@ -45,6 +45,8 @@ def digest_cmd(
     console.print(f"{week}: received {c['received']}, skipped {c['skipped']}, quarantined {c['quarantined']}, out of domain {c['out_of_domain']}, drafted {c['drafted']}, approved {c['approved']}, edited {c['edited']}, rejected {c['rejected']}, sent {c['sent']}")
     ttr = f["time_to_review"]
     console.print(f"time to review p50 {ttr['p50']} min, p90 {ttr['p90']} min; acceptable {f['acceptable_rate']}; kappa {f['kappa']}; spearman {f['spearman']}; content gaps {len(f['content_gaps'])}; cost US$ {f['cost_usd']:.4f}")
+    per_answer, hit = f["cost_per_answer_usd"], f["cache_hit_rate"]
+    console.print(f"cost per answer {'-' if per_answer is None else f'US$ {per_answer:.4f}'}; prompt cache hit rate {'-' if hit is None else f'{hit:.1%}'}")
     if delivery is not None:
         console.print(f"sent: slack {delivery['slack_ts'] or '-'}, email {', '.join(delivery['emailed']) or '-'}" + (f" ({'; '.join(delivery['skipped'])})" if delivery["skipped"] else ""))
     console.print(f"report: {html}")

@@ -34,11 +34,13 @@ def answers_cmd(
     method: Optional[str] = typer.Option(None, "--method", help="Comma-separated generation methods (rag, derivation); default from settings."),
     k: Optional[str] = typer.Option(None, "--k", help="Comma-separated numbers of retrieved chunks; default from settings."),
     chunking: Optional[str] = typer.Option(None, "--chunking", help="Comma-separated chunking strategies; default from settings."),
-    temperature: Optional[str] = typer.Option(None, "--temperature", help="Comma-separated generation temperatures; default from settings."),
+    effort: Optional[str] = typer.Option(None, "--effort", help="Comma-separated effort levels (low, medium, high, xhigh, max) for models that take effort; default from settings."),
+    temperature: Optional[str] = typer.Option(None, "--temperature", help="Comma-separated temperatures, only for models that accept sampling parameters (cells a model refuses are reported, never sent)."),
     limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N questions (or an even sample with --sample)."),
     sample: bool = typer.Option(False, "--sample", help="With --limit: take an evenly spaced sample instead of the first N."),
     docs: Optional[list[Path]] = typer.Option(None, "--docs", help="Document folders to index for chunking strategies not indexed yet."),
     chart: Optional[Path] = typer.Option(None, "--chart", help="Write the comparison chart (PNG) here (default: <data dir>/reports/answers.png)."),
+    details: Optional[Path] = typer.Option(None, "--details", help="Write one JSON line per question and configuration (question, draft, method, references, expected doc, figures)."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Answer every question under each configuration, judge it, and compare (cached and resumable)."""
@@ -59,12 +61,24 @@ def answers_cmd(
         methods=_split(method, str, "method") if method else [s.llm.method],
         ks=_split(k, int, "k") if k else [s.retrieval.k],
         chunkings=_split(chunking, str, "chunking") if chunking else [s.retrieval.chunking],
-        temperatures=_split(temperature, float, "temperature") if temperature else [s.llm.temperature],
+        efforts=_split(effort, str, "effort") if effort else [None],
+        temperatures=_split(temperature, float, "temperature") if temperature else [None],
     )
-    report = evaluate_answers(svc, rows, configs, docs=docs, progress=lambda m: err_console.print(m, highlight=False))
+    out = None
+    if details is not None:
+        import json
+
+        details.parent.mkdir(parents=True, exist_ok=True)
+        out = details.open("w", encoding="utf-8")
+    try:
+        report = evaluate_answers(svc, rows, configs, docs=docs, progress=lambda m: err_console.print(m, highlight=False), details=(lambda line: out.write(json.dumps(line, ensure_ascii=False) + "\n")) if out else None)
+    finally:
+        if out is not None:
+            out.close()
     chart_path = chart or s.paths.reports_dir / "answers.png"
     chart_path.parent.mkdir(parents=True, exist_ok=True)
-    chart_path.write_bytes(comparison_chart(report["configs"]))
+    if report["configs"]:
+        chart_path.write_bytes(comparison_chart(report["configs"]))
     report["chart"] = str(chart_path)
     if as_json:
         print_json(report)
@@ -76,6 +90,8 @@ def answers_cmd(
         table.add_column(col, justify="left" if col in ("configuración", "ejecutó") else "right")
     for r in report["configs"]:
         table.add_row(r["label"], ", ".join(r["ran"]), _fmt(r["acceptable_rate"]), _fmt(r["answered_rate"]), _fmt(r["correctness"], False), _fmt(r["total"], False), _fmt(r["faithfulness"], False), _fmt(r["token_f1"], False), _fmt(r["doc_hit_rate"]), f"{r['latency_ms_p50'] or 0:.0f} ms", f"US$ {r['cost_usd']:.4f}")
+    for r in report["impossible"]:
+        table.add_row(r["label"], f"imposible: {r['reason']}", *["—"] * 9)
     console.print(table)
     if report["note"]:
         console.print(report["note"])

@@ -13,6 +13,8 @@ from rich.table import Table
 
 from bot.cli._common import console, describe, err_console, fail, print_json, services
 from pipeline.derivation import Step, render
+from pipeline.generation import outcome_of
+from pipeline.texts import t
 from review import queue
 from review.db import session_scope
 from review.errors import ReviewError
@@ -44,6 +46,9 @@ def draft_summary(draft, message) -> dict:
         "out_of_domain": draft.out_of_domain,
         "references": draft.references,
         "flags": draft.flags,
+        "foreign_links": queue.flagged_links(draft),
+        "reason": message.reason,
+        "outcome": outcome_of(draft.flags),
         "version": message.version,
         "created_at": draft.created_at.isoformat(),
     }
@@ -68,7 +73,7 @@ def list_cmd(
         return
     table = Table("#", "estado", "de", "asunto / pregunta", "tipo", "refs")
     for it in items:
-        kind = "fuera de dominio" if it["out_of_domain"] else "sin información" if it["no_info"] else it["method"]
+        kind = "fuera de dominio" if it["out_of_domain"] else {"refusal": "modelo se negó", "truncated": "truncada", "paused": "incompleta"}.get(it["outcome"]) or ("sin información" if it["no_info"] else it["method"])
         question = (it["question"] or it["subject"] or "")[:70].replace("\n", " ")
         table.add_row(str(it["draft_id"]), it["state"], it["sender"] or "", question, kind, ", ".join(r["doc_id"] for r in it["references"]))
     console.print(table)
@@ -92,10 +97,18 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(...), as_json: b
     if gate["in_domain"] is not None:
         console.print(f"[bold]Gate:[/] {'en dominio' if gate['in_domain'] else 'FUERA DE DOMINIO'} (score {gate['score']:.2f})")
     console.print(f"[bold]Método:[/] {data['method']} · {data['model']}")
+    if data["outcome"] != "ok":
+        console.print(f"[bold red]{t('review_outcome_' + data['outcome'])}[/]", highlight=False)
     console.print("\n[bold]Pregunta (limpia):[/]")
     console.print(data["question"] or "", highlight=False, markup=False)
     console.print("\n[bold]Borrador:[/]")
     console.print(data["draft"], highlight=False, markup=False)
+    links = [f["link"] for f in data["flags"] or [] if f.get("kind") == queue.FOREIGN_LINK]
+    if links:
+        console.print("\n[bold red]Enlaces que NO están en los documentos (posible inyección):[/] " + ", ".join(links), highlight=False)
+        console.print(f"Para enviarlo igual: orienta review approve {data['draft_id']} --confirm-links", highlight=False, markup=False)
+    if (data.get("reason") or "").startswith("reused_message_id"):
+        console.print(f"\n[bold yellow]Atención:[/] {data['reason']}", highlight=False)
     if data["derivation"]:
         console.print("\n[bold]Derivación:[/]")
         console.print(render([Step.from_dict(s) for s in data["derivation"]]), highlight=False, markup=False)
@@ -116,9 +129,15 @@ def _run(ctx: typer.Context, fn, as_json: bool, **kwargs) -> None:
 
 
 @review_app.command("approve")
-def approve_cmd(ctx: typer.Context, draft_id: int = typer.Argument(...), actor: Optional[str] = typer.Option(None, "--as", help="Reviewer name."), as_json: bool = typer.Option(False, "--json")) -> None:
+def approve_cmd(
+    ctx: typer.Context,
+    draft_id: int = typer.Argument(...),
+    actor: Optional[str] = typer.Option(None, "--as", help="Reviewer name."),
+    confirm_links: bool = typer.Option(False, "--confirm-links", help="Send it although it carries links that are not in the documents (see `review show`)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
     """Approve a draft as it is."""
-    _run(ctx, queue.approve, as_json, draft_id=draft_id, actor=_actor(actor))
+    _run(ctx, queue.approve, as_json, draft_id=draft_id, actor=_actor(actor), confirm_links=confirm_links)
 
 
 @review_app.command("edit")
@@ -127,6 +146,7 @@ def edit_cmd(
     draft_id: int = typer.Argument(...),
     text: Optional[str] = typer.Option(None, "--text", help="The corrected reply (otherwise $EDITOR opens)."),
     actor: Optional[str] = typer.Option(None, "--as"),
+    confirm_links: bool = typer.Option(False, "--confirm-links", help="Send it although it keeps links that are not in the documents."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Approve an edited version of a draft."""
@@ -146,7 +166,7 @@ def edit_cmd(
             os.unlink(path)
         if text.strip() == original.strip():
             fail("no changes made; use `orienta review approve` to send the draft as it is")
-    _run(ctx, queue.edit, as_json, draft_id=draft_id, actor=_actor(actor), text=text)
+    _run(ctx, queue.edit, as_json, draft_id=draft_id, actor=_actor(actor), text=text, confirm_links=confirm_links)
 
 
 @review_app.command("reject")
@@ -200,13 +220,18 @@ def purge_cmd(
     days: Optional[int] = typer.Option(None, "--days", help="Default: ORIENTA_DATABASE__RETENTION_DAYS."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Delete raw messages and personal data of finished messages older than the retention period (decisions stay)."""
-    from review.retention import purge_personal_data
+    """Remove every stored text of messages older than the retention period, in any state, with outbox copies, old reports and Slack cards (counts and decisions stay)."""
+    from bot.retention import apply_retention
 
     svc = services(ctx)
-    with session_scope(svc.engine) as session:
-        report = purge_personal_data(session=session, days=days or svc.settings.database.retention_days)
+    if days:
+        svc.settings.database.retention_days = days
+    done = apply_retention(svc)
+    report = done.database
     if as_json:
-        print_json(report.as_dict())
+        print_json(done.as_dict())
     else:
-        console.print(f"{report.messages} mensajes y {report.replies} respuestas sin datos personales (anteriores a {report.cutoff:%Y-%m-%d}).")
+        console.print(
+            f"{report.messages} mensajes, {report.drafts} borradores y {report.replies} respuestas sin textos personales (anteriores a {report.cutoff:%Y-%m-%d}); "
+            f"{done.outbox_files} archivos de salida, {done.report_files} informes y {done.cards_blanked} tarjetas de Slack limpiados."
+        )

@@ -5,15 +5,13 @@ from __future__ import annotations
 import typer
 
 from bot.cli._common import console, print_json, services
+from bot.retention import apply_retention
 from bot.worker import run_once
-from review.db import session_scope
-from review.retention import purge_personal_data
 
 
 def purge_expired(svc) -> object:
-    """Delete raw messages and personal data older than the retention period (decisions and metrics stay)."""
-    with session_scope(svc.engine) as session:
-        return purge_personal_data(session=session, days=svc.settings.database.retention_days)
+    """Remove every stored text older than the retention period (counts, decisions and metrics stay)."""
+    return apply_retention(svc)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,7 +20,7 @@ def register(app: typer.Typer) -> None:
 
 def run_cmd(
     ctx: typer.Context,
-    once: bool = typer.Option(False, "--once", help="Process what is waiting (intake, drafting, sending), then exit."),
+    once: bool = typer.Option(False, "--once", help="Process what is waiting (intake, drafting, sending, retention), then exit."),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Run the channels continuously: IMAP IDLE/poll, Slack events, drafting and sending approved replies."""
@@ -34,7 +32,7 @@ def run_cmd(
         else:
             console.print(
                 f"stored {report.stored} (duplicates ignored {report.duplicates}), skipped {report.skipped}, quarantined {report.quarantined}, "
-                f"drafted {report.drafted}, sent {report.sent}, failed {report.failed}, uncertain {report.uncertain}"
+                f"drafted {report.drafted}, sent {report.sent}, failed {report.failed}, uncertain {report.uncertain}, purged {report.purged}"
             )
         return
     from bot.app import Job, OrientaApp
@@ -43,14 +41,22 @@ def run_cmd(
     app = OrientaApp(svc)
     app.add_job(Job("review_cards", 2.0, review_pass))  # Slack review cards for new drafts (no-op without Slack review)
     app.add_job(Job("retention", 6 * 3600.0, purge_expired))  # raw mail and personal data past database.retention_days
-    scheduler = None
     if svc.settings.digest.schedule:
-        from bot.scheduler import start_scheduler
+        app.supervisor.add("scheduler", lambda beat: supervise_scheduler(svc, app.stop_event, beat))  # weekly digest; a missed week is caught up now
+    console.print(f"orienta running: IMAP {'on' if app.imap else 'off'}, Slack {'on' if app.slack else 'off'}, jobs {', '.join(j.name for j in app.jobs)}, weekly digest {'scheduled' if svc.settings.digest.schedule else 'off'} (Ctrl-C to stop)")
+    app.run()
 
-        scheduler = start_scheduler(svc)  # weekly digest; a missed week is caught up now
-    console.print(f"orienta running: IMAP {'on' if app.imap else 'off'}, Slack {'on' if app.slack else 'off'}, jobs {', '.join(j.name for j in app.jobs)}, weekly digest {'scheduled' if scheduler else 'off'} (Ctrl-C to stop)")
+
+def supervise_scheduler(svc, stop, beat, *, check_every_s: float = 5.0) -> None:
+    """Run the weekly-digest scheduler until `stop`; raise when its thread is gone so the supervisor restarts it."""
+    from bot.scheduler import start_scheduler
+
+    scheduler = start_scheduler(svc)
     try:
-        app.run()
+        while not stop.wait(check_every_s):
+            if not scheduler.running or not getattr(scheduler, "_thread", None) or not scheduler._thread.is_alive():
+                raise RuntimeError("the digest scheduler's thread is not running")
+            beat()
     finally:
-        if scheduler is not None:
+        if scheduler.running:
             scheduler.shutdown(wait=False)

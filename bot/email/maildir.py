@@ -71,6 +71,22 @@ class OutboxMaildir:
                 return True
         return False
 
+    def remove(self, our_message_ids: set[str], *, older_than: float | None = None) -> int:
+        """Delete the replies with these Message-IDs, and (retention) every file last written before `older_than` (epoch s)."""
+        if not self.path.exists() or not ((self.path / "cur").is_dir() or (self.path / "new").is_dir()):
+            return 0
+        box = mailbox.Maildir(self.path, factory=None, create=False)
+        removed = 0
+        for key in list(box.keys()):
+            path = self.path / box._lookup(key)  # noqa: SLF001 - the file's path gives its age
+            with box.get_file(key) as fh:
+                head = fh.read(8192)
+            old = older_than is not None and path.stat().st_mtime < older_than
+            if old or any(mid.encode() in head for mid in our_message_ids):
+                box.remove(key)
+                removed += 1
+        return removed
+
     def deliver(self, msg: EmailMessage) -> str:
         # mailbox.Maildir(create=True) skips tmp/new/cur when the folder already exists (e.g. it holds slack.jsonl)
         for sub in ("tmp", "new", "cur"):

@@ -6,12 +6,13 @@ import email
 import hashlib
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from email import errors, policy
 from email.message import EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
 
 from bot.errors import MalformedMessage
+from review.safe_text import db_safe
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 _BROKEN_MIME = (errors.StartBoundaryNotFoundDefect, errors.NoBoundaryInMultipartDefect, errors.MultipartInvariantViolationDefect, errors.CloseBoundaryNotFoundDefect)
@@ -97,7 +98,7 @@ def _body(msg: EmailMessage) -> tuple[str, list[dict]]:
             html.append(_decode_part(part))
         elif ctype in ("message/delivery-status", "message/rfc822"):
             continue
-    if plain:
+    if any(p.strip() for p in plain):
         return "\n\n".join(p.strip() for p in plain), attachments
     if html:
         return "\n\n".join(html_to_text(h) for h in html), attachments
@@ -116,20 +117,25 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
         raise MalformedMessage(f"message too large ({len(raw)} bytes > {max_bytes})")
     try:
         msg = email.message_from_bytes(raw, policy=policy.default)
-        headers = {k.lower(): _clean_header(v) for k, v in msg.items()}
+        headers = {k.lower(): db_safe(_clean_header(v)) for k, v in msg.items()}
     except Exception as exc:  # the parser and header registry raise many kinds of errors on garbage
         raise MalformedMessage(f"unparseable message: {type(exc).__name__}: {exc}") from exc
     if not headers.get("from"):
         raise MalformedMessage("no From header")
+    if len(msg.get_all("from") or []) > 1:
+        raise MalformedMessage("more than one From header (the reply address is ambiguous)")
     try:
         addresses = getaddresses([headers["from"]])
     except Exception as exc:
         raise MalformedMessage(f"unparseable From header: {exc}") from exc
     name, addr = addresses[0] if addresses else ("", "")
+    if len([a for _, a in addresses if a]) > 1:
+        raise MalformedMessage("more than one address in the From header (the reply address is ambiguous)")
     if "@" not in addr:
         raise MalformedMessage(f"From header has no address: {headers['from'][:80]!r}")
     try:
         body, attachments = _body(msg)  # type: ignore[arg-type]
+        body = db_safe(body)
     except Exception as exc:
         raise MalformedMessage(f"unreadable body: {type(exc).__name__}: {exc}") from exc
     broken = [type(d).__name__ for d in msg.defects if isinstance(d, _BROKEN_MIME)]
@@ -139,7 +145,8 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
     if headers.get("date"):
         try:
             date = parsedate_to_datetime(headers["date"])
-        except (TypeError, ValueError):
+            date = (date if date.tzinfo else date.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+        except (TypeError, ValueError, OverflowError):  # e.g. "31 Dec 9999 23:59:59 -2359" overflows when moved to UTC
             date = None
     return ParsedEmail(
         message_id=headers.get("message-id") or None,
@@ -156,6 +163,20 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
     )
 
 
+# Auto-replies that carry no RFC 3834 header: recognised by their subject (start) or a telltale body sentence.
+_AUTO_SUBJECT = re.compile(
+    r"^\s*(?:\[?auto\]?\s*:|respuesta\s+autom[aá]tica|contestaci[oó]n\s+autom[aá]tica|mensaje\s+autom[aá]tico|fuera\s+de\s+(?:la\s+)?oficina|"
+    r"(?:ausencia|ausente)\s*(?::|-|\(|$)|acuse\s+de\s+recibo|confirmaci[oó]n\s+de\s+(?:recepci[oó]n|lectura)|le[ií]do\s*:|automatic\s+reply|auto[- ]?reply|"
+    r"autoresponder|out\s+of\s+(?:the\s+)?office|away\s+from|vacation|vacaciones\s*:|read\s*:|delivered\s*:|receipt\s+confirmation)",
+    re.IGNORECASE,
+)
+_AUTO_BODY = re.compile(
+    r"(?:este\s+(?:es\s+un\s+)?(?:mensaje|correo|email|e-mail)\s+(?:es\s+)?(?:autom[aá]tico|generado\s+autom[aá]ticamente)|esta\s+es\s+una\s+respuesta\s+autom[aá]tica|"
+    r"(?:estar[eé]|me\s+encuentro|estoy)\s+fuera\s+de\s+(?:la\s+)?oficina|(?:hemos|he)\s+recibido\s+su\s+(?:mensaje|correo)\s+y\s+(?:le\s+)?(?:responderemos|responder[eé]|ser[aá]\s+atendido)|"
+    r"acusamos\s+recibo|this\s+is\s+an\s+automat(?:ic|ed)\s+(?:reply|response|message)|i\s+am\s+(?:currently\s+)?out\s+of\s+(?:the\s+)?office|"
+    r"i\s+will\s+be\s+out\s+of\s+(?:the\s+)?office|thank\s+you\s+for\s+your\s+(?:e-?mail|message)\.?\s+(?:we|i)\s+will\s+(?:get\s+back|respond|reply))",
+    re.IGNORECASE,
+)
 _NO_REPLY = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?reply|noreply|bounces?)([+.\-@]|$)", re.IGNORECASE)
 _DAEMON = re.compile(r"^(mailer-daemon|postmaster)$", re.IGNORECASE)
 
@@ -186,6 +207,10 @@ def skip_reason(parsed: ParsedEmail, *, own_message_ids: frozenset[str] = frozen
         return f"mailing_list: Precedence {h['precedence'].lower()}"
     if _NO_REPLY.match(local):
         return f"automated_sender: {parsed.sender}"
+    if _AUTO_SUBJECT.match(parsed.subject or ""):
+        return "auto_reply: the subject says it is an automatic reply"
+    if _AUTO_BODY.search(parsed.body_text[:4000]):
+        return "auto_reply: the body says it is an automatic reply"
     if parsed.in_reply_to and parsed.in_reply_to in own_message_ids and auto:
         return "loop: automatic reply to our message"
     return None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from typing import TYPE_CHECKING
 
 from pipeline.errors import ConfigurationError
@@ -26,6 +27,13 @@ def web_client(services: "Services") -> "WebClient":
     return WebClient(**kwargs)
 
 
+def bolt_logger() -> logging.Logger:
+    """Bolt's base logger, held at WARNING even under `-v`: at INFO Bolt logs the bodies of rejected requests (students' messages)."""
+    logger = logging.getLogger("orienta.slack.bolt")
+    logger.setLevel(logging.WARNING)
+    return logger
+
+
 def build_app(services: "Services", *, client: "WebClient | None" = None) -> "App":
     """A Bolt app wired to orienta's services (HTTP mode with the signing secret; Socket Mode needs none)."""
     from slack_bolt import App
@@ -40,6 +48,7 @@ def build_app(services: "Services", *, client: "WebClient | None" = None) -> "Ap
         client=client or web_client(services),
         process_before_response=False,
         token_verification_enabled=True,
+        logger=bolt_logger(),
     )
     listeners.register(app, services)
     return app

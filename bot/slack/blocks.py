@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from pipeline.generation import outcome_of
 from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
 from review.queue import REJECT_REASONS
 
 # action ids and callback ids shared with the listeners
 APPROVE, EDIT, REJECT, DERIVATION = "review_approve", "review_edit", "review_reject", "review_derivation"
+APPROVE_LINKS = "review_approve_links"
 EDIT_CALLBACK, REJECT_CALLBACK, DERIVATION_CALLBACK = "review_edit_submit", "review_reject_submit", "review_derivation_view"
 ACTIONS_BLOCK = "review_actions"
 EDIT_BLOCK, EDIT_INPUT = "draft_text", "text"
@@ -126,7 +128,12 @@ def references_text(references: list[dict[str, Any]], lang: str = "es") -> str:
     return "\n".join(lines)
 
 
+def foreign_links_of(flags: list[dict[str, Any]]) -> list[str]:
+    return [str(f.get("link")) for f in flags if f.get("kind") == "foreign_link"]
+
+
 def flags_text(flags: list[dict[str, Any]], lang: str = "es") -> str:
+    flags = [f for f in flags if f.get("kind") != "foreign_link"]
     lines = [t("review_flags", lang).format(n=len({f.get('step') for f in flags}))]
     lines += [f"• {t('review_step', lang)} {escape(str(f.get('step')))} ({escape(str(f.get('rule', '')))}): {escape(str(f.get('flag', '')))}" for f in flags]
     return "\n".join(lines)
@@ -150,8 +157,17 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         _section(f"*{t(label, lang)}:*\n" + clip(escape(text if text is not None else draft.text), SECTION_LIMIT - 40, t("review_truncated", lang))),
         _section(f"*{t('review_references', lang)}:*\n{references_text(draft.references, lang)}"),
     ]
-    if draft.flags:
-        blocks.append(_section(flags_text(draft.flags, lang)))
+    links = foreign_links_of(draft.flags or [])
+    if links:
+        blocks.append(_section(t("review_foreign_links", lang).format(links=", ".join(f"`{escape(x)}`" for x in links))))
+    step_flags = [f for f in draft.flags or [] if f.get("kind") not in ("foreign_link", "outcome")]
+    if step_flags:
+        blocks.append(_section(flags_text(step_flags, lang)))
+    if message.reason and message.reason.startswith("reused_message_id"):
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"⚠️ {escape(message.reason)}"}]})
+    outcome = outcome_of(draft.flags)
+    if outcome != "ok":
+        blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, _section(f"*{t(f'review_outcome_{outcome}', lang)}*"))
     notes = [t("review_no_info", lang)] if draft.no_info else []
     notes += [t("review_fallback", lang)] if draft.fallback else []
     if notes:
@@ -167,11 +183,22 @@ def card_text(draft: Draft, message: InboundMessage, lang: str = "es") -> str:
 def review_card(draft: Draft, message: InboundMessage, *, lang: str = "es") -> dict[str, Any]:
     """The card posted to the review channel: everything needed to decide, and the four buttons."""
     value = str(draft.id)
+    links = foreign_links_of(draft.flags or [])
+    approve = _button(t("review_approve", lang), APPROVE, value, "primary")
+    if links:  # approving needs an explicit confirmation: another action and Slack's confirm dialog
+        approve = _button(t("review_approve_links", lang), APPROVE_LINKS, value, "danger")
+        approve["confirm"] = {
+            "title": _plain(t("review_confirm_links_title", lang), 100),
+            "text": {"type": "mrkdwn", "text": clip(t("review_confirm_links_text", lang).format(links=", ".join(f"`{escape(x)}`" for x in links)), 300)},
+            "confirm": _plain(t("review_confirm_links_yes", lang), 30),
+            "deny": _plain(t("review_cancel", lang), 30),
+            "style": "danger",
+        }
     actions = {
         "type": "actions",
         "block_id": ACTIONS_BLOCK,
         "elements": [
-            _button(t("review_approve", lang), APPROVE, value, "primary"),
+            approve,
             _button(t("review_edit", lang), EDIT, value),
             _button(t("review_reject", lang), REJECT, value, "danger"),
             _button(t("review_derivation", lang), DERIVATION, value),

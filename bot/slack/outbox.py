@@ -17,6 +17,18 @@ class SlackOutboxFile:
             return False
         return any(json.loads(line).get("client_msg_id") == reply_key for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip())
 
+    def remove(self, reply_keys: set[str]) -> int:
+        """Drop the lines of these replies (retention); returns how many went."""
+        if not self.path.exists() or not reply_keys:
+            return 0
+        lines = [line for line in self.path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        keep = [line for line in lines if json.loads(line).get("client_msg_id") not in reply_keys]
+        if len(keep) != len(lines):
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
+            tmp.replace(self.path)
+        return len(lines) - len(keep)
+
     def post(self, *, channel: str, thread_ts: str, text: str, reply_key: str) -> str:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         payload = {"channel": channel, "thread_ts": thread_ts, "text": text, "client_msg_id": reply_key}

@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import select
 
 from bot.slack import blocks
+from bot.run_report import RunReport
+from bot.sending import send_approved
 from bot.slack.poster import PostFailed, poster_for
 from pipeline.texts import t
 from review import queue
@@ -112,14 +114,16 @@ def tell(client: "WebClient", *, user_id: str, channel: str | None, text: str) -
 
 
 # ---------------------------------------------------------------- deciding
-def decide(services: "Services", *, action: str, draft_id: int, user_id: str, text: str | None = None, reason: str | None = None, comment: str | None = None) -> Decision:
+def decide(
+    services: "Services", *, action: str, draft_id: int, user_id: str, text: str | None = None, reason: str | None = None, comment: str | None = None, confirm_links: bool = False
+) -> Decision:
     """Record the decision through the shared queue functions (raises ConcurrentUpdate/ReviewError)."""
     actor = actor_for(user_id)
     with session_scope(services.engine) as session:
         if action == "approve":
-            return queue.approve(session=session, draft_id=draft_id, actor=actor)
+            return queue.approve(session=session, draft_id=draft_id, actor=actor, confirm_links=confirm_links)
         if action == "edit":
-            return queue.edit(session=session, draft_id=draft_id, actor=actor, text=text or "")
+            return queue.edit(session=session, draft_id=draft_id, actor=actor, text=text or "", confirm_links=confirm_links)
         if action == "reject":
             return queue.reject(session=session, draft_id=draft_id, actor=actor, reason=reason or "", comment=comment or None)
     raise ReviewError(f"unknown action {action!r}")
@@ -171,8 +175,6 @@ def after_decision(services: "Services", client: "WebClient", *, draft_id: int) 
 
 def send_now(services: "Services") -> None:
     """Send approved replies through the exactly-once outbox (issue 6's worker step), one sender per process."""
-    from bot.worker import RunReport, send_approved
-
     with _send_lock:
         report = RunReport()
         send_approved(services, report)

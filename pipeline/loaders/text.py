@@ -88,10 +88,14 @@ def html_to_text(html: str) -> tuple[str, str | None, str | None]:
         if href.startswith(("http://", "https://", "mailto:")) and href.removeprefix("mailto:") not in label:
             a.replace_with(f"{label} ({href.removeprefix('mailto:')})")
     lines: list[str] = []
-    for el in root.find_all(["h1", "h2", "h3", "h4", "p", "li", "td", "th", "dt", "dd", "pre", "blockquote"]):
-        if el.find(["p", "li", "table"]):  # containers: their children are visited
+    for el in root.find_all(["h1", "h2", "h3", "h4", "p", "li", "td", "th", "dt", "dd", "pre", "blockquote", "table"]):
+        if el.name == "table":
+            if not el.find_parent("table"):
+                lines.extend(_table_lines(el))
             continue
-        txt = re.sub(r"\s+", " ", el.get_text(" ", strip=True)).strip()
+        if el.find(["p", "li", "table"]) or el.find_parent("table"):  # containers: their children are visited
+            continue
+        txt = _inline_text(el)
         if not txt:
             continue
         if el.name in ("h1", "h2", "h3", "h4"):
@@ -100,6 +104,30 @@ def html_to_text(html: str) -> tuple[str, str | None, str | None]:
             txt = "- " + txt
         lines.append(txt)
     return "\n\n".join(lines), title, url
+
+
+_SPACE_BEFORE = re.compile(r"\s+([,.;:!?)])")
+
+
+def _inline_text(el) -> str:
+    """An element's text on one line; no space left before punctuation where an inline tag ended."""
+    txt = re.sub(r"\s+", " ", el.get_text(" ", strip=True)).strip()
+    return re.sub(r"\(\s+", "(", _SPACE_BEFORE.sub(r"\1", txt))
+
+
+def _table_lines(table) -> list[str]:
+    """A table as one Markdown table block (header row, separator, rows) so its rows keep their header."""
+    rows = []
+    for tr in table.find_all("tr"):
+        cells = [_inline_text(c).replace("|", "/") for c in tr.find_all(["th", "td"])]
+        if any(cells):
+            rows.append(cells)
+    if not rows:
+        return []
+    width = max(len(r) for r in rows)
+    rows = [r + [""] * (width - len(r)) for r in rows]
+    md = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width] + ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return ["\n".join(md)]
 
 
 @register(".html", ".htm")

@@ -53,7 +53,7 @@ def test_app_runs_mail_and_slack_to_drafts_and_sends_approved_replies(services, 
     app = OrientaApp(services).start()
     try:
         imap_account.append(make_message(subject="examen", body="¿Cuándo es la inscripción a exámenes de febrero?", sender="ana@example.org", message_id="<a1@example.org>"))
-        port = app.http_server.server_port
+        port = app.slack_listener.port
         event = {"type": "message", "channel": "D0DM00001", "user": "U0STUDENT1", "text": "¿cuántos créditos necesito para recibirme?", "ts": "1794920580.000100", "channel_type": "im"}
         body, headers = event_request(SECRET, event, event_id="EvApp1")
         request = urllib.request.Request(f"http://127.0.0.1:{port}/slack/events", data=body, headers=headers, method="POST")

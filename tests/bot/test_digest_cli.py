@@ -39,6 +39,7 @@ def test_digest_json_has_the_contract_keys(cli):
     assert f["time_to_review"]["p50"] == 45.0 and f["time_to_review"]["p90"] == 105.0
     assert f["content_gaps"][0]["size"] == 2 and len(f["content_gaps"][0]["examples"]) == 2
     assert f["cost_usd"] == pytest.approx(0.035) and f["delivery"] is None
+    assert f["cache_hit_rate"] == 0.45 and f["cost_per_answer_usd"] == pytest.approx(0.03 / 7, abs=1e-6)
     assert f["html"].endswith(f"digest-{WEEK}.html") and os.path.exists(f["html"])
 
 

@@ -36,7 +36,7 @@ def test_answer_body_strips_the_frame():
 def test_grid_offline_cached_and_resumable(settings):
     services = Services(settings)
     ingest_documents(services)
-    configs = [Config("rag", 3, settings.retrieval.chunking, 0.0), Config("derivation", 3, settings.retrieval.chunking, 0.0)]
+    configs = [Config("rag", 3, settings.retrieval.chunking), Config("derivation", 3, settings.retrieval.chunking)]
     first = evaluate_answers(services, QA, configs)
     # offline both methods run the same extractive engine, so the second configuration reuses the first's answers
     assert (first["computed"], first["cached"]) == (3, 3) and first["note"]
@@ -62,7 +62,7 @@ def test_a_new_chunking_is_indexed_in_its_own_collection(settings):
     services = Services(settings)
     ingest_documents(services)
     other = "fixed" if settings.retrieval.chunking != "fixed" else "sentence"
-    report = evaluate_answers(services, QA[:1], [Config("rag", 2, other, 0.0)])
+    report = evaluate_answers(services, QA[:1], [Config("rag", 2, other)])
     assert report["computed"] == 1 and report["configs"][0]["chunking"] == other
     services.close()
 
@@ -73,7 +73,7 @@ def test_summary_with_judge_verdicts():
         return {"answered": answered, "ran": "rag (claude)", "latency_ms": 10.0, "cost_usd": 0.01, "doc_hit": True, "token_f1": 0.5, "edit_distance": 0.5, "grounding": 1.0, "judge": {"correctness": v, "faithfulness": {"status": "scored", "score": faith, "spread": 0.0}}}
 
     rows = [res(True, 5, 1.0), res(True, 2, 0.5), res(False, 3, 1.0), res(True, None, 1.0, status="not_scored")]
-    s = summarise(Config("rag", 5, "structure", 0.0), rows, judged=True)
+    s = summarise(Config("rag", 5, "structure"), rows, judged=True)
     assert s["answered_rate"] == 0.75 and s["not_scored"] == 1
     assert s["distribution"] == {"1": 0, "2": 1, "3": 1, "4": 0, "5": 1}
     assert s["acceptable_rate"] == pytest.approx(2 / 3)  # 5 and 3 of the three scored
@@ -89,9 +89,68 @@ def test_cli_json_and_chart(cli_env, tmp_path, monkeypatch, qa_file):
     result = runner.invoke(app, ["eval", "answers", "--qa", str(qa_file), "--method", "rag,derivation", "--k", "2,4", "--json"], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
-    assert [c["label"].split(" T=")[0].rsplit(" ", 1)[0] for c in report["configs"]] == ["rag k=2", "rag k=4", "derivation k=2", "derivation k=4"]
+    assert [c["label"].rsplit(" ", 1)[0] for c in report["configs"]] == ["rag k=2", "rag k=4", "derivation k=2", "derivation k=4"]
     assert (report["computed"], report["cached"]) == (6, 6) and open(report["chart"], "rb").read(4) == b"\x89PNG"
     table = runner.invoke(app, ["eval", "answers", "--qa", str(qa_file), "--method", "rag", "--k", "2"], catch_exceptions=False)
     assert table.exit_code == 0 and "0 calculadas, 3 en caché" in table.stdout
     bad = runner.invoke(app, ["eval", "answers", "--qa", str(qa_file), "--k", "x"])
     assert bad.exit_code == 1
+
+
+def test_impossible_cells_are_reported_never_sent():
+    from bot.answer_eval import grid, impossible
+    from pipeline.llm import AnthropicLLM
+
+    current = AnthropicLLM(api_key="k", base_url="http://127.0.0.1:9", model="claude-sonnet-5-5")
+    older = AnthropicLLM(api_key="k", base_url="http://127.0.0.1:9", model="claude-haiku-4-5")
+    cells = grid(methods=["rag"], ks=[3], chunkings=["structure"], efforts=[None, "low"], temperatures=[None, 0.5])
+    assert [c.label for c in cells] == ["rag k=3 structure", "rag k=3 structure T=0.5", "rag k=3 structure effort=low", "rag k=3 structure effort=low T=0.5"]
+    assert [impossible(current, c) is None for c in cells] == [True, False, True, False]
+    assert [impossible(older, c) is None for c in cells] == [True, True, False, False]
+    assert "sampling" in impossible(current, cells[1]) and "no effort parameter" in impossible(older, cells[2])
+    assert all(impossible(None, c) is None for c in cells)  # offline nothing is sent
+
+
+def test_grid_against_the_stand_in_batches_the_judge_and_skips_impossible_cells(settings, anthropic_server):
+    from pydantic import SecretStr
+
+    from tests.fake_batches import FakeBatchRunner
+    from tests.pipeline.claude_rules import assert_valid
+
+    settings.gate.enabled = False
+    settings.llm.provider, settings.llm.api_key, settings.llm.base_url = "anthropic", SecretStr("k"), anthropic_server.url
+    settings.llm.method, settings.llm.batch_min_items = "rag", 2
+    runners = []
+    services = Services(settings, batch_runner_factory=lambda llm: runners.append(FakeBatchRunner(client=llm.client)) or runners[-1])
+    ingest_documents(services)
+
+    def respond(req):
+        if (req.get("output_config") or {}).get("format"):
+            props = req["output_config"]["format"]["schema"]["properties"]
+            return json.dumps({"justificacion": "ok", "puntaje": 4} if "puntaje" in props else {"justificacion": "ok", "afirmaciones": []})
+        return "La Beca de Apoyo Económico paga $ 8.500 por mes."
+
+    anthropic_server.set_responder(respond)
+    cells = [Config("rag", 3, settings.retrieval.chunking, effort="low"), Config("rag", 3, settings.retrieval.chunking, temperature=0.3)]
+    report = evaluate_answers(services, QA, cells)
+    assert [r["label"] for r in report["configs"]] == [cells[0].label] and report["configs"][0]["judged"]
+    assert report["impossible"] == [{"label": cells[1].label, **cells[1].as_dict(), "status": "impossible", "reason": "claude-sonnet-5-5 does not accept sampling parameters (temperature)"}]
+    assert len(runners) == 1 and len(runners[0].jobs) == 1 and len(runners[0].jobs[0][1]) == 2 * len(QA)  # correctness + faithfulness per question
+    drafts = [r.json for r in anthropic_server.message_requests if r.json["model"] == "claude-sonnet-5-5"]
+    assert drafts and all(d["output_config"]["effort"] == "low" and "temperature" not in d for d in drafts)
+    assert_valid(anthropic_server)
+    services.close()
+
+
+def test_cli_details_writes_one_line_per_question_with_its_draft(cli_env, qa_file, tmp_path):
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest"], catch_exceptions=False).exit_code == 0
+    out = tmp_path / "details.jsonl"
+    for _ in range(2):  # computed, then from the cache: the same lines
+        result = runner.invoke(app, ["eval", "answers", "--qa", str(qa_file), "--k", "3", "--details", str(out), "--json"], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        lines = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+        assert [x["question"] for x in lines] == [q["question"] for q in QA]
+        first = lines[0]
+        assert first["expected_doc"] == "becas" and "becas" in first["references"] and first["method"] == "extractive"
+        assert "8.500" in first["draft"] and not first["draft"].startswith("Hola") and {"token_f1", "doc_hit", "latency_ms"} <= set(first)

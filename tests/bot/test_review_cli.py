@@ -36,3 +36,21 @@ def test_list_approve_reject_and_purge_from_the_terminal(settings):
     assert json.loads(_cli(settings, "review", "list", "--json").stdout) == []
     purge = json.loads(_cli(settings, "review", "purge", "--days", "30", "--json").stdout)
     assert purge["messages"] == 0  # nothing is old enough
+
+
+def test_a_declined_draft_is_shown_as_such_and_cannot_be_approved_empty(settings):
+    svc = Services(settings)
+    with session_scope(svc.engine) as s:
+        d, _ = make_drafted(s, text="", flags=[{"kind": "outcome", "step": None, "rule": None, "flag": "refusal"}])
+        cut, _ = make_drafted(s, flags=[{"kind": "outcome", "step": None, "rule": None, "flag": "truncated"}])
+    svc.close()
+    shown = _cli(settings, "review", "show", str(d.id))
+    assert shown.exit_code == 0 and "El modelo se negó a responder" in shown.stdout
+    assert json.loads(_cli(settings, "review", "show", str(d.id), "--json").stdout)["outcome"] == "refusal"
+    assert "Respuesta truncada" in _cli(settings, "review", "show", str(cut.id)).stdout
+    listed = {i["draft_id"]: i["outcome"] for i in json.loads(_cli(settings, "review", "list", "--json").stdout)}
+    assert listed == {d.id: "refusal", cut.id: "truncated"}
+    empty = _cli(settings, "review", "approve", str(d.id))
+    assert empty.exit_code == 1 and "empty" in empty.stderr
+    edited = json.loads(_cli(settings, "review", "edit", str(d.id), "--text", "Hola: te respondemos por correo.", "--json").stdout)
+    assert edited["action"] == "edit"

@@ -26,7 +26,7 @@ def test_every_personal_item_is_replaced_by_its_type(example):
 
 def test_placeholders_keep_the_sentence_readable():
     text = "Soy Lucía, cédula 4.567.890-5, número de estudiante 123456. Mi correo es lu@example.org."
-    assert redact(text).text == "Soy Lucía, cédula [CEDULA], número de estudiante [NUM_ESTUDIANTE]. Mi correo es [EMAIL]."
+    assert redact(text).text == "Soy [NOMBRE], cédula [CEDULA], número de estudiante [NUM_ESTUDIANTE]. Mi correo es [EMAIL]."
 
 
 def test_cedula_check_digit():

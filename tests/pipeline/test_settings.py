@@ -81,3 +81,32 @@ def test_anthropic_variables_are_folded_in(monkeypatch):
     s = load_settings()
     assert s.llm.api_key.get_secret_value() == "sk-ant-test"
     assert s.llm.base_url == "http://127.0.0.1:9999"
+
+
+def test_llm_roles_effort_and_deprecation_warning_at_start(monkeypatch, tmp_path, caplog):
+    import logging
+
+    from pipeline.settings import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    for key in [k for k in __import__("os").environ if k.startswith(("ORIENTA_", "ANTHROPIC_"))]:
+        monkeypatch.delenv(key)
+    s = load_settings()
+    assert (s.llm.model, s.llm.judge_model, s.llm.effort, s.llm.temperature, s.digest.judge_temperature) == ("claude-sonnet-5-5", None, "medium", None, None)
+    monkeypatch.setenv("ORIENTA_LLM__JUDGE_MODEL", "claude-haiku-4-5")
+    monkeypatch.setenv("ORIENTA_LLM__SYNTHETIC_EFFORT", "high")
+    monkeypatch.setenv("ORIENTA_LLM__BATCH_MIN_ITEMS", "0")
+    s = load_settings()
+    assert (s.llm.judge_model, s.llm.synthetic_effort, s.llm.batch_min_items) == ("claude-haiku-4-5", "high", 0)
+    monkeypatch.setenv("ORIENTA_LLM__EFFORT", "extreme")
+    with pytest.raises(ValidationError):
+        load_settings()
+    monkeypatch.delenv("ORIENTA_LLM__EFFORT")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("ORIENTA_LLM__MODEL", "claude-sonnet-4-5")
+    from pipeline.llm import models
+
+    models._warned.discard("claude-sonnet-4-5")
+    with caplog.at_level(logging.WARNING):
+        load_settings()
+    assert any("claude-sonnet-4-5" in r.getMessage() and "2026-11-30" in r.getMessage() for r in caplog.records)

@@ -27,12 +27,12 @@ def _message(session: Session, n: int, *, channel: str = "email", question: str 
     return msg
 
 
-def _draft(session: Session, msg: InboundMessage, text: str, *, at: datetime, in_domain: bool = True, refs=(), no_info: bool = False, cost: float = 0.0, latency: float = 100.0) -> Draft:
+def _draft(session: Session, msg: InboundMessage, text: str, *, at: datetime, in_domain: bool = True, refs=(), no_info: bool = False, cost: float = 0.0, latency: float = 100.0, usage: dict | None = None) -> Draft:
     queue.record_classification(session=session, message=msg, in_domain=in_domain, score=0.9 if in_domain else 0.1)
     draft = queue.create_draft(
         session=session,
         message=msg,
-        data=DraftCreate(message_id=msg.id, text=text, method="rag", model="claude-test", no_info=no_info, out_of_domain=not in_domain, references=list(refs), cost_usd=cost, latency_ms=latency),
+        data=DraftCreate(message_id=msg.id, text=text, method="rag", model="claude-test", no_info=no_info, out_of_domain=not in_domain, references=list(refs), cost_usd=cost, latency_ms=latency, usage=usage or {}),
     )
     draft.created_at = at
     session.add(draft)
@@ -55,12 +55,14 @@ def build_week(session: Session) -> dict[str, Draft]:
     d: dict[str, Draft] = {}
     # 1. approved unchanged and sent: 30 min to review
     m = _message(session, 1, at=t)
-    d["approved"] = _draft(session, m, "Las inscripciones cierran el 10 de marzo.", at=t, refs=[REF["inscripciones"]], cost=0.01, latency=100)
+    d["approved"] = _draft(session, m, "Las inscripciones cierran el 10 de marzo.", at=t, refs=[REF["inscripciones"]], cost=0.01, latency=100,
+                          usage={"input_tokens": 100, "output_tokens": 50, "cache_write_tokens": 900, "cache_read_tokens": 0, "calls": 1})
     _decided(session, queue.approve(session=session, draft_id=d["approved"].id, actor="ana"), t + timedelta(minutes=30))
     _send(session, m)
     # 2. small edit (1 character of 35) and sent: 60 min
     m = _message(session, 2, at=t)
-    d["small"] = _draft(session, m, "Inscripciones hasta el 10 de marzo.", at=t, refs=[REF["inscripciones"]], cost=0.02, latency=200)
+    d["small"] = _draft(session, m, "Inscripciones hasta el 10 de marzo.", at=t, refs=[REF["inscripciones"]], cost=0.02, latency=200,
+                       usage={"input_tokens": 100, "output_tokens": 50, "cache_write_tokens": 0, "cache_read_tokens": 900, "calls": 1})
     _decided(session, queue.edit(session=session, draft_id=d["small"].id, actor="ana", text="Inscripciones hasta el 12 de marzo."), t + timedelta(minutes=60))
     _send(session, m)
     # 3. large edit (no character in common) and sent, over Slack: 90 min

@@ -88,6 +88,24 @@ def test_cost_documents_gaps_gate(digest):
     assert f["gate_errors"]["missed_examples"] == ["¿Dónde queda la pizzería?"]
 
 
+def test_cache_hit_rate_and_cost_per_answer(digest):
+    f = digest.as_dict()
+    # two drafts carry usage: 100 fresh + 900 written, then 100 fresh + 900 read -> 900 / 2000
+    assert f["llm"]["cache"] == {"read_tokens": 900, "write_tokens": 900, "prompt_tokens": 2000, "hit_rate": 0.45}
+    assert f["cache_hit_rate"] == 0.45
+    # generation cost 0.03 over the 7 drafted answers (the canned out-of-domain reply is not one)
+    assert f["llm"]["answers"] == 7
+    assert f["cost_per_answer_usd"] == pytest.approx(0.03 / 7, abs=1e-6)
+    assert f["llm"]["by_model"]["claude-test"]["cache_hit_rate"] == 0.45
+    assert f["trend"][-1]["cache_hit_rate"] == 0.45 and f["trend"][-1]["cost_per_answer_usd"] == f["cost_per_answer_usd"]
+
+
+def test_empty_week_has_no_cache_rate_or_cost_per_answer(db):
+    with Session(db) as session:
+        f = build_digest(session=session, week="2026-W10").as_dict()
+    assert f["cache_hit_rate"] is None and f["cost_per_answer_usd"] is None and f["llm"]["cache"]["prompt_tokens"] == 0
+
+
 def test_empty_week_has_no_nan(db):
     with Session(db) as session:
         f = build_digest(session=session, week="2026-W10").as_dict()
@@ -102,6 +120,8 @@ def test_reports_and_trend(db, tmp_path, digest):
     assert "0.80" in page and "¿Hay becas de posgrado" in page
     text = md.read_text(encoding="utf-8")
     assert "| Recibidos | 10 |" in text and "kappa ponderado 0.80" in text
+    assert "aciertos de la caché de prompts 45.0 %" in text and "por respuesta US$ 0.0043" in text
+    assert "45.0 %" in page and "US$ 0.0043" in page
     with session_scope(db) as session:
         record_run(session=session, digest=digest, md=md, html=html)
     with Session(db) as session:

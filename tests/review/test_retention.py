@@ -1,4 +1,4 @@
-"""Retention deletes raw messages and personal data of old finished messages and keeps decisions."""
+"""Retention removes every stored text of old messages, in every state, and keeps states and decisions (the counts)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _age(engine, message_id: int, days: int) -> None:
         s.execute(update(InboundMessage).where(InboundMessage.id == message_id).values(created_at=utcnow() - timedelta(days=days)))
 
 
-def test_old_finished_messages_lose_personal_data_but_keep_decisions(engine):
+def test_old_messages_lose_every_text_in_any_state_but_keep_decisions(engine):
     with session_scope(engine) as s:
         old_draft, old = make_drafted(s, sender="ana@example.com")
         pending_draft, pending = make_drafted(s, sender="beto@example.com")
@@ -41,12 +41,29 @@ def test_old_finished_messages_lose_personal_data_but_keep_decisions(engine):
         reply = s.exec(select(OutgoingReply).where(OutgoingReply.message_id == old.id)).one()
         decision = s.exec(select(Decision).where(Decision.message_id == old.id)).one()
         purge_events = s.exec(select(AuditEvent).where(AuditEvent.event == "personal_data_deleted")).all()
-    assert report.messages == 1 and report.replies == 1
-    assert (o.raw, o.body_text, o.cleaned_text, o.subject) == (None, None, None, None) and "ana" not in (o.sender or "")
+    assert report.messages == 2 and report.replies == 1
+    assert (o.raw, o.body_text, o.cleaned_text, o.redacted_text, o.subject) == (None, None, None, None, None) and "ana" not in (o.sender or "")
     assert o.state == states.SENT and o.redacted_at is not None and decision.action == "approve"
     assert reply.body == "" and reply.recipient is None and reply.state == "sent"
-    assert p.sender == "beto@example.com" and p.cleaned_text  # still waiting for review
+    assert p.sender != "beto@example.com" and p.cleaned_text is None and p.state == states.DRAFTED  # waiting for review, but past retention
     assert r.sender == "caro@example.com"  # finished but recent
-    assert [e.message_id for e in purge_events] == [old.id]
+    assert sorted(e.message_id for e in purge_events) == sorted([old.id, pending.id])
     with session_scope(engine) as s:
         assert purge_personal_data(session=s, days=180).messages == 0
+
+
+def test_an_approved_reply_never_sent_expires_with_its_texts(engine):
+    with session_scope(engine) as s:
+        draft, message = make_drafted(s, sender="dora@example.com")
+        queue.edit(session=s, draft_id=draft.id, actor="u", text="Hola Dora, tu DPI 1983 44414 2215 ya figura.")
+    _age(engine, message.id, 400)
+    with session_scope(engine) as s:
+        report = purge_personal_data(session=s, days=180)
+    with Session(engine) as s:
+        reply = s.exec(select(OutgoingReply)).one()
+        decision = s.exec(select(Decision)).one()
+        draft_row = s.get(queue.Draft, draft.id)
+    assert report.expired_replies == 1 and reply.state == "expired" and reply.body == "" and reply.recipient is None
+    assert decision.final_text is None and decision.action == "edit" and "Dora" not in draft_row.text
+    with session_scope(engine) as s:
+        assert list(queue.pending_replies(session=s)) == []  # nothing left for the sender to pick up

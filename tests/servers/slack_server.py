@@ -1020,17 +1020,21 @@ class FakeSlackServer:
                     self.calls.append(call)
             auth = headers.get("authorization", "")
             token = auth[7:].strip() if auth.lower().startswith("bearer ") else None
+            from_header = token is not None
             token = token or call.args.pop("token", None)
             call.args.pop("token", None)
             call.token = token
+            socket_url = self._app_level_call(method, token, from_header)
             with self._lock:
                 fn = self._handlers.get(method)
                 impl = self._METHODS.get(method)
-                if fn is None and impl is None:
+                if socket_url is not None:
+                    fn = lambda args, call: {"url": socket_url}  # noqa: E731
+                elif fn is None and impl is None:
                     raise SlackError("unknown_method", 404, req_method=method)
-                if not token:
+                elif not token:
                     raise SlackError("not_authed")
-                if self.tokens is None:
+                elif self.tokens is None:
                     if not token.startswith("xox"):
                         raise SlackError("invalid_auth")
                 elif token not in self.tokens:
@@ -1054,6 +1058,19 @@ class FakeSlackServer:
         hdrs = {"Content-Type": "application/json; charset=utf-8", "x-slack-req-id": secrets.token_hex(16),
                 **extra_headers}
         self._send(handler, status, payload, hdrs)
+
+    def attach_socket_mode(self, socket_mode: Any) -> None:
+        """Serve apps.connections.open for a FakeSocketMode (tests/servers/slack_socket.py)."""
+        self.socket_mode = socket_mode
+
+    def _app_level_call(self, method: str, token: Optional[str], from_header: bool) -> Optional[str]:
+        """apps.connections.open takes only an app-level token (xapp-), which no other method accepts."""
+        socket_mode = getattr(self, "socket_mode", None)
+        if method == "apps.connections.open" and socket_mode is not None:
+            return socket_mode.open_connection(token, from_header=from_header)
+        if token and token.startswith("xapp-"):
+            raise SlackError("not_allowed_token_type")
+        return None
 
     def _handle_upload(self, handler: "_Handler", path: str, body: bytes) -> None:
         tok = path.rsplit("/", 1)[-1]

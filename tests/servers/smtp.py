@@ -27,16 +27,30 @@ Optional AUTH: ``SmtpServer(credentials=("user", "pw"))`` advertises AUTH
 PLAIN/LOGIN without TLS and only accepts those credentials;
 ``auth_required=True`` additionally refuses mail from unauthenticated
 sessions (530).
+
+TLS: ``SmtpServer(tls=<server SSLContext>)`` requires STARTTLS before any
+MAIL/AUTH (port 587 style); with ``implicit_tls=True`` the whole connection is
+TLS (SMTPS, port 465 style).  AUTH is then only offered after TLS.
+
+XOAUTH2: ``SmtpServer(xoauth2=check)`` offers AUTH XOAUTH2 and calls
+``check(user, token) -> bool``; a refused token gets what Gmail sends: a 334
+challenge carrying a base64 JSON error, then ``535 5.7.8`` after the client's
+empty reply (https://developers.google.com/gmail/imap/xoauth2-protocol).
+``server.xoauth2_logins`` lists the users whose token was accepted.
 """
 from __future__ import annotations
 
+import base64
 import email
 import email.message
 import email.policy
+import json
 import socket
+import ssl
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from aiosmtpd.controller import Controller
@@ -179,6 +193,28 @@ class RecordingHandler:
         return "250 OK"
 
 
+class XOAuth2Handler(RecordingHandler):
+    """A RecordingHandler that also offers AUTH XOAUTH2 (aiosmtpd picks up ``auth_<MECHANISM>`` methods)."""
+
+    def __init__(self, check: Callable[[str, str], bool]) -> None:
+        super().__init__()
+        self.check = check
+        self.logins: list[str] = []
+
+    async def auth_XOAUTH2(self, server, args):  # noqa: N802
+        blob = base64.b64decode(args[1]) if len(args) > 1 else await server.challenge_auth("")
+        if not isinstance(blob, bytes):  # client aborted
+            return None
+        fields = dict(p.split("=", 1) for p in blob.decode("utf-8", "replace").split("\x01") if "=" in p)
+        user, auth = fields.get("user", ""), fields.get("auth", "")
+        if auth.startswith("Bearer ") and self.check(user, auth[len("Bearer "):]):
+            self.logins.append(user)
+            return AuthResult(success=True, auth_data=user)
+        error = json.dumps({"status": "401", "schemes": "Bearer", "scope": "https://mail.google.com/"})
+        await server.challenge_auth(error)  # the client answers with an empty line
+        return AuthResult(success=False, handled=False, message="535 5.7.8 Username and Password not accepted.")
+
+
 def _free_port(host: str) -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind((host, 0))
@@ -193,14 +229,17 @@ class SmtpServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int | None = None,
                  credentials: tuple[str, str] | None = None, auth_required: bool = False,
-                 hostname: str = "smtp.orienta.test") -> None:
+                 hostname: str = "smtp.orienta.test", tls: ssl.SSLContext | None = None,
+                 implicit_tls: bool = False, xoauth2: Callable[[str, str], bool] | None = None) -> None:
         self.host = host
+        self.tls = tls
+        self.implicit_tls = implicit_tls
         self.requested_port = port
         self.port = 0
         self.credentials = credentials
         self.auth_required = auth_required
         self.server_hostname = hostname
-        self.handler = RecordingHandler()
+        self.handler = RecordingHandler() if xoauth2 is None else XOAuth2Handler(xoauth2)
         self.controller: Controller | None = None
 
     def __enter__(self) -> "SmtpServer":
@@ -223,8 +262,16 @@ class SmtpServer:
         kwargs = dict(server_hostname=self.server_hostname, decode_data=False,
                       enable_SMTPUTF8=True, ident="orienta test SMTP")
         if self.credentials is not None:
-            kwargs.update(authenticator=self._authenticator, auth_require_tls=False,
+            kwargs.update(authenticator=self._authenticator, auth_require_tls=self.tls is not None,
                           auth_required=self.auth_required)
+        if isinstance(self.handler, XOAuth2Handler):
+            kwargs.update(auth_require_tls=self.tls is not None, auth_required=self.auth_required,
+                          auth_exclude_mechanism=["LOGIN", "PLAIN"] if self.credentials is None else [])
+        if self.tls is not None and self.implicit_tls:
+            # aiosmtpd counts only STARTTLS as TLS for auth_require_tls; on SMTPS the whole session is TLS
+            kwargs.update(ssl_context=self.tls, auth_require_tls=False)
+        elif self.tls is not None:
+            kwargs.update(tls_context=self.tls, require_starttls=True)
         last: Exception | None = None
         for _ in range(1 if self.requested_port else 5):
             port = self.requested_port or _free_port(self.host)
@@ -251,6 +298,10 @@ class SmtpServer:
     @property
     def messages(self) -> list[ReceivedMessage]:
         return self.handler.messages
+
+    @property
+    def xoauth2_logins(self) -> list[str]:
+        return list(getattr(self.handler, "logins", []))
 
     def clear(self) -> None:
         self.handler.clear()

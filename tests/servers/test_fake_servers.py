@@ -27,7 +27,7 @@ from tests.servers.slack_signing import (
     view_submission_payload,
 )
 
-MODEL = "claude-test-model"
+MODEL = "claude-haiku-4-5"  # an older model: no thinking block, the stand-in's 4.5 rules
 SECRET = "test-signing-secret"
 
 
@@ -92,16 +92,18 @@ def test_tool_use_block_is_parsed(anthropic_server):
     follow = client.messages.create(model=MODEL, max_tokens=100, tools=tools, messages=history)
     assert follow.content[0].text == "Ada Lovelace."
     # ... while a missing tool_result is a 400 like the real API
+    anthropic_server.refusals_expected = True
     with pytest.raises(anthropic.BadRequestError) as ei:
         client.messages.create(model=MODEL, max_tokens=100, tools=tools,
                                messages=history[:2] + [{"role": "user", "content": "and?"}])
     assert "tool_result" in str(ei.value)
     assert ei.value.body["error"]["type"] == "invalid_request_error"
+    assert anthropic_server.refusals == [("/v1/messages", 400, ei.value.body["error"]["message"])]
 
 
 def test_usage_prompt_caching_semantics(anthropic_server):
     client = _client(anthropic_server)
-    system = [{"type": "text", "text": "You are orienta. " * 200, "cache_control": {"type": "ephemeral"}}]
+    system = [{"type": "text", "text": "You are orienta. " * 1000, "cache_control": {"type": "ephemeral"}}]
     first = client.messages.create(model=MODEL, max_tokens=50, system=system, messages=_user("one"))
     u1 = first.usage
     assert u1.cache_creation_input_tokens > 0 and u1.cache_read_input_tokens == 0
@@ -112,7 +114,7 @@ def test_usage_prompt_caching_semantics(anthropic_server):
     assert u2.cache_creation_input_tokens == 0
     assert 0 < u2.input_tokens < u2.cache_read_input_tokens  # only the uncached tail
     # a different prefix misses the cache
-    other = [{**system[0], "text": "Different. " * 200}]
+    other = [{**system[0], "text": "Different. " * 1600}]
     u3 = client.messages.create(model=MODEL, max_tokens=50, system=other, messages=_user("x")).usage
     assert u3.cache_read_input_tokens == 0 and u3.cache_creation_input_tokens > 0
     # scripted usage overrides computed values

@@ -130,3 +130,14 @@ def test_home_shows_pending_oldest_and_mine_today():
 
 def test_ages_read_naturally():
     assert [B.age(s) for s in (30, 600, 3 * 3600, 3 * 86400)] == ["hace 0 min", "hace 10 min", "hace 3 h", "hace 3 días"]
+
+
+def test_card_says_the_model_declined_or_was_cut_off():
+    refused = _all_text(B.review_card(_draft(text="", flags=[{"kind": "outcome", "step": None, "rule": None, "flag": "refusal"}], derivation=[]), _message())["blocks"])
+    assert "El modelo se negó a responder" in refused and "El verificador marcó" not in refused
+    cut = B.review_card(_draft(flags=[{"kind": "outcome", "step": None, "rule": None, "flag": "truncated"}, *_draft().flags]), _message())["blocks"]
+    text = _all_text(cut)
+    assert "Respuesta truncada" in text and "El verificador marcó 1 paso(s)" in text
+    divider = next(i for i, b in enumerate(cut) if b["type"] == "divider")
+    assert "Respuesta truncada" in _all_text(cut[divider + 1])  # right above the draft, where the reviewer reads
+    assert "Respuesta truncada" not in _all_text(B.review_card(_draft(), _message())["blocks"])

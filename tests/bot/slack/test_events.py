@@ -114,3 +114,34 @@ def test_forged_or_stale_requests_are_rejected(app, services, forgery):
     assert response.status == 401
     time.sleep(0.5)
     assert _rows(services) == []
+
+
+def test_a_rejected_request_body_is_not_logged_even_at_info(services, slack_server, caplog):
+    import logging
+
+    root = logging.getLogger()
+    old = root.level
+    root.setLevel(logging.INFO)  # what `orienta -v` does before the Bolt app is built
+    try:
+        with caplog.at_level(logging.INFO):
+            app = build_app(services, client=WebClient(token="xoxb-test", base_url=slack_server.api_url))
+            event = dict(_dm(), text="Mi DPI es 1983 44414 2215, texto privado")
+            body, headers = event_request("not-the-secret", event, event_id="Ev0007")
+            assert app.dispatch(to_bolt_request(body, headers)).status == 401
+    finally:
+        root.setLevel(old)
+    assert "texto privado" not in caplog.text and "1983" not in caplog.text
+
+
+def test_a_failure_while_reading_a_slack_message_quarantines_it(services, monkeypatch):
+    import bot.slack.intake as slack_intake
+    from review.db import session_scope
+
+    def boom(text: str) -> str:
+        raise ValueError("cleaner exploded")
+
+    monkeypatch.setattr(slack_intake, "clean_text", boom)
+    with session_scope(services.engine) as session:
+        message, created = slack_intake.intake_slack_event(session, dict(_dm(ts="9.1"), text="Mi carnet es 201903456"), event_id="Ev0091")
+    [row] = _rows(services)
+    assert created and row.state == "quarantined" and "ValueError: cleaner exploded" in row.reason

@@ -229,3 +229,33 @@ def test_drafts_too_long_for_a_slack_form_are_not_edited_there(services, slack_s
     drain(app)
     assert not [c for c in slack_server.calls_to("views.open") if c.ok]
     assert any(f"orienta review edit {draft.id}" in e["text"] for e in slack_server.ephemeral)
+
+
+FOREIGN = [{"kind": "foreign_link", "link": "https://evil.example/login", "flag": "enlace que no está en los documentos: https://evil.example/login"}]
+
+
+def test_a_card_with_foreign_links_shows_them_and_plain_approve_is_refused(services, slack_server):
+    draft, message, ts = _pending_card(services, slack_server, text="Entrá a https://evil.example/login", flags=FOREIGN)
+    card = next(m for m in slack_server.posted(REVIEW_CHANNEL) if m["ts"] == ts)
+    rendered = json.dumps(card["blocks"], ensure_ascii=False)
+    assert "NO están en los documentos" in rendered and "evil.example/login" in rendered
+    buttons = [e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    approve = next(e for e in buttons if e["action_id"] == blocks.APPROVE_LINKS)
+    assert "confirm" in approve and not any(e["action_id"] == blocks.APPROVE for e in buttons)
+    app = make_app(services, slack_server)
+    assert click(app, blocks.APPROVE, draft.id, ts=ts).status == 200  # a forged or stale plain approve
+    drain(app)
+    assert _decisions(services) == [] and _sent_mail(services) == []
+    assert any("Aprobar con enlaces" in (c.args.get("text") or "") for c in slack_server.calls_to("chat.postEphemeral"))
+
+
+def test_approve_with_links_confirmed_in_slack_records_the_confirmation_and_sends(services, slack_server):
+    draft, message, ts = _pending_card(services, slack_server, text="Entrá a https://evil.example/login", flags=FOREIGN)
+    app = make_app(services, slack_server)
+    assert click(app, blocks.APPROVE_LINKS, draft.id, ts=ts).status == 200
+    drain(app)
+    (decision,) = _decisions(services)
+    assert decision.action == "approve" and len(_sent_mail(services)) == 1
+    with Session(services.engine) as s:
+        confirmed = s.exec(select(AuditEvent).where(AuditEvent.event == "foreign_links_confirmed")).one()
+    assert confirmed.actor == "slack:U0ANA" and confirmed.details["links"] == ["https://evil.example/login"]

@@ -9,7 +9,7 @@ from bot.slack import blocks, reviewing
 from pipeline.texts import t
 from review import queue, states
 from review.db import session_scope
-from review.errors import ConcurrentUpdate, NotFound, ReviewError
+from review.errors import ConcurrentUpdate, NotFound, ReviewError, UnconfirmedLinks
 
 log = logging.getLogger(__name__)
 
@@ -41,14 +41,18 @@ def _authorised(services, client, body: dict[str, Any], action: str) -> tuple[st
     return user_id, draft_id, channel, ts
 
 
-def approve(services, body, client) -> None:
-    """Aprobar: record the approval; the winner updates the card and sends the reply."""
+def approve(services, body, client, *, confirm_links: bool = False) -> None:
+    """Aprobar (or «Aprobar con enlaces», confirmed in Slack's dialog): record the approval; the winner updates the card and sends the reply."""
     click = _authorised(services, client, body, "approve")
     if click is None:
         return
     user_id, draft_id, channel, _ = click
     try:
-        reviewing.decide(services, action="approve", draft_id=draft_id, user_id=user_id)
+        reviewing.decide(services, action="approve", draft_id=draft_id, user_id=user_id, confirm_links=confirm_links)
+    except UnconfirmedLinks as exc:
+        lang = reviewing.lang_of(services)
+        reviewing.tell(client, user_id=user_id, channel=channel, text=t("review_links_need_confirmation", lang).format(draft_id=draft_id, links=", ".join(exc.links)))
+        return
     except ConcurrentUpdate as exc:
         if not reviewing.is_repeat(exc, user_id=user_id, action="approve"):
             reviewing.tell(client, user_id=user_id, channel=channel, text=reviewing.conflict_text(services, exc))
@@ -88,6 +92,7 @@ def open_modal(services, body, client, *, action: str) -> None:
 
 def register(app, services) -> None:
     app.action(blocks.APPROVE)(ack=_ack, lazy=[_lazy(services, approve)])
+    app.action(blocks.APPROVE_LINKS)(ack=_ack, lazy=[_lazy(services, approve, confirm_links=True)])
     app.action(blocks.EDIT)(ack=_ack, lazy=[_lazy(services, open_modal, action="edit")])
     app.action(blocks.REJECT)(ack=_ack, lazy=[_lazy(services, open_modal, action="reject")])
     app.action(blocks.DERIVATION)(ack=_ack, lazy=[_lazy(services, open_modal, action="derivation")])

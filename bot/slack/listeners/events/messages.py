@@ -59,7 +59,7 @@ def store_event(services: "Services", body: dict[str, Any]) -> None:
     """Store one event's message (exactly once, keyed by channel and ts)."""
     event = body.get("event") or {}
     with session_scope(services.engine) as session:
-        message, created = intake_slack_event(session, event, event_id=body.get("event_id"))
+        message, created = intake_slack_event(session, event, event_id=body.get("event_id"), question_max_chars=services.settings.drafting.question_max_chars)
     log.info("slack event %s -> message %s (%s)", body.get("event_id"), message.id, "stored" if created else "duplicate")
 
 

@@ -8,7 +8,7 @@ from bot.slack import blocks, reviewing
 from pipeline.texts import t
 from review import queue
 from review.db import session_scope
-from review.errors import ConcurrentUpdate, NotFound, ReviewError
+from review.errors import ConcurrentUpdate, NotFound, ReviewError, UnconfirmedLinks
 
 
 def _values(view: dict[str, Any], block_id: str, action_id: str) -> dict[str, Any]:
@@ -65,6 +65,9 @@ def _submit(services, ack, body, client, *, action: str, field_block: str) -> No
             ack(response_action="errors", errors={field_block: reviewing.conflict_text(services, exc)})
         if not (exc.actor or "").startswith("slack:"):  # decided in the terminal: bring the stale card up to date
             reviewing.after_decision(services, client, draft_id=ref.draft_id)
+        return
+    except UnconfirmedLinks as exc:
+        ack(response_action="errors", errors={field_block: t("review_edit_foreign_links", lang).format(links=", ".join(exc.links))})
         return
     except ReviewError as exc:
         ack(response_action="errors", errors={field_block: t("review_error", lang).format(error=exc)})

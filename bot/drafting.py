@@ -1,0 +1,148 @@
+"""Loop step 2: gate and draft every stored message that waits for a draft."""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+from collections.abc import Callable
+from typing import TypeVar
+
+from sqlalchemy.orm import defer
+from sqlmodel import Session
+
+from bot.email.intake import needs_processing, process_stored
+from bot.run_report import RunReport
+from bot.services import Services
+from pipeline.errors import PipelineError
+from pipeline.generation import Answer
+from pipeline.links import foreign_links
+from pipeline.question import focus_question
+from pipeline.texts import t
+from review import queue, states
+from review.db import session_scope
+from review.models import DraftCreate, InboundMessage
+from review.queue import FOREIGN_LINK
+
+log = logging.getLogger(__name__)
+WORKER_ID = f"{socket.gethostname()}"
+T = TypeVar("T")
+BIG_TEXTS_DEFERRED = [defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text)]  # type: ignore[arg-type]
+
+
+def draft_for(services: Services, question: str) -> tuple[Answer, bool | None, float | None]:
+    """Gate the question, then retrieve and generate (or the canned out-of-domain reply)."""
+    gate = services.gate_or_none() if services.settings.gate.enabled else None
+    in_domain, score = None, None
+    if gate is not None:
+        decision = gate.decide(question, services.embedder)
+        in_domain, score = decision.in_domain, decision.score
+    if in_domain is False:
+        lang = services.settings.llm.language
+        from pipeline.generation import format_reply
+
+        return Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned"), in_domain, score
+    r = services.settings.retrieval
+    hits = services.retriever.retrieve(question, r.k, support=r.support_chunks)
+    return services.generator().generate(question, hits), in_domain, score
+
+
+class OverBudget(Exception):
+    """Drafting one message took longer than its time budget."""
+
+
+def within_budget(fn: Callable[[], T], seconds: float, *, name: str = "orienta-draft") -> T:
+    """`fn()` in a helper thread; OverBudget when it has not finished after `seconds` (the thread is abandoned, not killed)."""
+    result: dict[str, object] = {}
+
+    def run() -> None:
+        try:
+            result["value"] = fn()
+        except BaseException as exc:  # handed to the caller below
+            result["error"] = exc
+
+    worker = threading.Thread(target=run, name=name, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise OverBudget(f"drafting took longer than its budget of {seconds:g} s")
+    if "error" in result:
+        raise result["error"]  # type: ignore[misc]
+    return result["value"]  # type: ignore[return-value]
+
+
+def link_flags(answer: Answer) -> list[dict]:
+    """A flag for every URL or e-mail address of the draft that the retrieved documents do not contain."""
+    sources = "\n".join(f"{h.chunk.url or ''}\n{h.chunk.text}" for h in answer.hits)
+    return [{"kind": FOREIGN_LINK, "link": link, "flag": f"enlace que no está en los documentos: {link}"} for link in foreign_links(answer.text, sources)]
+
+
+def draft_message(services: Services, session: Session, message: InboundMessage) -> None:
+    """Gate and draft one stored message (its bounded question, within the time budget); failures quarantine it with the reason."""
+    budget = services.settings.drafting
+    question = focus_question(message.redacted_text or "", budget.question_max_chars)
+    try:
+        answer, in_domain, score = within_budget(lambda: draft_for(services, question), budget.time_budget_s, name=f"orienta-draft-{message.id}")
+    except OverBudget as exc:
+        log.error("message %s: %s; quarantined, the worker moves on", message.id, exc)
+        queue.quarantine(session=session, message=message, reason=f"time_budget: {exc}")
+        return
+    except PipelineError as exc:
+        queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
+        return
+    if message.state == states.RECEIVED:
+        queue.record_classification(session=session, message=message, in_domain=in_domain, score=score)
+    queue.create_draft(
+        session=session,
+        message=message,
+        data=DraftCreate(
+            message_id=message.id,  # type: ignore[arg-type]
+            text=answer.text,
+            method=answer.method,
+            model=answer.model,
+            no_info=answer.no_info,
+            out_of_domain=in_domain is False,
+            fallback=answer.fallback,
+            references=[r.as_dict() for r in answer.references],
+            derivation=[s.as_dict() for s in answer.derivation],
+            flags=answer.flags + link_flags(answer),
+            chunks=answer.as_dict()["chunks"],
+            prompt_hash=answer.prompt_hash,
+            usage=answer.usage.as_dict(),
+            cost_usd=answer.cost_usd,
+            latency_ms=answer.latency_ms,
+            gate_score=score,
+            gate_in_domain=in_domain,
+        ),
+    )
+
+
+def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -> None:
+    """Draft every stored message that is waiting for one."""
+    with session_scope(services.engine) as session:
+        pending = queue.claim_for_drafting(session=session, worker=WORKER_ID, limit=limit)
+        ids = [m.id for m in pending]
+    for mid in ids:
+        with session_scope(services.engine) as session:
+            message = session.get(InboundMessage, mid, options=BIG_TEXTS_DEFERRED)  # a 10 MB mail is not read again to draft it
+            if message is None or message.state not in (states.RECEIVED, states.CLASSIFIED):
+                continue
+            try:
+                if needs_processing(message):  # intake was interrupted after the raw commit: finish it first
+                    from bot.intake import email_options
+
+                    process_stored(session, message, **email_options(services.settings))
+                    if message.state != states.RECEIVED:
+                        report.skipped += message.state == states.SKIPPED
+                        report.quarantined += message.state == states.QUARANTINED
+                        continue
+                draft_message(services, session, message)
+                report.drafted += 1
+            except Exception as exc:  # the edge: one bad message must not stop the worker
+                log.exception("drafting message %s failed", mid)
+                session.rollback()
+                message = session.get(InboundMessage, mid)
+                if message is not None and message.state in (states.RECEIVED, states.CLASSIFIED):
+                    queue.quarantine(session=session, message=message, reason=f"internal error while drafting: {type(exc).__name__}: {exc}")
+                    report.quarantined += 1
+                report.errors.append(f"message {mid}: {exc}")

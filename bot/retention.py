@@ -1,0 +1,103 @@
+"""Retention at the edges: the database purge, then the outbox copies, the old digest reports and the Slack review cards."""
+
+from __future__ import annotations
+
+import logging
+import re
+from dataclasses import dataclass, field
+
+from sqlmodel import col, select
+
+from bot.email.maildir import OutboxMaildir
+from bot.services import Services
+from bot.slack.outbox import SlackOutboxFile
+from review import queue
+from review.db import session_scope
+from review.models import AuditEvent, Draft, InboundMessage, OutgoingReply
+from review.retention import TOMBSTONE, RetentionReport, purge_personal_data
+from review.weeks import iso_week
+
+log = logging.getLogger(__name__)
+CARD_BLANKED = "slack_card_purged"
+_DIGEST_FILE = re.compile(r"^digest-(\d{4}-W\d{2})\.(?:md|html)$")
+
+
+@dataclass
+class RetentionPass:
+    """One pass of retention: the database report plus what was cleaned outside the database."""
+
+    database: RetentionReport
+    outbox_files: int = 0
+    slack_outbox_lines: int = 0
+    report_files: int = 0
+    cards_blanked: int = 0
+    errors: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return self.database.as_dict() | {
+            "outbox_files": self.outbox_files, "slack_outbox_lines": self.slack_outbox_lines, "report_files": self.report_files,
+            "cards_blanked": self.cards_blanked, "errors": self.errors,
+        }
+
+
+def apply_retention(services: Services) -> RetentionPass:
+    """Forget everything older than database.retention_days: database texts, outbox files, digest reports, Slack cards."""
+    s = services.settings
+    with session_scope(services.engine) as session:
+        report = purge_personal_data(session=session, days=s.database.retention_days)
+    if report.messages and services.engine.dialect.name == "sqlite":  # old page versions must not survive in the WAL file
+        with services.engine.connect() as conn:
+            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    done = RetentionPass(database=report)
+    with session_scope(services.engine) as session:  # also replies purged by an earlier pass that stopped half-way
+        purged = list(session.exec(select(OutgoingReply.channel, OutgoingReply.our_message_id).join(InboundMessage, InboundMessage.id == OutgoingReply.message_id).where(col(InboundMessage.redacted_at).is_not(None), col(OutgoingReply.our_message_id).is_not(None))).all())
+    outbox = s.paths.outbox_dir
+    done.outbox_files = OutboxMaildir(outbox).remove({m for c, m in purged if c == "email"}, older_than=report.cutoff.timestamp())
+    done.slack_outbox_lines = SlackOutboxFile(outbox / "slack.jsonl").remove({m for c, m in purged if c == "slack"})
+    last_week = iso_week(report.cutoff)
+    reports = s.paths.reports_dir
+    if reports.is_dir():
+        for path in reports.iterdir():
+            m = _DIGEST_FILE.match(path.name)
+            if m and m.group(1) < last_week:
+                path.unlink()
+                done.report_files += 1
+    done.cards_blanked = blank_cards(services, done)
+    if report.messages or done.outbox_files or done.report_files or done.cards_blanked:
+        log.info("retention: %s", done.as_dict())
+    return done
+
+
+def blank_cards(services: Services, done: RetentionPass | None = None) -> int:
+    """Replace the review cards of purged messages with a placeholder (no-op without a Slack bot token)."""
+    if services.settings.slack.bot_token is None:
+        return 0
+    from slack_sdk.errors import SlackClientError
+
+    from bot.slack.app import web_client
+
+    with session_scope(services.engine) as session:
+        blanked = select(AuditEvent.message_id).where(AuditEvent.event == CARD_BLANKED)
+        cards = list(
+            session.exec(
+                select(Draft.message_id, Draft.slack_channel, Draft.slack_ts)
+                .join(InboundMessage, InboundMessage.id == Draft.message_id)
+                .where(col(InboundMessage.redacted_at).is_not(None), col(Draft.slack_ts).is_not(None), col(Draft.message_id).not_in(blanked))
+            ).all()
+        )
+    if not cards:
+        return 0
+    client = web_client(services)
+    count = 0
+    for message_id, channel, ts in cards:
+        try:
+            client.chat_update(channel=channel, ts=ts, text=TOMBSTONE, blocks=[{"type": "section", "text": {"type": "mrkdwn", "text": f"_{TOMBSTONE}_"}}])
+        except SlackClientError as exc:  # the next pass tries again
+            log.warning("could not blank the review card %s/%s: %s", channel, ts, exc)
+            if done is not None:
+                done.errors.append(f"card {channel}/{ts}: {exc}")
+            continue
+        with session_scope(services.engine) as session:
+            queue.audit(session=session, actor="orienta-retention", event=CARD_BLANKED, message_id=message_id)
+        count += 1
+    return count
