@@ -3,7 +3,7 @@
 The sample office is indexed (hashing embedder, no model download) and its answerable sample questions are
 retrieved as the product does (k=5 plus support chunks). Each generator (rag, derivation, long-context), the
 judge and the synthetic-question generator run against the local Messages API stand-in
-(tests/servers/anthropic_server.py), on the current default models and on the previous default
+(tests/servers/anthropic_server/), on the current default models and on the previous default
 (claude-sonnet-4-5 for everything). Input tokens are measured on those real prompts with the chars/3.5 estimate
 of pipeline.llm.claude; the 5.x models' tokenizer counts ~30% more tokens for the same text (Haiku 5.5 overview:
 "approximately 30% more tokens than on Claude Haiku 4.5"), so their counts are multiplied by 1.3. The stand-in

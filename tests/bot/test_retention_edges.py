@@ -8,16 +8,12 @@ import os
 from datetime import timedelta
 from pathlib import Path
 
-import pytest
 from sqlalchemy import update
 from sqlmodel import Session, select
-from typer.testing import CliRunner
 
-from bot.cli import app
-from pipeline.settings import Settings
-from review.db import make_engine
 from review.models import Decision, Draft, InboundMessage, OutgoingReply, utcnow
 from review.weeks import iso_week
+from tests.bot.maildir_office import office, office_engine  # noqa: F401  (fixture)
 
 PII = ["Ana López", "López", "1983 44414 2215", "5555-1234", "ana.lopez@correo.example", "201903456", "5a. avenida 12-34 zona 1", "Beto Ajú", "Ajú", "diabetes", "Carla Soto"]
 
@@ -26,32 +22,10 @@ def eml(n: int, body: str, *, sender: str = "Ana López <ana.lopez@correo.exampl
     return (
         f"From: {sender}\r\nTo: consultas@ingenieria.example.edu.gt\r\nSubject: {subject}\r\nMessage-ID: <r{n}@correo.example>\r\n"
         f"Date: Mon, 02 Mar 2026 10:00:00 -0600\r\n{extra}Content-Type: text/plain; charset=utf-8\r\n\r\n{body}\r\n"
-    ).encode("utf-8")
+    ).encode()
 
 
 BODY = "Me llamo Ana López, DPI 1983 44414 2215, carnet 201903456, cel 5555-1234, vivo en 5a. avenida 12-34 zona 1 y tengo diabetes. ¿Cuándo es la asignación de cursos?"
-
-
-@pytest.fixture
-def office(cli_env, monkeypatch, tmp_path):
-    monkeypatch.setenv("ORIENTA_GATE__ENABLED", "false")
-    monkeypatch.setenv("ORIENTA_SMTP__FROM", "Orientación <consultas@ingenieria.example.edu.gt>")
-    inbox = tmp_path / "inbox"
-    inbox.mkdir()
-    monkeypatch.setenv("ORIENTA_PATHS__MAILDIR", str(inbox))
-    runner = CliRunner()
-
-    def run(*args: str, code: int = 0):
-        result = runner.invoke(app, list(args), catch_exceptions=False)
-        assert result.exit_code == code, result.output
-        return result
-
-    run("ingest", "--json")
-    return run, inbox, cli_env
-
-
-def _engine(data_dir: Path):
-    return make_engine(Settings(data_dir=data_dir, _env_file=None).database_url)  # type: ignore[call-arg]
 
 
 def _leaks(data_dir: Path) -> dict[str, list[str]]:
@@ -77,7 +51,7 @@ def test_after_retention_nothing_personal_remains_in_database_outbox_or_reports(
     (inbox / "6_skipped.eml").write_bytes(eml(6, "Estoy fuera de la oficina. Carla Soto, 5555-1234.", subject="Respuesta automática: Carla Soto"))
     (inbox / "7_approved_unsent.eml").write_bytes(eml(7, BODY.replace("asignación de cursos", "práctica final")))
     run("run", "--once")
-    engine = _engine(data_dir)
+    engine = office_engine(data_dir)
     with Session(engine) as s:
         drafts = {m.source_key.rsplit(":", 1)[1]: d.id for d, m in s.exec(select(Draft, InboundMessage).join(InboundMessage, InboundMessage.id == Draft.message_id)).all()}
     run("review", "approve", str(drafts["1_approved.eml"]))
@@ -102,7 +76,7 @@ def test_after_retention_nothing_personal_remains_in_database_outbox_or_reports(
     assert report["purged"] == 7
     engine.dispose()
     assert _leaks(data_dir) == {}
-    engine = _engine(data_dir)
+    engine = office_engine(data_dir)
     with Session(engine) as s:
         states = sorted(m.state for m in s.exec(select(InboundMessage)).all())
         decisions = sorted(d.action for d in s.exec(select(Decision)).all())

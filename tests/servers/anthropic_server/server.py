@@ -106,7 +106,7 @@ from .replies import (  # noqa: E402,F401  (re-exported)
 
 def estimate_tokens(text: str) -> int:
     """Plausible token estimate: ~3.5 characters per token (the docs' rule of thumb, and what the
-    product and benchmarks/generation_cost.py assume), at least 1."""
+    product and benchmarks/llm_cost.py assume), at least 1."""
     if not text:
         return 0
     return max(1, math.ceil(len(text) / 3.5))
