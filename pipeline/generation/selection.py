@@ -53,7 +53,7 @@ STRONG: dict[str, re.Pattern] = {
     "date": re.compile(rf"\b\d{{1,2}}(?: de)? {_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{_MONTH} (?:de )?\d{{4}}\b"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs)\b"),
     "amount": re.compile(r"\$ ?\d|\bq ?\d|\b\d[\d.,]* ?(?:pesos|quetzales|dolares|usd)\b"),
-    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminimo de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),
+    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),
 }
 
 
@@ -132,6 +132,7 @@ class SelectionConfig:
     code_weight: float = 0.5  # ... or whose code it says
     rank_weight: float = 0.2  # divided by the rank of the unit's document
     programme_weight: float = 0.3  # the unit's curriculum is the programme the question names
+    lead_in: float = 0.7  # score factor of a sentence that announces what follows ('... lo siguiente:'): said alone it dangles
     long_words: int = 60
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
@@ -255,7 +256,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             for cand, s in zip(cands, sims, strict=True):
                 cand.parts["dense"] = cfg.dense_weight * (float(s) - lo) / ((hi - lo) or 1.0)
     for cand in cands:
-        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0)
+        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and cand.unit.text.endswith(":") else 1.0)
     cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
     return cands
 

@@ -163,3 +163,13 @@ def test_how_much_it_costs_is_answered_with_the_amount_rather_than_the_free_case
     costo = hit("revalida", "Reválidas", text, "https://x.example/revalida", "Costo")
     answer = ExtractiveGenerator(max_sentences=1).generate("¿Cuánto sale el trámite de reválida?", [costo])
     assert "$ 900" in body(answer), body(answer)
+
+
+def test_a_lead_in_said_alone_is_not_the_answer():
+    text = (
+        "Al terminar la práctica, el estudiante entrega el informe de la práctica como se indica a continuación:\n\n"
+        "El informe de la práctica se entrega a la Unidad de Prácticas dentro de los 30 días."
+    )
+    informe = hit("practicas", "Prácticas", text, "https://x.example/practicas", "Informe")
+    answer = ExtractiveGenerator(max_sentences=1).generate("¿Cómo entrego el informe de la práctica?", [informe])
+    assert body(answer) == "El informe de la práctica se entrega a la Unidad de Prácticas dentro de los 30 días.", body(answer)
