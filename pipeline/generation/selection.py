@@ -57,6 +57,10 @@ STRONG: dict[str, re.Pattern] = {
 }
 
 
+# A lead-in that only announces what follows ('... debe realizar lo siguiente:'), unlike one that says something itself.
+_DANGLING = re.compile(r"(?:\bsiguientes?|\ba continuaci[oó]n|\bcomo sigue|\blo que sigue|\b(?:estas|estos|estas opciones|estos pasos))\s*:$", re.IGNORECASE)
+
+
 def asked_types(question: str) -> set[str]:
     """The kinds of answer the question asks for (cuándo → date, horario → time, cuánto cuesta → amount, ...)."""
     q = fold(question)
@@ -132,7 +136,7 @@ class SelectionConfig:
     code_weight: float = 0.5  # ... or whose code it says
     rank_weight: float = 0.2  # divided by the rank of the unit's document
     programme_weight: float = 0.3  # the unit's curriculum is the programme the question names
-    lead_in: float = 0.7  # score factor of a sentence that announces what follows ('... lo siguiente:'): said alone it dangles
+    lead_in: float = 0.7  # score factor of a sentence that only announces what follows ('... lo siguiente:'): said alone it dangles
     long_words: int = 60
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
@@ -256,7 +260,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             for cand, s in zip(cands, sims, strict=True):
                 cand.parts["dense"] = cfg.dense_weight * (float(s) - lo) / ((hi - lo) or 1.0)
     for cand in cands:
-        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and cand.unit.text.endswith(":") else 1.0)
+        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and _DANGLING.search(cand.unit.text) else 1.0)
     cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
     return cands
 
