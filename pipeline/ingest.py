@@ -105,7 +105,7 @@ def ingest(
         if doc.warnings:
             report.warnings[str(path)] = doc.warnings
         previous = known.get(doc.id)
-        if previous and (previous["content_hash"], previous.get("chunking"), previous.get("embedder")) == (doc.content_hash, signature, embedder.name):
+        if previous and (previous["content_hash"], previous.get("title"), previous.get("chunking"), previous.get("embedder")) == (doc.content_hash, doc.title, signature, embedder.name):
             report.unchanged.append(doc.id)
             continue
         doc.active = bool(previous["active"]) if previous else True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -21,11 +22,33 @@ STOPWORDS_ES = frozenset(
 _WORD = re.compile(r"[a-z0-9ñ]+(?:[.\-/][a-z0-9ñ]+)*")
 
 
+def _strip_marks(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+# Latin letters with accents, folded once: most text needs no per-character normalisation after this table.
+_LATIN = {c: _strip_marks(chr(c)) for c in (*range(0x80, 0x250), *range(0x1E00, 0x1F00), *range(0x2000, 0x2070)) if chr(c) != "ñ" and _strip_marks(chr(c)) != chr(c)}
+
+
+@functools.cache
+def _marks() -> re.Pattern:
+    """Every combining character (built once, on first need)."""
+    points = [c for c in range(0x300, 0x110000) if unicodedata.combining(chr(c))]
+    ranges, start = [], points[0]
+    for prev, cur in zip(points, points[1:] + [-1]):
+        if cur != prev + 1:
+            ranges.append(f"{re.escape(chr(start))}-{re.escape(chr(prev))}" if prev > start else re.escape(chr(start)))
+            start = cur
+    return re.compile(f"[{''.join(ranges)}]")
+
+
 def fold(text: str) -> str:
     """Lower-case and strip accents, keeping ñ."""
-    text = text.lower().replace("ñ", "\x00")
-    text = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in text if not unicodedata.combining(c)).replace("\x00", "ñ")
+    text = text.lower().translate(_LATIN)
+    if text.isascii() or (unicodedata.is_normalized("NFKD", text.replace("ñ", "n")) and not _marks().search(text)):
+        return text  # nothing left to decompose: the table did the accents
+    text = text.replace("ñ", "\x00")
+    return _strip_marks(text).replace("\x00", "ñ")
 
 
 def tokens(text: str) -> list[str]:

@@ -16,7 +16,7 @@ _URL = re.compile(r"https?://[^\s)>\]\"']+")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _NUMBER = re.compile(r"\d+(?:[.,:]\d+)*")
 _NAME = re.compile(r"(?<![\w.])[A-ZÁÉÍÓÚÑ][a-záéíóúñü]+(?:\s+(?:de\s+|del\s+|la\s+)?[A-ZÁÉÍÓÚÑ][a-záéíóúñü]+)*")
-_SENTENCE_START = re.compile(r"(^|[.!?¿¡:;\n\-•*|]\s*|\"\s*)$")
+_SENTENCE_ENDS = frozenset('.!?¿¡:;\n-•*|"')
 MONTHS = frozenset("enero febrero marzo abril mayo junio julio agosto septiembre setiembre octubre noviembre diciembre".split())
 WEEKDAYS = frozenset("lunes martes miercoles jueves viernes sabado domingo".split())
 # Capitalised words an answer may use without a premise saying them.
@@ -55,15 +55,22 @@ def _url_set(text: str) -> set[str]:
     return {u.rstrip(".,;:").lower() for u in _URL.findall(text)}
 
 
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether position `at` opens the text, a line or a sentence (after punctuation and spaces)."""
+    i = at
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    return at == 0 or "\n" in text[i:at] or (i > 0 and text[i - 1] in _SENTENCE_ENDS)
+
+
 @lru_cache(maxsize=4096)  # premises (whole chunks) recur across steps and questions; callers only read the sets
 def entities(text: str) -> dict[str, set[str]]:
     """URLs, e-mails, numbers, month/weekday names and capitalised names mentioned in `text`."""
     without_links = _EMAIL.sub(" ", _URL.sub(" ", text))
     names = set()
     for m in _NAME.finditer(without_links):
-        before = without_links[: m.start()]
         words = [w for w in tokens(m.group(0)) if w not in ("de", "del", "la")]
-        if _SENTENCE_START.search(before) and len(words) == 1:
+        if len(words) == 1 and _starts_sentence(without_links, m.start()):
             continue  # a capital because the sentence starts here
         names.update(w for w in words if w not in COMMON_CAPITALISED)
     folded = set(tokens(without_links))
@@ -77,24 +84,32 @@ def entities(text: str) -> dict[str, set[str]]:
 
 
 @lru_cache(maxsize=4096)
-def _source_view(sources: str) -> tuple[frozenset[str], str]:
-    return frozenset(tokens(_EMAIL.sub(" ", _URL.sub(" ", sources)))), fold(sources)
+def _source_view(text: str) -> tuple[frozenset[str], str]:
+    return frozenset(tokens(_EMAIL.sub(" ", _URL.sub(" ", text)))), fold(text)
 
 
-def new_entities(conclusion: str, sources: str) -> list[str]:
-    """Entities of the conclusion that the sources never mention."""
-    have = entities(sources)
-    src_tokens, src_text = _source_view(sources)
+def _parts(sources: str | tuple[str, ...]) -> tuple[str, ...]:
+    return (sources,) if isinstance(sources, str) else sources
+
+
+def new_entities(conclusion: str, sources: str | tuple[str, ...]) -> list[str]:
+    """Entities of the conclusion that the sources (one text, or several read as one) never mention."""
+    parts = _parts(sources)  # each part's entities and views are cached: premises recur across steps and questions
+    have: dict[str, set[str]] = {}
+    for part in parts:
+        for kind, values in entities(part).items():
+            have.setdefault(kind, set()).update(values)
+    views = [_source_view(part) for part in parts]
     out = []
     for kind, values in entities(conclusion).items():
         for v in sorted(values):
             if kind == "name":
-                if v in src_tokens or re.search(rf"\b{re.escape(v)}", src_text):
+                if any(v in toks or re.search(rf"\b{re.escape(v)}", text) for toks, text in views):
                     continue
             elif kind == "url":
-                if v in have["url"] or v in src_text:
+                if v in have.get("url", ()) or any(v in text for _, text in views):
                     continue
-            elif v in have[kind]:
+            elif v in have.get(kind, ()):
                 continue
             out.append(f"{kind} «{v}»")
     return out
@@ -105,12 +120,14 @@ def _key_set(text: str) -> frozenset[str]:
     return frozenset(keys(text))
 
 
-def novelty(conclusion: str, sources: str) -> float:
+def novelty(conclusion: str, sources: str | tuple[str, ...]) -> float:
     """Share of the conclusion's content words that the sources do not contain."""
     mine = set(keys(conclusion))
     if not mine:
         return 0.0
-    return len(mine - _key_set(sources)) / len(mine)
+    for part in _parts(sources):
+        mine -= _key_set(part)
+    return len(mine) / len(set(keys(conclusion)))
 
 
 def coverage(part: str, whole: str) -> float:
@@ -118,7 +135,7 @@ def coverage(part: str, whole: str) -> float:
     mine = set(keys(part))
     if not mine:
         return 1.0
-    return len(mine & set(keys(whole))) / len(mine)
+    return len(mine & _key_set(whole)) / len(mine)
 
 
 class StepVerifier:
@@ -138,9 +155,9 @@ class StepVerifier:
         cfg = self.config
         if step.rule == "NoInfo":
             return []
-        sources = "\n".join(premise_texts)
+        sources = tuple(premise_texts)
         flags: list[str] = []
-        allowed = f"{sources}\n{question}"
+        allowed = (*sources, question)
         for ent in new_entities(step.conclusion, allowed):
             flags.append(f"dato nuevo no presente en las premisas: {ent}")
         limit = {"Extract": cfg.max_novelty_extract, "Refine": cfg.max_novelty_refine}.get(step.rule, cfg.max_novelty_other)
@@ -152,7 +169,7 @@ class StepVerifier:
                 if coverage(p, step.conclusion) < cfg.min_concat_part:
                     flags.append(f"Concat no incluye la premisa {step.premises[i] if i < len(step.premises) else i + 1}")
         if step.rule in ("Extract", "Refine") and not flags:
-            sim = self.similarity(step.conclusion, sources)
+            sim = self.similarity(step.conclusion, "\n".join(sources))
             if sim is not None and sim < cfg.min_similarity:
                 flags.append(f"{step.rule} se aparta del sentido de la premisa (similitud {sim:.2f})")
         return flags

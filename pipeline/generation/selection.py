@@ -45,6 +45,22 @@ ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
 }
 
 
+_MONTH = r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
+
+# A concrete value of the kind (a figure, a calendar date, a clock time, a threshold) answers more than a word about it
+# ('$ 1.200' more than 'gratuito', 'a partir de los 250 créditos' more than 'se requiere un convenio').
+STRONG: dict[str, re.Pattern] = {
+    "date": re.compile(rf"\b\d{{1,2}}(?: de)? {_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{_MONTH} (?:de )?\d{{4}}\b"),
+    "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs)\b"),
+    "amount": re.compile(r"\$ ?\d|\bq ?\d|\b\d[\d.,]* ?(?:pesos|quetzales|dolares|usd)\b"),
+    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),
+}
+
+
+# A lead-in that only announces what follows ('... debe realizar lo siguiente:'), unlike one that says something itself.
+_DANGLING = re.compile(r"(?:\bsiguientes?|\ba continuaci[oó]n|\bcomo sigue|\blo que sigue|\b(?:estas|estos|estas opciones|estos pasos))\s*:$", re.IGNORECASE)
+
+
 def asked_types(question: str) -> set[str]:
     """The kinds of answer the question asks for (cuándo → date, horario → time, cuánto cuesta → amount, ...)."""
     q = fold(question)
@@ -74,9 +90,11 @@ def label_of(u: Unit) -> str:
     return m.group(1) if m and len(m.group(1).split()) <= 6 else ""
 
 
-def unit_types(text: str) -> set[str]:
+def unit_types(text: str) -> tuple[set[str], set[str]]:
+    """The kinds of answer a unit gives, and those it gives as a concrete value (types without a STRONG pattern count as concrete)."""
     t = fold(text)
-    return {name for name, (_, has) in ANSWER_TYPES.items() if has.search(t)}
+    has = {name for name, (_, pattern) in ANSWER_TYPES.items() if pattern.search(t)}
+    return has, {name for name in has if name not in STRONG or STRONG[name].search(t)}
 
 
 @dataclass(slots=True)
@@ -93,6 +111,7 @@ class Candidate:
     parts: dict[str, float] = field(default_factory=dict)
     miss: bool = False  # the question asks for a kind of answer (a date, an amount...) this unit does not give
     types: set[str] = field(default_factory=set)
+    strong: set[str] = field(default_factory=set)
     vec: np.ndarray | None = None
     cover: float = 0.0  # weighted share of the question's keys the unit and its headings contain
 
@@ -112,10 +131,12 @@ class SelectionConfig:
     dense_weight: float = 0.35
     type_weight: float = 0.2
     type_miss: float = 0.5  # score factor of a unit without the kind of answer the question asks for
+    weak_type: float = 0.5  # share of type_weight for a unit that names the kind of answer without a concrete value
     name_weight: float = 0.3  # a record or row whose name the question says
     code_weight: float = 0.5  # ... or whose code it says
     rank_weight: float = 0.2  # divided by the rank of the unit's document
     programme_weight: float = 0.3  # the unit's curriculum is the programme the question names
+    lead_in: float = 0.7  # score factor of a sentence that only announces what follows ('... lo siguiente:'): said alone it dangles
     long_words: int = 60
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
@@ -134,6 +155,7 @@ class Features:
     own: set[str]
     ctx: set[str]
     types: set[str]
+    strong: set[str]  # the types it gives as a concrete value
     label_query: set[str]
     label_doc: set[str]
     label_words: frozenset[str]
@@ -163,11 +185,13 @@ def features(u: Unit) -> Features:
         spoken = u.kind in ("faq", "item", "row")  # their context is part of what they say (the rendering shows it)
         fields = " ".join(u.fields.values())
         label = label_of(u)
+        types, strong = unit_types(f"{u.text} {' '.join(f'{k} {v}' for k, v in u.fields.items())}")
         return Features(
             text=text,
             own=doc_keys(f"{u.text} {fields}" + (f" {u.context}" if spoken else "")),
             ctx=doc_keys(u.context),
-            types=unit_types(f"{u.text} {' '.join(f'{k} {v}' for k, v in u.fields.items())}"),
+            types=types,
+            strong=strong,
             label_query=set(query_keys(label)) if label else set(),
             label_doc=doc_keys(label) if label else set(),
             label_words=name_words(label),
@@ -213,7 +237,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             parts = {"lexical": lex, "context": cfg.context_weight * lex_ctx}
             meets = bool(asked & f.types)
             if asked and meets:
-                parts["type"] = cfg.type_weight
+                parts["type"] = cfg.type_weight * (1.0 if asked & f.strong else cfg.weak_type)
             if f.label_query:
                 named = bool(f.label_words) and f.label_words <= qwords if u.kind in ("record", "row") else focus in f.label_doc
                 if named:
@@ -226,7 +250,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             if f.words > cfg.long_words:
                 parts["length"] = -min(0.3, cfg.long_penalty * (f.words - cfg.long_words))
             cand = Candidate(u, n, c, doc_rank[c.doc_id], f.text, f.own | f.ctx, 0.0, parts)
-            cand.miss, cand.types, cand.vec, cand.cover = bool(asked) and not meets, f.types, f.vec, lex + lex_ctx
+            cand.miss, cand.types, cand.strong, cand.vec, cand.cover = bool(asked) and not meets, f.types, f.strong, f.vec, lex + lex_ctx
             cands.append(cand)
     if qvec is not None and cands:
         vecs = [cand.vec for cand in cands]
@@ -236,7 +260,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             for cand, s in zip(cands, sims, strict=True):
                 cand.parts["dense"] = cfg.dense_weight * (float(s) - lo) / ((hi - lo) or 1.0)
     for cand in cands:
-        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0)
+        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and _DANGLING.search(cand.unit.text) else 1.0)
     cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
     return cands
 
@@ -264,13 +288,24 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue  # the question's kind of answer is already given; this unit does not give it
         fills = bool((asked - met) & c.types)
         other_doc = c.chunk.doc_id != top.chunk.doc_id
-        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills:
+        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked):
             continue  # another document must add clearly more than the best one's own units
         chosen.append(c)
         covered |= c.keys
         met |= c.types & asked
         seen.add(_norm(c.text))
     return chosen
+
+
+def _listed_condition(c: Candidate, top: Candidate, asked: set[str]) -> bool:
+    """Another concrete condition in the same list as the best unit: requirements are answered by all of them, not the first."""
+    return (
+        "requirement" in asked
+        and "requirement" in c.strong
+        and c.unit.kind == top.unit.kind == "item"
+        and c.chunk.doc_id == top.chunk.doc_id
+        and c.unit.context == top.unit.context
+    )
 
 
 def _norm(text: str) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 from pipeline.documents import Document, document_id
 from pipeline.errors import DocumentError
 from pipeline.loaders import register
+from pipeline.loaders.titles import tidy_title, title_from_text
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # pypdf warns loudly about recoverable damage
 
@@ -49,5 +50,7 @@ def load_pdf(path: Path) -> Document:
     if not parts:
         raise DocumentError(f"{path.name}: no text layer in this PDF (scanned images need OCR first)")
     meta_title = ((reader.metadata.title if reader.metadata else None) or "").strip()
-    title = meta_title if len(meta_title) > 3 and not _JUNK_TITLE.search(meta_title) else path.stem.replace("_", " ")
-    return Document(id=document_id(path), title=title, text="\n\n".join(parts), source=str(path), pages=pages)
+    text = "\n\n".join(parts)
+    junk = len(meta_title) <= 3 or _JUNK_TITLE.search(meta_title) or re.fullmatch(r"[\w\-]+_[\w\-]+", meta_title)  # a tool's default or a file name
+    title = title_from_text(text, path) if junk else tidy_title(meta_title, text)
+    return Document(id=document_id(path), title=title, text=text, source=str(path), pages=pages)

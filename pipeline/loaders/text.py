@@ -8,6 +8,7 @@ from pathlib import Path
 from pipeline.documents import Document, document_id
 from pipeline.errors import DocumentError
 from pipeline.loaders import decode_text, register
+from pipeline.loaders.titles import title_from_text
 
 _URL_LINE = re.compile(r"^(?:fuente|source|url)\s*:\s*(https?://\S+)", re.IGNORECASE | re.MULTILINE)
 
@@ -35,17 +36,9 @@ def load_markdown(path: Path) -> Document:
     """Markdown: title from the first heading, URL from a 'Fuente: https://...' line."""
     text, warnings = _read(path)
     m = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
-    title = m.group(1).strip() if m else _first_line(text, path)
+    title = m.group(1).strip() if m else title_from_text(text, path)
     text = text.strip()
     return Document(id=document_id(path), title=title, text=text, source=str(path), url=_url(text), pages=page_offsets(text), warnings=warnings)
-
-
-def _first_line(text: str, path: Path) -> str:
-    for line in text.splitlines():
-        line = line.strip(" #\t")
-        if line and not line.startswith("---"):
-            return line[:120]
-    return path.stem.replace("_", " ").capitalize()
 
 
 @register(".txt")
@@ -53,7 +46,7 @@ def load_text(path: Path) -> Document:
     """Plain text: the first non-empty line is the title."""
     text, warnings = _read(path)
     text = text.strip()
-    return Document(id=document_id(path), title=_first_line(text, path), text=text, source=str(path), url=_url(text), pages=page_offsets(text), warnings=warnings)
+    return Document(id=document_id(path), title=title_from_text(text, path), text=text, source=str(path), url=_url(text), pages=page_offsets(text), warnings=warnings)
 
 
 _BOILERPLATE = ["nav", "header", "footer", "script", "style", "noscript", "aside", "form", "iframe", "svg", "button"]

@@ -163,7 +163,12 @@ def test_offline_drafts_answer_what_the_issue_cases_ask(demo):
     assert "1.200" in revalida, revalida
 
 
-@pytest.mark.xfail(strict=True, reason="issue 16: the 250-credit condition is one of five near-tied list items and is not chosen yet")
 def test_the_pasantia_requirements_include_the_250_credit_condition(demo):
     settings, _ = demo
     assert "250 créditos" in _ask(settings, "¿Qué requisitos tiene la pasantía?")
+
+
+def test_the_private_university_fee_is_answered_with_its_amount(demo):
+    settings, result = demo
+    revalida = _drafts(settings, result)["03_revalida_otra_universidad.eml"]
+    assert "$ 1.200" in revalida and "gratuito" not in revalida, revalida

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 
-def write_pdf(path: Path, pages: list[str]) -> Path:
-    """A real multi-page PDF with a text layer (drawn by matplotlib)."""
+def write_pdf(path: Path, pages: list[str], metadata: dict[str, str] | None = None) -> Path:
+    """A real multi-page PDF with a text layer (drawn by matplotlib); `metadata` as the document information ('Title', ...)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     from matplotlib.backends.backend_pdf import PdfPages
 
-    with PdfPages(path) as pdf:
+    with PdfPages(path, metadata=metadata) as pdf:
         for text in pages:
             fig = plt.figure(figsize=(8.27, 11.69))
             fig.text(0.05, 0.95, text, va="top", fontsize=9, family="DejaVu Sans")

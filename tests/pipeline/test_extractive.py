@@ -140,3 +140,36 @@ def test_more_than_three_different_curricula_ask_which_programme():
     assert "¿En qué carrera estás inscrito o inscrita?" in text and "4 carreras" in text
     assert "0112" not in text  # never one programme's value as if it were the only one
 
+
+
+
+def test_requirements_are_answered_by_the_concrete_conditions_of_their_list():
+    text = (
+        "## Práctica supervisada\n\nLa práctica supervisada es obligatoria en las licenciaturas:\n\n"
+        "- Se requiere un convenio entre la institución y la Facultad.\n"
+        "- Debe presentarse un informe final evaluado por el supervisor.\n"
+        "- Quienes ya trabajan en el área deben presentar una constancia del empleador.\n"
+        "- Puede iniciarse a partir de los 180 créditos aprobados."
+    )
+    practica = hit("practica", "Práctica supervisada", text, "https://x.example/practica", "Práctica supervisada")
+    answer = ExtractiveGenerator().generate("¿Qué requisitos tiene la práctica supervisada?", [practica])
+    text = body(answer)
+    assert "a partir de los 180 créditos aprobados" in text, text  # the threshold, not only the first of four near-tied conditions
+    assert len(text.splitlines()) <= 3 and answer.flags == []
+
+
+def test_how_much_it_costs_is_answered_with_the_amount_rather_than_the_free_case():
+    text = "## Costo\n\nEl trámite de reválida es gratuito para universidades públicas. Para universidades privadas, el trámite de reválida se abona $ 900."
+    costo = hit("revalida", "Reválidas", text, "https://x.example/revalida", "Costo")
+    answer = ExtractiveGenerator(max_sentences=1).generate("¿Cuánto sale el trámite de reválida?", [costo])
+    assert "$ 900" in body(answer), body(answer)
+
+
+def test_a_lead_in_said_alone_is_not_the_answer():
+    text = (
+        "Al terminar la práctica, el estudiante entrega el informe de la práctica como se indica a continuación:\n\n"
+        "El informe de la práctica se entrega a la Unidad de Prácticas dentro de los 30 días."
+    )
+    informe = hit("practicas", "Prácticas", text, "https://x.example/practicas", "Informe")
+    answer = ExtractiveGenerator(max_sentences=1).generate("¿Cómo entrego el informe de la práctica?", [informe])
+    assert body(answer) == "El informe de la práctica se entrega a la Unidad de Prácticas dentro de los 30 días.", body(answer)

@@ -70,6 +70,16 @@ def test_answer_units_are_stored_with_their_vectors_and_a_new_units_version_rein
     assert sorted(ingest([docs], index=index, embedder=emb).updated) == ["becas", "examenes", "lockers"]
 
 
+def test_a_new_title_for_the_same_text_reindexes_the_document(docs, index, tmp_path):
+    emb = CountingEmbedder()
+    pdf = write_pdf(docs / "normativo.pdf", ["Artículo 1. La inscripción es anual."], metadata={"Title": "Microsoft Word - norm.doc"})
+    assert "normativo" in ingest([docs], index=index, embedder=emb).added
+    assert index.documents()["normativo"]["title"] == "Normativo"
+    write_pdf(pdf, ["Artículo 1. La inscripción es anual."], metadata={"Title": "Reglamento de inscripción"})
+    report = ingest([docs], index=index, embedder=emb)
+    assert report.updated == ["normativo"] and index.documents()["normativo"]["title"] == "Reglamento de inscripción"
+
+
 def test_a_new_chunking_strategy_rechunks_and_reset_rebuilds(docs, index):
     emb = CountingEmbedder()
     ingest([docs], index=index, embedder=emb, strategy="structure")

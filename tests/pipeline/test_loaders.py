@@ -46,6 +46,41 @@ def test_pdf_text_with_page_numbers(tmp_path):
     assert doc.page_at(doc.text.index("inscripción")) == 1
 
 
+_SEAL = "ORBIS SIGILLUM ACADEM"
+_HEADER = "UNIVERSIDAD DEL VALLE CENTRAL"
+
+
+def _ocr_pages(title_lines: list[str]) -> list[str]:
+    """Pages as an OCR'd brochure has them: a seal, a running header, the title wrapped over lines, then the body."""
+    body = [
+        "Artículo 1. El Programa de Prácticas de la Facultad de Ingeniería organiza las prácticas del estudiante.",
+        "Artículo 2. Las prácticas se aprueban con un informe; la Facultad de Ingeniería publica los plazos.",
+        "Artículo 3. El normativo del Programa de Prácticas rige desde su aprobación.",
+    ]
+    return [f"{_SEAL}\n{_HEADER}\n" + "\n".join(title_lines) + f"\n{body[0]}"] + [f"{_HEADER}\n{b}" for b in body[1:]]
+
+
+def test_an_ocr_title_is_the_wrapped_heading_written_as_the_document_writes_it(tmp_path):
+    p = tmp_path / "normativo_practicas.txt"
+    p.write_text("\n".join(f"--- Página {i} ---\n{t}" for i, t in enumerate(_ocr_pages(["NORMATIVO DEL PROGRAMA DE PRÁCTICAS DE LA", "FACULTAD DE INGENIERIA"]), 1)), encoding="utf-8")
+    assert load_document(p).title == "Normativo del Programa de Prácticas de la Facultad de Ingeniería"  # not the seal, not the running header
+
+
+def test_without_a_heading_the_file_name_agrees_with_the_title_is_the_prettified_file_name(tmp_path):
+    p = tmp_path / "guia_de_egreso_2027.txt"
+    p.write_text("\n".join(_ocr_pages(["SOLO", "ARTES"])), encoding="utf-8")
+    assert load_document(p).title == "Guia de egreso 2027"
+
+
+def test_a_pdf_with_a_word_processor_title_gets_its_heading(tmp_path):
+    p = write_pdf(tmp_path / "normativo.pdf", _ocr_pages(["NORMATIVO DEL PROGRAMA DE PRÁCTICAS DE LA", "FACULTAD DE INGENIERIA"]), metadata={"Title": "Microsoft Word - normprac2019.doc"})
+    assert load_document(p).title == "Normativo del Programa de Prácticas de la Facultad de Ingeniería"
+    p = write_pdf(tmp_path / "reglamento_general.pdf", ["Artículo 1. La inscripción es anual."], metadata={"Title": "reglamento_general"})
+    assert load_document(p).title == "Reglamento general"
+    p = write_pdf(tmp_path / "x.pdf", ["Artículo 1. La inscripción es anual."], metadata={"Title": "REGLAMENTO DE INSCRIPCIÓN"})
+    assert load_document(p).title == "Reglamento de inscripción"  # a real title, in the document's own capitals
+
+
 def test_docx_headings_and_tables(tmp_path):
     p = write_docx(tmp_path / "tramites.docx", "Trámites de Bedelía", [("Escolaridad", "Se pide en el SIGE.")], table=[["Trámite", "Costo"], ["Escolaridad", "Gratis"]])
     doc = load_document(p)
