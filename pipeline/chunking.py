@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from pipeline.documents import Document
+from pipeline.headings import MD_HEADING, PAGE_MARKER, boundary
 from pipeline.units import assign, extract_units
 
 Span = tuple[int, int]  # [start, end) character offsets in the document text
@@ -56,13 +57,12 @@ def register(name: str) -> Callable[[Chunker], Chunker]:
     return deco
 
 
-_PAGE_MARKER = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
 
 
 def _chunks(doc: Document, pieces: list[tuple[str | None, Span]]) -> list[Chunk]:
     out = []
     for section, (start, end) in pieces:
-        text = _PAGE_MARKER.sub("", doc.text[start:end]).strip()
+        text = PAGE_MARKER.sub("", doc.text[start:end]).strip()
         if len(text) >= 2:
             out.append(Chunk(doc_id=doc.id, doc_title=doc.title, text=text, position=len(out), url=doc.url, section=section, page=doc.page_at(start), meta={"span": (start, end)}))
     return out
@@ -172,42 +172,16 @@ def recursive_chunks(doc: Document, size: int = 800, overlap: int = 100) -> list
     return _chunks(doc, [(None, w) for w in _pack(atoms, size, overlap)])
 
 
-_MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
-_ARTICLE = re.compile(r"^(?:art[íi]culo|art\.)\s*\d+", re.IGNORECASE)
-_CHAPTER = re.compile(r"^(?:cap[íi]tulo|t[íi]tulo|secci[óo]n|anexo|parte)\s+(?:[ivxlcdm]+|\d+|[úu]nico)\b", re.IGNORECASE)
-_FAQ = re.compile(r"^(?:\d{1,3}\s*[.)-]\s*)?¿[^?]{6,}\??\s*$|^\d{1,3}\s*[.)-]\s*¿")
-
-
-def _caps_heading(line: str) -> bool:
-    letters = [c for c in line if c.isalpha()]
-    return 4 <= len(line) <= 90 and len(letters) >= 4 and sum(c.isupper() for c in letters) / len(letters) > 0.85 and not line.endswith(",")
-
-
-def _boundary(line: str) -> str | None:
-    """Kind of heading a line is: md, article, chapter, faq, caps, or None."""
-    if _MD_HEADING.match(line):
-        return "md"
-    if _ARTICLE.match(line):
-        return "article"
-    if _CHAPTER.match(line):
-        return "chapter"
-    if _FAQ.match(line):
-        return "faq"
-    if _caps_heading(line) and not _PAGE_MARKER.match(line):
-        return "caps"
-    return None
-
-
 def _sections(text: str) -> list[tuple[str | None, Span, str | None]]:
     """Split at headings: (label, span, kind of the heading that opens it)."""
     blocks: list[tuple[str | None, Span, str | None]] = []
     label, start, kind, pos = None, 0, None, 0
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
-        new = _boundary(stripped) if stripped else None
+        new = boundary(stripped) if stripped else None
         if new:
             blocks.append((label, (start, pos), kind))
-            m = _MD_HEADING.match(stripped)
+            m = MD_HEADING.match(stripped)
             label = m.group(2) if m else stripped[:100]
             start = pos + len(line) if m else pos
             kind = new

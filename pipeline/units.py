@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipeline.headings import boundary
+
 UNITS_VERSION = 1  # bump when extraction or rendering changes: ingestion re-chunks and re-embeds every document
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
@@ -124,12 +126,10 @@ def _title_line(line: str) -> bool:
 
 
 def _is_heading(line: str) -> str | None:
-    from pipeline.chunking import _boundary
-
     m = _MD_HEADING.match(line)
     if m:
         return clean(m.group(1))
-    kind = _boundary(line)
+    kind = boundary(line)
     if kind in ("caps", "chapter") and len(line) <= 90:
         return clean(line)
     return None
