@@ -167,3 +167,18 @@ def test_offline_drafts_answer_what_the_issue_cases_ask(demo):
 def test_the_pasantia_requirements_include_the_250_credit_condition(demo):
     settings, _ = demo
     assert "250 créditos" in _ask(settings, "¿Qué requisitos tiene la pasantía?")
+
+
+def test_a_repeated_question_is_answered_from_an_approved_answer(demo):
+    settings, result = demo
+    repeats = {e["ts"]: e for e in sample.expected()["slack"] if e.get("repeat_of")}
+    rows = [r for r in result.rows if r.source.split(":")[-1].removeprefix("slack ") in repeats]
+    assert len(rows) == len(repeats)
+    reused = [r for r in rows if r.reused_from is not None]
+    assert reused, [(r.source, r.references) for r in rows]
+    with Session(Services(settings).engine) as session:
+        for r in reused:
+            draft = session.get(Draft, r.draft_id)
+            assert draft.method == "curated" and f"answer#{r.reused_from}" == draft.model
+            assert r.expected["doc"] in r.references
+    assert result.digest["reused"] == len(reused)
