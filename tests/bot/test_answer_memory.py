@@ -106,6 +106,7 @@ def test_answers_cli_list_show_retire_save(services):
 
     first = _ask(services, QUESTION)
     _approve(services, first)
+    again = _ask(services, QUESTION)
     services.close()  # the CLI opens the local index itself
 
     def cli(*args: str):
@@ -114,6 +115,10 @@ def test_answers_cli_list_show_retire_save(services):
     listed = json.loads(cli("answers", "list", "--json").stdout)
     assert [(a["state"], a["question"], a["draft_id"]) for a in listed] == [(ACTIVE, QUESTION, first.id)]
     aid = listed[0]["id"]
+    shown_draft = cli("review", "show", str(again.id))
+    assert f"basada en la respuesta aprobada #{aid} del" in shown_draft.stdout
+    faq = json.loads(cli("answers", "faq", "--json", "--out", str(services.settings.paths.data_dir / "faq.md")).stdout)
+    assert faq["entries"] == [] and (services.settings.paths.data_dir / "faq.md").read_text(encoding="utf-8").startswith("# Preguntas frecuentes sugeridas")
     shown = json.loads(cli("answers", "show", str(aid), "--json").stdout)
     assert shown["references"][0]["content_hash"] and shown["approved_by"] == "cli:ana"
     retired = json.loads(cli("answers", "retire", str(aid), "--reason", "viejo", "--as", "cli:beto", "--json").stdout)
@@ -121,4 +126,5 @@ def test_answers_cli_list_show_retire_save(services):
     assert cli("answers", "show", "999").exit_code == 1
     saved = cli("answers", "save", str(first.id), "--json")
     assert saved.exit_code == 0, saved.stderr
-    assert (json.loads(saved.stdout)["id"], json.loads(saved.stdout)["state"], json.loads(saved.stdout)["standard"]) == (aid, ACTIVE, True)
+    row = json.loads(saved.stdout)
+    assert (row["id"], row["state"], row["standard"]) == (aid, ACTIVE, True)
