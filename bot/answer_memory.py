@@ -55,10 +55,11 @@ def curated_draft(services: "Services", question: str) -> Answer | None:
         return None
     from bot.gating import embed_queries_cached
 
-    vectors = embed_queries_cached(services, [a.question for a in fresh])
+    rows = [(a, q) for a in fresh for q in (a.question, *(a.aliases or []))]  # every wording staff approved the answer for
+    vectors = embed_queries_cached(services, [q for _, q in rows])
     qvec = services.embedder.embed_queries([question])[0]
-    match = best_match(question, qvec, [a.question for a in fresh], vectors, thresholds(services))
-    return None if match is None else _answer(services, fresh[match.index], match.similarity, match.lexical)
+    match = best_match(question, qvec, [q for _, q in rows], vectors, thresholds(services))
+    return None if match is None else _answer(services, rows[match.index][0], match.similarity, match.lexical)
 
 
 def _answer(services: "Services", found: CuratedAnswer, similarity: float, lexical: float) -> Answer:

@@ -80,10 +80,10 @@ def feedback_examples(services: Services) -> list[Example]:
 
 def curated_examples(services: Services) -> list[Example]:
     """Questions of the active curated answers: staff approved a reply to them, so they are in domain."""
-    from review.answers import active_answers
+    from review.answers import questions_for_gate
 
     with session_scope(services.engine) as session:
-        return [Example(text=a.question, label=1, style="curated", source="curated", topic=f"answer:{a.id}") for a in active_answers(session=session) if a.question.strip()]
+        return [Example(text=q, label=1, style="curated", source="curated", topic="curated") for q in dict.fromkeys(questions_for_gate(session=session))]
 
 
 def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray:

@@ -13,6 +13,7 @@ from review.models import AuditEvent, Decision, Draft, InboundMessage, utcnow
 
 CURATED_METHOD = "curated"  # Draft.method of drafts made from a curated answer
 CURATED_FLAG = "curated_answer"  # Draft.flags kind carrying {answer_id, approved_at, similarity, lexical}
+MAX_ALIASES = 20
 
 
 def source_answer_id(draft: Draft) -> int | None:
@@ -41,6 +42,10 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
         return None
     source = source_answer_id(draft)
     if source is not None and not edited:
+        confirmed = session.get(CuratedAnswer, source)
+        if confirmed is not None and question not in (confirmed.question, *(confirmed.aliases or [])):
+            confirmed.aliases = [*(confirmed.aliases or []), question][-MAX_ALIASES:]  # staff confirmed it answers this wording too
+            session.add(confirmed)
         session.add(AuditEvent(message_id=message.id, actor=decision.actor, event="curated_answer_confirmed", details={"answer_id": source, "draft_id": draft.id}))
         return None
     answer = CuratedAnswer(
@@ -162,7 +167,7 @@ def record_use(*, session: Session, answer_id: int) -> None:
 
 def questions_for_gate(*, session: Session) -> list[str]:
     """Questions of active curated answers: staff-approved, so in domain."""
-    return [a.question for a in active_answers(session=session) if a.question.strip()]
+    return [q for a in active_answers(session=session) for q in (a.question, *(a.aliases or [])) if q.strip()]
 
 
 def as_public(answer: CuratedAnswer) -> dict:
@@ -179,6 +184,7 @@ def as_public(answer: CuratedAnswer) -> dict:
         "message_id": answer.message_id,
         "draft_id": answer.draft_id,
         "uses": answer.uses,
+        "aliases": answer.aliases or [],
         "state_reason": answer.state_reason,
         "state_changed_at": _iso(answer.state_changed_at),
         "state_changed_by": answer.state_changed_by,

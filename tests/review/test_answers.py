@@ -70,7 +70,7 @@ def test_a_reused_answer_approved_unchanged_confirms_its_source_and_an_edit_make
         queue.approve(session=s, draft_id=d1.id, actor="cli:ana")
         (source,) = s.exec(select(CuratedAnswer)).all()
         flag = [{"kind": answers.CURATED_FLAG, "answer_id": source.id, "approved_at": "2026-11-20T10:00:00+00:00"}]
-        d2, m2 = _drafted(s, flags=flag)
+        d2, m2 = _drafted(s, flags=flag, question="¿hasta qué día hay inscripción a febrero?")
         d2.method = answers.CURATED_METHOD
         queue.approve(session=s, draft_id=d2.id, actor="cli:beto")
         d3, _ = _drafted(s, flags=flag)
@@ -79,6 +79,7 @@ def test_a_reused_answer_approved_unchanged_confirms_its_source_and_an_edit_make
         confirmed = s.exec(select(AuditEvent).where(AuditEvent.event == "curated_answer_confirmed")).all()
     kept = _all(engine)
     assert [a.draft_id for a in kept] == [d1.id, d3.id] and kept[1].text == "Texto corregido."
+    assert kept[0].aliases == ["¿hasta qué día hay inscripción a febrero?"]  # the confirmed wording is matched from now on
     assert [e.message_id for e in confirmed] == [m2.id]
 
 

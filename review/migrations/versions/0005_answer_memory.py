@@ -36,6 +36,7 @@ def upgrade() -> None:
     sa.Column('state_changed_at', sqlmodel.sql.sqltypes.UTCDateTime(), nullable=True),
     sa.Column('state_changed_by', sqlmodel.sql.sqltypes.AutoString(length=128), nullable=True),
     sa.Column('uses', sa.Integer(), nullable=False),
+    sa.Column('aliases', sa.JSON(), nullable=True),
     sa.ForeignKeyConstraint(['draft_id'], ['draft.id'], ),
     sa.ForeignKeyConstraint(['message_id'], ['inbound_message.id'], ),
     sa.PrimaryKeyConstraint('id')
