@@ -41,7 +41,8 @@ def refresh_staleness(services: "Services") -> list[int]:
 def curated_draft(services: "Services", question: str) -> Answer | None:
     """The draft made from the closest curated answer whose cited documents are unchanged, or None (the normal path).
 
-    Reads only: answers whose documents changed are skipped here and flagged stale by `refresh_staleness` after ingestion.
+    Reads only: an answer whose documents changed is skipped here (the next closest is tried) and is flagged stale by
+    `refresh_staleness` after ingestion. The indexed document versions are read only when a question matches.
     """
     if not services.settings.drafting.reuse_answers or not question.strip():
         return None
@@ -49,17 +50,23 @@ def curated_draft(services: "Services", question: str) -> Answer | None:
         candidates = answers.active_answers(session=session)
     if not candidates:
         return None
-    hashes = current_hashes(services)
-    fresh = [a for a in candidates if not answers.changed_documents(a, hashes)]
-    if not fresh:
-        return None
     from bot.gating import embed_queries_cached
 
-    rows = [(a, q) for a in fresh for q in (a.question, *(a.aliases or []))]  # every wording staff approved the answer for
+    rows = [(a, q) for a in candidates for q in (a.question, *(a.aliases or []))]  # every wording staff approved the answer for
     vectors = embed_queries_cached(services, [q for _, q in rows])
     qvec = services.embedder.embed_queries([question])[0]
-    match = best_match(question, qvec, [q for _, q in rows], vectors, thresholds(services))
-    return None if match is None else _answer(services, rows[match.index][0], match.similarity, match.lexical)
+    hashes: dict[str, str | None] | None = None
+    while rows:
+        match = best_match(question, qvec, [q for _, q in rows], vectors, thresholds(services))
+        if match is None:
+            return None
+        found = rows[match.index][0]
+        hashes = current_hashes(services) if hashes is None else hashes
+        if not answers.changed_documents(found, hashes):
+            return _answer(services, found, match.similarity, match.lexical)
+        keep = [i for i, (a, _) in enumerate(rows) if a.id != found.id]
+        rows, vectors = [rows[i] for i in keep], vectors[keep]
+    return None
 
 
 def _answer(services: "Services", found: CuratedAnswer, similarity: float, lexical: float) -> Answer:
