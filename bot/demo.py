@@ -17,6 +17,7 @@ from bot.slack.intake import intake_slack_event
 from bot.worker import RunReport, run_once
 from pipeline.settings import Settings
 from review import queue, states
+from review.answers import source_answer_id
 from review.db import session_scope
 from review.digest import build_digest, record_run, write_report
 from review.models import Draft, InboundMessage
@@ -37,6 +38,7 @@ class DemoRow:
     expected: dict
     draft_id: int | None = None
     decision: str | None = None
+    reused_from: int | None = None  # the curated answer the draft was made from
 
     @property
     def outcome(self) -> str:
@@ -61,6 +63,7 @@ class DemoResult:
     first_run: RunReport | None = None
     second_run: RunReport | None = None
     send_run: RunReport | None = None
+    repeat_run: RunReport | None = None
     outbox: Path | None = None
     report_html: Path | None = None
     report_md: Path | None = None
@@ -100,6 +103,11 @@ def run_demo(settings: Settings, *, approve: int = 5, progress=lambda msg: None)
         _review_some(services, approve)
         progress("Enviando las respuestas aprobadas…")
         result.send_run = run_once(services)
+        progress("Llegan preguntas repetidas: se redactan desde las respuestas aprobadas…")
+        with session_scope(services.engine) as session:
+            for i, event in enumerate(sample.slack_repeats()):
+                intake_slack_event(session, event, event_id=f"EvDemoRepeat{i:03d}")
+        result.repeat_run = run_once(services)
         week = iso_week(_now())
         with session_scope(services.engine) as session:
             digest = build_digest(session=session, week=week)
@@ -152,7 +160,19 @@ def _rows(services: Services) -> list[DemoRow]:
                 src = f"slack {m.external_id}"
                 expected = exp_slack.get((m.external_id or "").split(":")[-1], {})
             gate = "-" if m.gate_in_domain is None else ("in" if m.gate_in_domain else "out")
-            rows.append(DemoRow(source=src, state=m.state, reason=m.reason, gate=gate, references=[r["doc_id"] for r in (draft.references if draft else [])], expected=expected, draft_id=draft.id if draft else None, decision=decision.action if decision else None))
+            rows.append(
+                DemoRow(
+                    source=src,
+                    state=m.state,
+                    reason=m.reason,
+                    gate=gate,
+                    references=[r["doc_id"] for r in (draft.references if draft else [])],
+                    expected=expected,
+                    draft_id=draft.id if draft else None,
+                    decision=decision.action if decision else None,
+                    reused_from=source_answer_id(draft) if draft else None,
+                )
+            )
     return rows
 
 

@@ -11,6 +11,7 @@ from typing import TypeVar
 from sqlalchemy.orm import defer
 from sqlmodel import Session
 
+from bot.answer_memory import after_draft, curated_draft
 from bot.email.intake import needs_processing, process_stored
 from bot.run_report import RunReport
 from bot.services import Services
@@ -42,6 +43,9 @@ def draft_for(services: Services, question: str) -> tuple[Answer, bool | None, f
         from pipeline.generation import format_reply
 
         return Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned"), in_domain, score
+    reused = curated_draft(services, question)
+    if reused is not None:
+        return reused, in_domain, score
     r = services.settings.retrieval
     hits = services.retriever.retrieve(question, r.k, support=r.support_chunks)
     return services.generator().generate(question, hits), in_domain, score
@@ -115,6 +119,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
             gate_in_domain=in_domain,
         ),
     )
+    after_draft(session, answer)
 
 
 def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -> None:

@@ -78,6 +78,14 @@ def feedback_examples(services: Services) -> list[Example]:
     return out
 
 
+def curated_examples(services: Services) -> list[Example]:
+    """Questions of the active curated answers: staff approved a reply to them, so they are in domain."""
+    from review.answers import questions_for_gate
+
+    with session_scope(services.engine) as session:
+        return [Example(text=q, label=1, style="curated", source="curated", topic="curated") for q in dict.fromkeys(questions_for_gate(session=session))]
+
+
 def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray:
     """Query embeddings of training texts, kept in the embedding cache so retraining does not re-embed them."""
     from pipeline.embed_cache import EmbeddingCache, text_key
@@ -138,6 +146,9 @@ def train(services: Services, options: TrainOptions | None = None) -> Gate:
         fb = feedback_examples(services)
         n_feedback = len(fb)
         examples = examples + fb * g.feedback_weight
+    known = {e.text for e in examples}
+    curated = [e for e in curated_examples(services) if e.text not in known]
+    examples = examples + curated
     features = options.features or g.features
     space = FeatureSpace.fit(features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     query_vecs = embed_queries_cached(services, [e.text for e in examples]) if space.needs_embedding else None
@@ -151,7 +162,7 @@ def train(services: Services, options: TrainOptions | None = None) -> Gate:
         k=g.knn_k,
         min_in_recall=g.min_in_recall,
     )
-    gate.meta.update({"corpus_hash": corpus_id, "generator": options.generator, "dataset": str(path), "feedback_examples": n_feedback})
+    gate.meta.update({"corpus_hash": corpus_id, "generator": options.generator, "dataset": str(path), "feedback_examples": n_feedback, "curated_examples": len(curated)})
     gate.fresh = True
     gate.save(services.settings.paths.gate_dir)
     services._gate = gate

@@ -31,7 +31,7 @@ def ingest_documents(
     r = s.retrieval
     cache = EmbeddingCache(s.paths.cache_dir)
     try:
-        return ingest(
+        report = ingest(
             list(paths or services.document_paths()),
             index=services.index,
             embedder=CachedEmbedder(services.embedder, cache, batch_size=s.embedding.batch_size),
@@ -46,11 +46,21 @@ def ingest_documents(
         )
     finally:
         cache.close()
+    if report.updated or report.removed:
+        from bot.answer_memory import refresh_staleness
+
+        refresh_staleness(services)  # answers citing a changed document are no longer reused
+    return report
 
 
 def set_document_active(services: Services, doc_id: str, active: bool) -> int:
     """Include or exclude a document from retrieval (kept in the index); returns how many chunks changed."""
-    return services.index.set_active(doc_id, active)
+    changed = services.index.set_active(doc_id, active)
+    if changed and not active:
+        from bot.answer_memory import refresh_staleness
+
+        refresh_staleness(services)  # an answer citing a withdrawn document is no longer reused
+    return changed
 
 
 def read_jsonl(path: Path) -> list[dict]:

@@ -21,5 +21,11 @@ def slack_messages() -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+def slack_repeats() -> list[dict]:
+    """Slack messages that repeat earlier sample questions; the demo delivers them after its review round."""
+    path = SAMPLE_DIR / "slack" / "repeats.jsonl"
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
 def expected() -> dict:
     return json.loads((SAMPLE_DIR / "expected.json").read_text(encoding="utf-8"))

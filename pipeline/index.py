@@ -66,6 +66,7 @@ def chunk_from_payload(p: dict) -> Chunk:
         url=p.get("url"),
         section=p.get("section"),
         page=p.get("page"),
+        meta={"content_hash": p["content_hash"]} if p.get("content_hash") else {},
         units=[Unit.from_payload(u) for u in p["units"]] if "units" in p else None,
     )
 

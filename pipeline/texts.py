@@ -121,3 +121,25 @@ TEXTS["es"].update(
         "review_age_days": "hace {n} días",
     }
 )
+
+# the approved-answer memory (review card, buttons, notes)
+TEXTS["es"].update(
+    {
+        "answer_based_on": "♻️ basada en la respuesta aprobada #{answer_id} del {date}",
+        "answer_save": "Guardar como respuesta estándar",
+        "answer_retire": "Retirar respuesta #{answer_id}",
+        "answer_saved": "Respuesta estándar #{answer_id} guardada: se reutilizará para preguntas parecidas mientras no cambien los documentos que cita.",
+        "answer_retired": "Respuesta #{answer_id} retirada: ya no se usará como borrador.",
+        "answer_error": "No se pudo completar la acción sobre la respuesta: {error}",
+    }
+)
+TEXTS["en"].update(
+    {
+        "answer_based_on": "♻️ based on approved answer #{answer_id} of {date}",
+        "answer_save": "Save as standard answer",
+        "answer_retire": "Retire answer #{answer_id}",
+        "answer_saved": "Standard answer #{answer_id} saved: it will be reused for similar questions while the documents it cites are unchanged.",
+        "answer_retired": "Answer #{answer_id} retired: it will no longer be used as a draft.",
+        "answer_error": "The action on the answer failed: {error}",
+    }
+)

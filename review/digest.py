@@ -13,6 +13,8 @@ from sqlmodel import Session, select
 
 from review import metrics, states
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, SCORED, JudgeScore
+from review.answers import CURATED_METHOD
+from review.faq import faq_suggestions, hand_answered
 from review.gaps import cluster_questions
 from review.judge import Judge, offline_measures
 from review.models import AuditEvent, Decision, DigestRun, Draft, InboundMessage, utcnow
@@ -46,6 +48,8 @@ class Digest:
     llm: dict = field(default_factory=dict)
     documents: dict = field(default_factory=dict)
     content_gaps: list[dict] = field(default_factory=list)
+    faq_suggestions: list[dict] = field(default_factory=list)
+    reused: int = 0
     gate_errors: dict = field(default_factory=dict)
     trend: list[dict] = field(default_factory=list)
     generated_at: str = ""
@@ -75,6 +79,8 @@ class Digest:
             "cost_per_answer_usd": self.llm.get("cost_per_answer_usd"),
             "documents": self.documents,
             "content_gaps": self.content_gaps,
+            "faq_suggestions": self.faq_suggestions,
+            "reused": self.reused,
             "gate_errors": self.gate_errors,
             "trend": self.trend,
             "generated_at": self.generated_at,
@@ -153,6 +159,8 @@ def build_digest(
     _document_figures(digest, drafts, documents)
     gap_questions = [questions[mid] for mid, d in drafts.items() if (d.no_info and not d.out_of_domain) or (decisions.get(mid) is not None and decisions[mid].reason == "missing_info")]
     digest.content_gaps = cluster_questions(gap_questions)
+    digest.faq_suggestions = faq_suggestions(hand_answered(drafts, decisions, questions))
+    digest.reused = sum(d.method == CURATED_METHOD for d in drafts.values())
     _gate_figures(digest, drafts, decisions, questions)
     digest.trend = _trend(session, digest, trend_weeks)
     return digest

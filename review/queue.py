@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, func, select
 
-from review import states
+from review import answers, states
 from review.errors import ConcurrentUpdate, NotFound, ReviewError, UnconfirmedLinks
 from review.models import (
     AuditEvent,
@@ -190,6 +190,8 @@ def _decide(*, session: Session, draft_id: int, actor: str, action: str, target:
         session.add(AuditEvent(message_id=message.id, actor=actor, event="foreign_links_confirmed", details={"draft_id": draft.id, "links": flagged_links(draft)}))
     if action in ("approve", "edit"):
         session.add(outgoing_reply_for(message=message, draft=draft, body=final_text or draft.text))
+        session.flush()
+        answers.remember_decision(session=session, decision=decision, draft=draft, message=message)
     session.flush()
     return decision
 

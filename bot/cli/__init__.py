@@ -33,9 +33,9 @@ def _root(
 
 
 def _register() -> None:
-    from bot.cli import ask, demo, digest, eval as eval_cmd, gate, ingest, review, run
+    from bot.cli import answers, ask, demo, digest, eval as eval_cmd, gate, ingest, review, run
 
-    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd):
+    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers):
         module.register(app)
     from bot.cli import eval_answers  # noqa: F401  (registers `eval answers` on eval_app)
 

@@ -40,7 +40,7 @@ def demo_cmd(
             "report": str(result.report_html),
             "digest": result.digest,
             "second_run": result.second_run.as_dict() if result.second_run else None,
-            "messages": [{"source": r.source, "state": r.state, "outcome": r.outcome, "expected": r.expected.get("outcome"), "expected_doc": r.expected.get("doc"), "matches": r.matches, "reason": r.reason, "references": r.references, "draft_id": r.draft_id, "decision": r.decision} for r in result.rows],
+            "messages": [{"source": r.source, "state": r.state, "outcome": r.outcome, "expected": r.expected.get("outcome"), "expected_doc": r.expected.get("doc"), "matches": r.matches, "reason": r.reason, "references": r.references, "draft_id": r.draft_id, "decision": r.decision, "reused_from": r.reused_from} for r in result.rows],
         })
         return
     table = Table("mensaje", "resultado", "documentos / motivo", "", title="Qué pasó con cada mensaje", title_justify="left", expand=False)
@@ -58,6 +58,9 @@ def demo_cmd(
     waiting = c.get("drafted", 0) - c.get("approved", 0) - c.get("edited", 0) - c.get("rejected", 0)
     console.print(f"Revisión: {c.get('approved', 0)} aprobados, {c.get('edited', 0)} editados, {c.get('rejected', 0)} rechazados; "
                   f"{c.get('sent', 0)} respuestas enviadas, {waiting} borradores esperan revisión.")
+    reused = [r for r in result.rows if r.reused_from is not None]
+    if reused:
+        console.print(f"Preguntas repetidas redactadas desde respuestas aprobadas: {len(reused)} ({', '.join(f'#{r.reused_from}' for r in reused)}).")
     console.print(f"Respuestas enviadas (Maildir): {result.outbox}")
     console.print(f"Informe semanal: {result.report_html}")
     console.print(f"Seguí revisando: orienta --data-dir {result.data_dir} review list")

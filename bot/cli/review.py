@@ -16,6 +16,7 @@ from pipeline.derivation import Step, render
 from pipeline.generation import outcome_of
 from pipeline.texts import t
 from review import queue
+from review.answers import CURATED_FLAG
 from review.db import session_scope
 from review.errors import ReviewError
 
@@ -97,6 +98,11 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(...), as_json: b
     if gate["in_domain"] is not None:
         console.print(f"[bold]Gate:[/] {'en dominio' if gate['in_domain'] else 'FUERA DE DOMINIO'} (score {gate['score']:.2f})")
     console.print(f"[bold]Método:[/] {data['method']} · {data['model']}")
+    curated = next((f for f in data["flags"] if f.get("kind") == CURATED_FLAG), None)
+    if curated:
+        from bot.slack.blocks import based_on_text
+
+        console.print(based_on_text(curated), highlight=False)
     if data["outcome"] != "ok":
         console.print(f"[bold red]{t('review_outcome_' + data['outcome'])}[/]", highlight=False)
     console.print("\n[bold]Pregunta (limpia):[/]")

@@ -10,13 +10,16 @@ from typing import Any
 from pipeline.generation import outcome_of
 from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
+from review.answers import CURATED_FLAG
 from review.queue import REJECT_REASONS
 
 # action ids and callback ids shared with the listeners
 APPROVE, EDIT, REJECT, DERIVATION = "review_approve", "review_edit", "review_reject", "review_derivation"
 APPROVE_LINKS = "review_approve_links"
+ANSWER_SAVE, ANSWER_RETIRE = "answer_save", "answer_retire"
 EDIT_CALLBACK, REJECT_CALLBACK, DERIVATION_CALLBACK = "review_edit_submit", "review_reject_submit", "review_derivation_view"
 ACTIONS_BLOCK = "review_actions"
+ANSWER_BLOCK = "answer_actions"
 EDIT_BLOCK, EDIT_INPUT = "draft_text", "text"
 REASON_BLOCK, REASON_INPUT = "reason", "reason"
 COMMENT_BLOCK, COMMENT_INPUT = "comment", "comment"
@@ -168,11 +171,36 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
     outcome = outcome_of(draft.flags)
     if outcome != "ok":
         blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, _section(f"*{t(f'review_outcome_{outcome}', lang)}*"))
+    curated = curated_flag(draft)
+    if curated:
+        blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, {"type": "context", "elements": [{"type": "mrkdwn", "text": based_on_text(curated, lang)}]})
     notes = [t("review_no_info", lang)] if draft.no_info else []
     notes += [t("review_fallback", lang)] if draft.fallback else []
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n} for n in notes]})
     return blocks
+
+
+def curated_flag(draft: Draft) -> dict[str, Any] | None:
+    """The curated answer a draft was made from (its flag), if any."""
+    return next((f for f in draft.flags or [] if f.get("kind") == CURATED_FLAG), None)
+
+
+def based_on_text(flag: dict[str, Any], lang: str = "es") -> str:
+    """'basada en la respuesta aprobada #N del 21/11/2026'."""
+    at = datetime.fromisoformat(str(flag.get("approved_at")))
+    return t("answer_based_on", lang).format(answer_id=flag.get("answer_id"), date=at.strftime("%d/%m/%Y"))
+
+
+def answer_buttons(draft: Draft, decision: Decision | None, lang: str = "es") -> list[dict[str, Any]]:
+    """Save the sent reply as a standard answer (after an approval) and retire the curated answer the draft came from."""
+    out = []
+    if decision is not None and decision.action in ("approve", "edit"):
+        out.append(_button(t("answer_save", lang), ANSWER_SAVE, str(draft.id)))
+    curated = curated_flag(draft)
+    if curated and curated.get("answer_id") is not None:
+        out.append(_button(t("answer_retire", lang).format(answer_id=curated["answer_id"]), ANSWER_RETIRE, str(curated["answer_id"]), "danger"))
+    return out
 
 
 def card_text(draft: Draft, message: InboundMessage, lang: str = "es") -> str:
@@ -202,6 +230,7 @@ def review_card(draft: Draft, message: InboundMessage, *, lang: str = "es") -> d
             _button(t("review_edit", lang), EDIT, value),
             _button(t("review_reject", lang), REJECT, value, "danger"),
             _button(t("review_derivation", lang), DERIVATION, value),
+            *answer_buttons(draft, None, lang),
         ],
     }
     return {"text": card_text(draft, message, lang), "blocks": [*_card_body(draft, message, lang), actions]}
@@ -221,6 +250,9 @@ def decided_card(draft: Draft, message: InboundMessage, decision: Decision, *, l
     blocks.append(_section(decision_line(decision, lang)))
     if decision.comment:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"*{t('review_comment', lang)}:* {escape(decision.comment)}"}]})
+    buttons = answer_buttons(draft, decision, lang)
+    if buttons:
+        blocks.append({"type": "actions", "block_id": ANSWER_BLOCK, "elements": buttons})
     return {"text": f"{card_text(draft, message, lang)} — {decision_line(decision, lang)}", "blocks": blocks}
 
 

@@ -19,9 +19,16 @@ class Reference:
     doc_id: str
     title: str
     url: str | None = None
+    content_hash: str | None = None  # the version of the document the answer was drafted from
 
     def as_dict(self) -> dict:
-        return {"doc_id": self.doc_id, "title": self.title, "url": self.url}
+        out = {"doc_id": self.doc_id, "title": self.title, "url": self.url}
+        return out | {"content_hash": self.content_hash} if self.content_hash else out
+
+    @classmethod
+    def of(cls, chunk) -> "Reference":
+        """The reference to the document (and version) a chunk comes from."""
+        return cls(chunk.doc_id, chunk.doc_title, chunk.url, chunk.meta.get("content_hash"))
 
 
 @dataclass
@@ -42,12 +49,13 @@ class Answer:
     notes: list[str] = field(default_factory=list)
     fallback: bool = False  # the requested method failed (e.g. invalid derivation) and another produced this answer
     outcome: str = "ok"  # ok | refusal | truncated | paused: how the model's reply ended (see LLMResponse.outcome)
+    extra_flags: list[dict] = field(default_factory=list)  # draft-level flags set by whoever made the answer (e.g. the curated answer it came from)
 
     @property
     def flags(self) -> list[dict]:
         """Verifier flags per step, and a draft-level flag when the model declined or was cut off."""
         steps = [{"step": s.id, "rule": s.rule, "flag": f} for s in self.derivation for f in s.flags]
-        return ([outcome_flag(self.outcome)] if self.outcome != "ok" else []) + steps
+        return ([outcome_flag(self.outcome)] if self.outcome != "ok" else []) + steps + self.extra_flags
 
     def as_dict(self) -> dict:
         return {
@@ -106,7 +114,7 @@ def references_for(steps: list[Step], final: Step, hits: list[Hit]) -> list[Refe
     for n in sorted(leaves(steps, final)):
         if 1 <= n <= len(hits):
             c = hits[n - 1].chunk
-            refs.setdefault(c.doc_id, Reference(c.doc_id, c.doc_title, c.url))
+            refs.setdefault(c.doc_id, Reference.of(c))
     return list(refs.values())
 
 

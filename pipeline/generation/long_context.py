@@ -41,7 +41,7 @@ class LongContextGenerator:
                 if size + len(block) > self.max_chars:
                     break
                 blocks.append(block)
-                refs.append(Reference(doc_id, head.doc_title, head.url))
+                refs.append(Reference.of(head))
                 size += len(block)
             self._corpus, self._docs = "\n\n".join(blocks), refs
         return self._corpus, self._docs or []

@@ -53,7 +53,7 @@ def cited_references(text: str, hits: list[Hit]) -> list[Reference]:
     for h in hits:
         c = h.chunk
         if c.doc_id not in refs and (c.doc_title.lower() in low or (c.url and c.url.lower() in low)):
-            refs[c.doc_id] = Reference(c.doc_id, c.doc_title, c.url)
+            refs[c.doc_id] = Reference.of(c)
     return list(refs.values())
 
 

@@ -172,3 +172,18 @@ def test_the_private_university_fee_is_answered_with_its_amount(demo):
     settings, result = demo
     revalida = _drafts(settings, result)["03_revalida_otra_universidad.eml"]
     assert "$ 1.200" in revalida and "gratuito" not in revalida, revalida
+
+
+def test_a_repeated_question_is_answered_from_an_approved_answer(demo):
+    settings, result = demo
+    repeats = {e["ts"]: e for e in sample.expected()["slack"] if e.get("repeat_of")}
+    rows = [r for r in result.rows if r.source.split(":")[-1].removeprefix("slack ") in repeats]
+    assert len(rows) == len(repeats)
+    reused = [r for r in rows if r.reused_from is not None]
+    assert reused, [(r.source, r.references) for r in rows]
+    with Session(Services(settings).engine) as session:
+        for r in reused:
+            draft = session.get(Draft, r.draft_id)
+            assert draft.method == "curated" and f"answer#{r.reused_from}" == draft.model
+            assert r.expected["doc"] in r.references
+    assert result.digest["reused"] == len(reused)

@@ -47,7 +47,7 @@ def test_approve_click_records_updates_the_card_and_sends_the_reply(services, sl
     (decision,) = _decisions(services)
     assert (decision.action, decision.actor) == ("approve", "slack:U0ANA")
     card = next(m for m in slack_server.posted(REVIEW_CHANNEL) if m["ts"] == ts)
-    assert "actions" not in [b["type"] for b in card["blocks"]] and "Aprobado por <@U0ANA>" in json.dumps(card["blocks"], ensure_ascii=False)
+    assert [b.get("block_id") for b in card["blocks"] if b["type"] == "actions"] == [blocks.ANSWER_BLOCK] and "Aprobado por <@U0ANA>" in json.dumps(card["blocks"], ensure_ascii=False)
     thread = [m for m in slack_server.posted(REVIEW_CHANNEL) if m.get("thread_ts") == ts and m["ts"] != ts]
     assert len(thread) == 1 and "Aprobado por <@U0ANA>" in thread[0]["text"]
     (sent,) = _sent_mail(services)

@@ -1,7 +1,13 @@
-"""Review card buttons: Aprobar, Editar, Rechazar, Ver derivación (ack at once, work lazily)."""
+"""Review card buttons: Aprobar, Editar, Rechazar, Ver derivación, and the answer-memory buttons (ack at once, work lazily)."""
 
 from __future__ import annotations
 
-from bot.slack.listeners.actions.review import register
+from bot.slack.listeners.actions import answers, review
+
+
+def register(app, services) -> None:
+    review.register(app, services)
+    answers.register(app, services)
+
 
 __all__ = ["register"]

@@ -1,0 +1,139 @@
+"""`orienta answers list|show|save|retire|faq`: the approved-answer memory and suggested FAQ entries."""
+
+from __future__ import annotations
+
+import getpass
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from bot.cli._common import console, fail, print_json, services
+from review import answers
+from review.db import session_scope
+from review.errors import ReviewError
+
+answers_app = typer.Typer(help="Approved answers reused as drafts: list, show, save as standard, retire; suggested FAQ entries.", no_args_is_help=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(answers_app, name="answers")
+
+
+def _actor(actor: Optional[str]) -> str:
+    return actor or f"cli:{os.environ.get('USER') or getpass.getuser()}"
+
+
+@answers_app.command("list")
+def list_cmd(
+    ctx: typer.Context,
+    state: Optional[str] = typer.Option(None, "--state", help="active | stale | retired (default: all)."),
+    limit: int = typer.Option(200, "--limit", min=1),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Curated answers, standard ones first, newest first."""
+    try:
+        with session_scope(services(ctx).engine) as session:
+            rows = [answers.as_public(a) for a in answers.list_answers(session=session, state=state, limit=limit)]
+    except ReviewError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(rows)
+        return
+    table = Table("#", "state", "std", "uses", "approved", "by", "question", "documents")
+    for r in rows:
+        table.add_row(str(r["id"]), r["state"], "★" if r["standard"] else "", str(r["uses"]), (r["approved_at"] or "")[:10], r["approved_by"], r["question"][:60].replace("\n", " "), ", ".join(x["doc_id"] for x in r["references"]) or "—")
+    console.print(table)
+
+
+@answers_app.command("show")
+def show_cmd(ctx: typer.Context, answer_id: int = typer.Argument(...), as_json: bool = typer.Option(False, "--json")) -> None:
+    """One curated answer: question, text sent, cited documents and their versions, who approved it and when."""
+    try:
+        with session_scope(services(ctx).engine) as session:
+            row = answers.as_public(answers.get_answer(session=session, answer_id=answer_id))
+    except ReviewError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(row)
+        return
+    console.print(f"[bold]Respuesta #{row['id']}[/] · {row['state']}{' · estándar' if row['standard'] else ''} · usada {row['uses']} veces")
+    console.print(f"Aprobada por {row['approved_by']} el {row['approved_at']}" + (f" · {row['state_reason']}" if row["state_reason"] else ""))
+    console.print(f"\n[bold]Pregunta:[/]\n{row['question']}\n\n[bold]Respuesta:[/]\n{row['text']}\n")
+    for ref in row["references"]:
+        console.print(f"• {ref.get('title') or ref['doc_id']} ({ref['doc_id']}, versión {(ref.get('content_hash') or '?')[:12]})")
+
+
+@answers_app.command("retire")
+def retire_cmd(
+    ctx: typer.Context,
+    answer_id: int = typer.Argument(...),
+    reason: Optional[str] = typer.Option(None, "--reason"),
+    actor: Optional[str] = typer.Option(None, "--as", help="Who retires it (default: cli:$USER)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Stop using a curated answer as a draft."""
+    try:
+        with session_scope(services(ctx).engine) as session:
+            row = answers.as_public(answers.retire(session=session, answer_id=answer_id, actor=_actor(actor), reason=reason))
+    except ReviewError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(row)
+        return
+    console.print(f"Respuesta #{answer_id} retirada.")
+
+
+@answers_app.command("save")
+def save_cmd(
+    ctx: typer.Context,
+    draft_id: int = typer.Argument(..., help="The draft whose sent reply becomes a standard answer."),
+    actor: Optional[str] = typer.Option(None, "--as"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Save a sent reply as a standard answer (tied to the documents as they are now)."""
+    from bot.answer_memory import current_hashes
+
+    svc = services(ctx)
+    try:
+        hashes = current_hashes(svc)
+        with session_scope(svc.engine) as session:
+            row = answers.as_public(answers.save_standard(session=session, draft_id=draft_id, actor=_actor(actor), current=hashes))
+    except ReviewError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(row)
+        return
+    console.print(f"Respuesta estándar #{row['id']} guardada.")
+
+
+@answers_app.command("faq")
+def faq_cmd(
+    ctx: typer.Context,
+    week: Optional[str] = typer.Option(None, "--week", help="ISO week like 2026-W47 (default: this week)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the Markdown FAQ here (default: <reports dir>/faq-<week>.md)."),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Export the week's suggested FAQ entries (gaps staff answered by hand) as a Markdown document to review and ingest."""
+    from review.digest import build_digest
+    from review.faq import render_faq_markdown
+    from review.weeks import iso_week, parse_week
+
+    svc = services(ctx)
+    week = week or iso_week(datetime.now(timezone.utc))
+    try:
+        parse_week(week)
+    except ValueError as exc:
+        fail(str(exc))
+    with session_scope(svc.engine) as session:
+        suggestions = build_digest(session=session, week=week).faq_suggestions
+    path = out or svc.settings.paths.reports_dir / f"faq-{week}.md"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render_faq_markdown(suggestions, week=week), encoding="utf-8")
+    if as_json:
+        print_json({"week": week, "path": str(path), "entries": suggestions})
+        return
+    console.print(f"{len(suggestions)} preguntas sugeridas → {path}")

@@ -1,0 +1,195 @@
+"""The approved-answer memory: every approved or edited reply kept as a curated answer, tied to the document versions it cites."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+from sqlmodel import Session, col, select
+
+from review.answer_models import ACTIVE, ANSWER_STATES, RETIRED, STALE, CuratedAnswer
+from review.errors import NotFound, ReviewError
+from review.models import AuditEvent, Decision, Draft, InboundMessage, utcnow
+
+CURATED_METHOD = "curated"  # Draft.method of drafts made from a curated answer
+CURATED_FLAG = "curated_answer"  # Draft.flags kind carrying {answer_id, approved_at, similarity, lexical}
+MAX_ALIASES = 20
+
+
+def source_answer_id(draft: Draft) -> int | None:
+    """The curated answer a draft was made from (None for other drafts)."""
+    flag = next((f for f in draft.flags or [] if f.get("kind") == CURATED_FLAG), None)
+    return int(flag["answer_id"]) if flag and flag.get("answer_id") is not None else None
+
+
+def _references(draft: Draft) -> list[dict]:
+    return [{k: r.get(k) for k in ("doc_id", "title", "url", "content_hash")} for r in draft.references or [] if r.get("doc_id")]
+
+
+def remember_decision(*, session: Session, decision: Decision, draft: Draft, message: InboundMessage) -> CuratedAnswer | None:
+    """Keep an approved or edited reply as a curated answer (None when there is nothing to learn from it).
+
+    Not kept: canned out-of-domain replies, NoInfo drafts approved unchanged, and a reused answer approved unchanged
+    (that one counts as a confirmation of its source instead).
+    """
+    if decision.action not in ("approve", "edit") or draft.out_of_domain:
+        return None
+    question = (message.redacted_text or "").strip()
+    if not question:
+        return None
+    edited = decision.action == "edit" and bool(decision.final_text)
+    if not edited and draft.no_info:
+        return None
+    source = source_answer_id(draft)
+    if source is not None and not edited:
+        confirmed = session.get(CuratedAnswer, source)
+        if confirmed is not None and question not in (confirmed.question, *(confirmed.aliases or [])):
+            confirmed.aliases = [*(confirmed.aliases or []), question][-MAX_ALIASES:]  # staff confirmed it answers this wording too
+            session.add(confirmed)
+        session.add(AuditEvent(message_id=message.id, actor=decision.actor, event="curated_answer_confirmed", details={"answer_id": source, "draft_id": draft.id}))
+        return None
+    answer = CuratedAnswer(
+        question=question,
+        text=decision.final_text if edited else draft.text,  # type: ignore[arg-type]
+        references=_references(draft),
+        message_id=message.id,
+        draft_id=draft.id,
+        approved_by=decision.actor,
+        approved_at=decision.created_at or utcnow(),
+    )
+    session.add(answer)
+    session.flush()
+    session.add(AuditEvent(message_id=message.id, actor=decision.actor, event="curated_answer_saved", details={"answer_id": answer.id, "edited": edited, "replaces": source}))
+    return answer
+
+
+def get_answer(*, session: Session, answer_id: int) -> CuratedAnswer:
+    answer = session.get(CuratedAnswer, answer_id)
+    if answer is None:
+        raise NotFound(f"no curated answer #{answer_id}")
+    return answer
+
+
+def list_answers(*, session: Session, state: str | None = None, limit: int = 200) -> list[CuratedAnswer]:
+    """Curated answers, standard ones first, then newest first."""
+    if state is not None and state not in ANSWER_STATES:
+        raise ReviewError(f"unknown answer state {state!r}; choose from {', '.join(ANSWER_STATES)}")
+    stmt = select(CuratedAnswer)
+    if state is not None:
+        stmt = stmt.where(CuratedAnswer.state == state)
+    return list(session.exec(stmt.order_by(col(CuratedAnswer.standard).desc(), col(CuratedAnswer.id).desc()).limit(limit)).all())
+
+
+def active_answers(*, session: Session) -> list[CuratedAnswer]:
+    return list(session.exec(select(CuratedAnswer).where(CuratedAnswer.state == ACTIVE).order_by(col(CuratedAnswer.id))).all())
+
+
+def _set_state(session: Session, answer: CuratedAnswer, state: str, *, actor: str, reason: str | None) -> CuratedAnswer:
+    previous = answer.state
+    answer.state, answer.state_reason, answer.state_changed_at, answer.state_changed_by = state, reason, utcnow(), actor
+    session.add(answer)
+    session.add(AuditEvent(message_id=answer.message_id, actor=actor, event=f"curated_answer_{state}", from_state=previous, to_state=state, details={"answer_id": answer.id, "reason": reason}))
+    session.flush()
+    return answer
+
+
+def retire(*, session: Session, answer_id: int, actor: str, reason: str | None = None) -> CuratedAnswer:
+    """Stop reusing an answer (it stays listed, retired, with who and why)."""
+    answer = get_answer(session=session, answer_id=answer_id)
+    if answer.state == RETIRED:
+        return answer
+    return _set_state(session, answer, RETIRED, actor=actor, reason=reason or "retired by staff")
+
+
+def mark_stale(*, session: Session, answer: CuratedAnswer, changed: Sequence[str], actor: str = "orienta") -> CuratedAnswer:
+    """A cited document changed or disappeared since the approval: the answer is no longer reused."""
+    return _set_state(session, answer, STALE, actor=actor, reason="documents changed: " + ", ".join(changed))
+
+
+def changed_documents(answer: CuratedAnswer, current: Mapping[str, str | None]) -> list[str]:
+    """Cited documents whose content hash differs from the indexed one (`current`: doc_id -> hash of active documents)."""
+    return [r["doc_id"] for r in answer.references or [] if r.get("doc_id") not in current or (r.get("content_hash") and r["content_hash"] != current[r["doc_id"]])]
+
+
+def save_standard(*, session: Session, draft_id: int, actor: str, current: Mapping[str, str | None] | None = None) -> CuratedAnswer:
+    """Save the reply sent for `draft_id` as a standard answer (active again, and tied to today's documents when `current` is given)."""
+    draft = session.get(Draft, draft_id)
+    if draft is None:
+        raise NotFound(f"no draft #{draft_id}")
+    decision = session.exec(select(Decision).where(Decision.draft_id == draft_id)).first()
+    if decision is None or decision.action not in ("approve", "edit"):
+        raise ReviewError(f"draft #{draft_id} was not approved: only a reply that was sent can become a standard answer")
+    answer = session.exec(select(CuratedAnswer).where(CuratedAnswer.draft_id == draft_id).order_by(col(CuratedAnswer.id).desc())).first()
+    source = source_answer_id(draft)
+    if answer is None and source is not None and decision.action == "approve":
+        answer = session.get(CuratedAnswer, source)
+    if answer is None:
+        message = session.get(InboundMessage, draft.message_id)
+        assert message is not None
+        answer = CuratedAnswer(
+            question=(message.redacted_text or message.subject or "").strip() or "—",
+            text=decision.final_text if decision.action == "edit" and decision.final_text else draft.text,  # type: ignore[arg-type]
+            references=_references(draft),
+            message_id=message.id,
+            draft_id=draft.id,
+            approved_by=decision.actor,
+            approved_at=decision.created_at,
+        )
+    answer.standard = True
+    if current is not None:  # staff vouch for the text as of now: tie it to the documents as they are today
+        answer.references = [r | {"content_hash": current.get(r["doc_id"])} for r in answer.references or [] if r.get("doc_id") in current]
+    session.add(answer)
+    session.flush()
+    if answer.state != ACTIVE:
+        _set_state(session, answer, ACTIVE, actor=actor, reason="saved as a standard answer")
+    session.add(AuditEvent(message_id=answer.message_id, actor=actor, event="curated_answer_standard", details={"answer_id": answer.id, "draft_id": draft_id}))
+    session.flush()
+    return answer
+
+
+def mark_stale_where_changed(*, session: Session, current: Mapping[str, str | None], actor: str = "orienta") -> list[int]:
+    """Flag stale every active answer whose cited documents changed (`current`: doc_id -> hash of active documents)."""
+    stale = []
+    for answer in active_answers(session=session):
+        changed = changed_documents(answer, current)
+        if changed:
+            mark_stale(session=session, answer=answer, changed=changed, actor=actor)
+            stale.append(answer.id)
+    return stale  # type: ignore[return-value]
+
+
+def record_use(*, session: Session, answer_id: int) -> None:
+    answer = session.get(CuratedAnswer, answer_id)
+    if answer is not None:
+        answer.uses += 1
+        session.add(answer)
+
+
+def questions_for_gate(*, session: Session) -> list[str]:
+    """Questions of active curated answers: staff-approved, so in domain."""
+    return [q for a in active_answers(session=session) for q in (a.question, *(a.aliases or [])) if q.strip()]
+
+
+def as_public(answer: CuratedAnswer) -> dict:
+    """What `orienta answers list|show --json` prints."""
+    return {
+        "id": answer.id,
+        "state": answer.state,
+        "standard": answer.standard,
+        "question": answer.question,
+        "text": answer.text,
+        "references": answer.references,
+        "approved_by": answer.approved_by,
+        "approved_at": _iso(answer.approved_at),
+        "message_id": answer.message_id,
+        "draft_id": answer.draft_id,
+        "uses": answer.uses,
+        "aliases": answer.aliases or [],
+        "state_reason": answer.state_reason,
+        "state_changed_at": _iso(answer.state_changed_at),
+        "state_changed_by": answer.state_changed_by,
+    }
+
+
+def _iso(at: datetime | None) -> str | None:
+    return at.isoformat(timespec="seconds") if at else None

@@ -1,0 +1,78 @@
+"""The answer-memory buttons end to end: signed clicks against the local Slack server."""
+
+from __future__ import annotations
+
+import json
+
+from sqlmodel import Session, select
+
+from bot.slack import blocks
+from bot.slack.poster import post_pending_cards
+from review.answer_models import ACTIVE, RETIRED, CuratedAnswer
+from review.db import session_scope
+from review.models import AuditEvent
+from tests.bot.slack.conftest import REVIEW_CHANNEL
+from tests.bot.slack.helpers import click, drain, make_app
+from tests.review.factories import make_drafted
+
+
+def _approved_card(services, slack_server):
+    with session_scope(services.engine) as s:
+        draft, _ = make_drafted(s)
+    assert post_pending_cards(services) == 1
+    ts = slack_server.posted(REVIEW_CHANNEL)[-1]["ts"]
+    app = make_app(services, slack_server)
+    click(app, blocks.APPROVE, draft.id, ts=ts)
+    drain(app)
+    return draft, ts
+
+
+def _answers(services) -> list[CuratedAnswer]:
+    with Session(services.engine) as s:
+        return list(s.exec(select(CuratedAnswer)).all())
+
+
+def _ephemerals(slack_server) -> list[str]:
+    return [c.args.get("text", "") for c in slack_server.successful_calls("chat.postEphemeral")]
+
+
+def test_the_decided_card_offers_save_and_the_click_makes_a_standard_answer(services, slack_server):
+    draft, ts = _approved_card(services, slack_server)
+    card = next(m for m in slack_server.posted(REVIEW_CHANNEL) if m["ts"] == ts)
+    buttons = [e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert [(e["action_id"], e["value"]) for e in buttons] == [(blocks.ANSWER_SAVE, str(draft.id))]
+    (kept,) = _answers(services)
+    assert not kept.standard
+    app = make_app(services, slack_server)
+    assert click(app, blocks.ANSWER_SAVE, draft.id, ts=ts).status == 200
+    drain(app)
+    (kept,) = _answers(services)
+    assert (kept.standard, kept.state) == (True, ACTIVE)
+    assert any(f"Respuesta estándar #{kept.id} guardada" in text for text in _ephemerals(slack_server))
+
+
+def test_retire_click_retires_and_strangers_are_refused(services, slack_server):
+    draft, ts = _approved_card(services, slack_server)
+    (kept,) = _answers(services)
+    app = make_app(services, slack_server)
+    click(app, blocks.ANSWER_RETIRE, kept.id, ts=ts, user="U0EVE")
+    drain(app)
+    assert _answers(services)[0].state == ACTIVE
+    with Session(services.engine) as s:
+        refused = s.exec(select(AuditEvent).where(AuditEvent.event == "unauthorised")).all()
+    assert [e.details["action"] for e in refused] == ["answer_retire"]
+    app = make_app(services, slack_server)
+    click(app, blocks.ANSWER_RETIRE, kept.id, ts=ts, user="U0BETO")
+    drain(app)
+    (kept,) = _answers(services)
+    assert (kept.state, kept.state_changed_by) == (RETIRED, "slack:U0BETO")
+    assert any(f"Respuesta #{kept.id} retirada" in text for text in _ephemerals(slack_server))
+
+
+def test_saving_a_rejected_draft_is_refused_with_a_note(services, slack_server):
+    with session_scope(services.engine) as s:
+        draft, _ = make_drafted(s)
+    app = make_app(services, slack_server)
+    click(app, blocks.ANSWER_SAVE, draft.id)
+    drain(app)
+    assert _answers(services) == [] and any("not approved" in text for text in _ephemerals(slack_server))

@@ -1,0 +1,130 @@
+"""Drafting from the approved-answer memory on the sample office: reuse, the card label, staleness, the gate, the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from sqlmodel import Session, select
+from typer.testing import CliRunner
+
+from bot import sample
+from bot.answer_memory import curated_draft
+from bot.drafting import draft_message
+from bot.gating import curated_examples
+from bot.operations import ingest_documents
+from bot.services import Services
+from bot.slack import blocks
+from review import answers, queue
+from review.answer_models import ACTIVE, RETIRED, STALE, CuratedAnswer
+from review.db import session_scope
+from review.digest import build_digest
+from review.models import Draft, InboundMessage, InboundMessageCreate
+from review.weeks import iso_week
+
+QUESTION = "¿Hasta cuándo me puedo inscribir a los exámenes de febrero?"
+
+
+@pytest.fixture
+def services(settings, tmp_path):
+    docs = tmp_path / "docs"
+    shutil.copytree(sample.docs_dir(), docs)
+    settings.paths.documents = [docs]
+    settings.gate.enabled = False
+    svc = Services(settings)
+    ingest_documents(svc, [docs])
+    yield svc
+    svc.close()
+
+
+def _ask(svc: Services, question: str) -> Draft:
+    with session_scope(svc.engine) as session:
+        n = session.exec(select(InboundMessage)).all()
+        message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key=f"t:{len(n)}", sender="e@x.example", subject="consulta", cleaned_text=question, redacted_text=question))
+        draft_message(svc, session, message)
+        return queue.latest_draft(session=session, message_id=message.id)
+
+
+def _approve(svc: Services, draft: Draft, text: str | None = None) -> None:
+    with session_scope(svc.engine) as session:
+        if text is None:
+            queue.approve(session=session, draft_id=draft.id, actor="cli:ana", confirm_links=True)
+        else:
+            queue.edit(session=session, draft_id=draft.id, actor="cli:ana", text=text, confirm_links=True)
+
+
+def test_a_repeated_question_is_drafted_from_the_approved_answer_with_its_label(services):
+    first = _ask(services, QUESTION)
+    assert first.method == "extractive" and first.references and all(r.get("content_hash") for r in first.references)
+    _approve(services, first, text="Hola: la inscripción a febrero va del 11 al 22 de enero de 2027, por el SIGE. Saludos")
+    again = _ask(services, "¿hasta cuándo me puedo inscribir a los exámenes de febrero?")
+    assert again.method == answers.CURATED_METHOD and again.text.startswith("Hola: la inscripción a febrero va del 11 al 22")
+    assert again.references == first.references
+    flag = blocks.curated_flag(again)
+    with Session(services.engine) as s:
+        (kept,) = s.exec(select(CuratedAnswer)).all()
+        card = blocks.review_card(again, s.get(InboundMessage, again.message_id))
+    assert flag["answer_id"] == kept.id and kept.uses == 1
+    rendered = json.dumps(card["blocks"], ensure_ascii=False)
+    assert f"basada en la respuesta aprobada #{kept.id} del {kept.approved_at:%d/%m/%Y}" in rendered
+    assert blocks.ANSWER_RETIRE in rendered
+    other = _ask(services, "¿Hasta cuándo me puedo inscribir a los exámenes de julio?")
+    assert other.method != answers.CURATED_METHOD  # close, but another period: the normal path
+    with session_scope(services.engine) as session:
+        digest = build_digest(session=session, week=iso_week(again.created_at))
+    assert digest.as_dict()["reused"] == 1
+
+
+def test_a_changed_cited_document_makes_the_answer_stale_and_drafting_falls_back(services):
+    first = _ask(services, QUESTION)
+    _approve(services, first)
+    docs = services.settings.paths.documents[0]
+    cited = first.references[0]["doc_id"]
+    path = next(p for p in docs.iterdir() if p.stem == cited)
+    path.write_text(path.read_text(encoding="utf-8").replace("22 de enero", "29 de enero"), encoding="utf-8")
+    ingest_documents(services, [docs])
+    again = _ask(services, QUESTION)
+    assert again.method == "extractive" and "29 de enero" in again.text
+    with Session(services.engine) as s:
+        (kept,) = s.exec(select(CuratedAnswer)).all()
+    assert kept.state == STALE and cited in kept.state_reason
+
+
+def test_a_retired_answer_is_not_reused_and_curated_questions_feed_the_gate(services):
+    first = _ask(services, QUESTION)
+    _approve(services, first)
+    assert [e.text for e in curated_examples(services)] == [QUESTION]
+    with session_scope(services.engine) as session:
+        (kept,) = answers.active_answers(session=session)
+        answers.retire(session=session, answer_id=kept.id, actor="cli:ana")
+    assert curated_draft(services, QUESTION) is None and curated_examples(services) == []
+
+
+def test_answers_cli_list_show_retire_save(services):
+    from bot.cli import app
+
+    first = _ask(services, QUESTION)
+    _approve(services, first)
+    again = _ask(services, QUESTION)
+    services.close()  # the CLI opens the local index itself
+
+    def cli(*args: str):
+        return CliRunner().invoke(app, ["--data-dir", str(services.settings.paths.data_dir), *args], env={"ORIENTA_EMBEDDING__BACKEND": "hashing", "ORIENTA_PATHS__DOCUMENTS": json.dumps([str(d) for d in services.settings.paths.documents])})
+
+    listed = json.loads(cli("answers", "list", "--json").stdout)
+    assert [(a["state"], a["question"], a["draft_id"]) for a in listed] == [(ACTIVE, QUESTION, first.id)]
+    aid = listed[0]["id"]
+    shown_draft = cli("review", "show", str(again.id))
+    assert f"basada en la respuesta aprobada #{aid} del" in shown_draft.stdout
+    faq = json.loads(cli("answers", "faq", "--json", "--out", str(services.settings.paths.data_dir / "faq.md")).stdout)
+    assert faq["entries"] == [] and (services.settings.paths.data_dir / "faq.md").read_text(encoding="utf-8").startswith("# Preguntas frecuentes sugeridas")
+    shown = json.loads(cli("answers", "show", str(aid), "--json").stdout)
+    assert shown["references"][0]["content_hash"] and shown["approved_by"] == "cli:ana"
+    retired = json.loads(cli("answers", "retire", str(aid), "--reason", "viejo", "--as", "cli:beto", "--json").stdout)
+    assert (retired["state"], retired["state_changed_by"], retired["state_reason"]) == (RETIRED, "cli:beto", "viejo")
+    assert cli("answers", "show", "999").exit_code == 1
+    saved = cli("answers", "save", str(first.id), "--json")
+    assert saved.exit_code == 0, saved.stderr
+    row = json.loads(saved.stdout)
+    assert (row["id"], row["state"], row["standard"]) == (aid, ACTIVE, True)

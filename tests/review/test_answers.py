@@ -1,0 +1,126 @@
+"""The approved-answer memory's records: what an approval keeps, retiring, saving as standard, staleness."""
+
+from __future__ import annotations
+
+import pytest
+from sqlmodel import Session, select
+
+from review import answers, queue
+from review.answer_models import ACTIVE, RETIRED, STALE, CuratedAnswer
+from review.errors import NotFound, ReviewError
+from review.models import AuditEvent, Draft
+from tests.review.factories import make_drafted
+
+REFS = [{"doc_id": "examenes", "title": "Exámenes", "url": "https://x.example/examenes", "content_hash": "h1"}]
+
+
+def _drafted(session, references=REFS, **kw):
+    draft, message = make_drafted(session, **kw)
+    draft.references = references
+    session.add(draft)
+    session.flush()
+    return draft, message
+
+
+def _all(engine) -> list[CuratedAnswer]:
+    with Session(engine, expire_on_commit=False) as s:
+        return list(s.exec(select(CuratedAnswer).order_by(CuratedAnswer.id)).all())
+
+
+def test_an_approval_keeps_question_text_documents_versions_and_approver(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        draft, message = _drafted(s)
+        queue.approve(session=s, draft_id=draft.id, actor="cli:ana")
+        s.commit()
+    (a,) = _all(engine)
+    assert (a.question, a.text, a.approved_by, a.state, a.standard) == (message.redacted_text, draft.text, "cli:ana", ACTIVE, False)
+    assert a.references == REFS and a.message_id == message.id and a.draft_id == draft.id and a.approved_at is not None
+
+
+def test_an_edit_keeps_the_text_that_was_sent(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        draft, _ = _drafted(s)
+        queue.edit(session=s, draft_id=draft.id, actor="cli:ana", text="La inscripción cierra el 22 de enero.")
+        s.commit()
+    (a,) = _all(engine)
+    assert a.text == "La inscripción cierra el 22 de enero."
+
+
+def test_rejections_canned_replies_and_unchanged_noinfo_are_not_kept(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        d1, _ = _drafted(s)
+        queue.reject(session=s, draft_id=d1.id, actor="cli:ana", reason="incorrect")
+        d2, _ = _drafted(s)
+        d2.out_of_domain = True
+        queue.approve(session=s, draft_id=d2.id, actor="cli:ana")
+        d3, _ = _drafted(s, references=[])
+        d3.no_info = True
+        queue.approve(session=s, draft_id=d3.id, actor="cli:ana")
+        d4, _ = _drafted(s, references=[])
+        d4.no_info = True
+        queue.edit(session=s, draft_id=d4.id, actor="cli:ana", text="Lo resuelve Bedelía: escribí a bedelia@x.example.")
+        s.commit()
+    (a,) = _all(engine)  # only the NoInfo draft that staff answered by hand
+    assert a.draft_id == d4.id and a.references == []
+
+
+def test_a_reused_answer_approved_unchanged_confirms_its_source_and_an_edit_makes_a_new_one(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        d1, _ = _drafted(s)
+        queue.approve(session=s, draft_id=d1.id, actor="cli:ana")
+        (source,) = s.exec(select(CuratedAnswer)).all()
+        flag = [{"kind": answers.CURATED_FLAG, "answer_id": source.id, "approved_at": "2026-11-20T10:00:00+00:00"}]
+        d2, m2 = _drafted(s, flags=flag, question="¿hasta qué día hay inscripción a febrero?")
+        d2.method = answers.CURATED_METHOD
+        queue.approve(session=s, draft_id=d2.id, actor="cli:beto")
+        d3, _ = _drafted(s, flags=flag)
+        queue.edit(session=s, draft_id=d3.id, actor="cli:beto", text="Texto corregido.")
+        s.commit()
+        confirmed = s.exec(select(AuditEvent).where(AuditEvent.event == "curated_answer_confirmed")).all()
+    kept = _all(engine)
+    assert [a.draft_id for a in kept] == [d1.id, d3.id] and kept[1].text == "Texto corregido."
+    assert kept[0].aliases == ["¿hasta qué día hay inscripción a febrero?"]  # the confirmed wording is matched from now on
+    assert [e.message_id for e in confirmed] == [m2.id]
+
+
+def test_retire_and_list_by_state(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        draft, _ = _drafted(s)
+        queue.approve(session=s, draft_id=draft.id, actor="cli:ana")
+        (a,) = answers.active_answers(session=s)
+        answers.retire(session=s, answer_id=a.id, actor="cli:beto", reason="cambió el reglamento")
+        s.commit()
+        assert answers.active_answers(session=s) == []
+        (r,) = answers.list_answers(session=s, state=RETIRED)
+        assert (r.state_changed_by, r.state_reason) == ("cli:beto", "cambió el reglamento")
+        with pytest.raises(NotFound):
+            answers.retire(session=s, answer_id=999, actor="x")
+        with pytest.raises(ReviewError):
+            answers.list_answers(session=s, state="bogus")
+
+
+def test_changed_documents_and_stale(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        draft, _ = _drafted(s)
+        queue.approve(session=s, draft_id=draft.id, actor="cli:ana")
+        (a,) = answers.active_answers(session=s)
+        assert answers.changed_documents(a, {"examenes": "h1"}) == []
+        assert answers.changed_documents(a, {"examenes": "h2"}) == ["examenes"]
+        assert answers.changed_documents(a, {}) == ["examenes"]  # removed or deactivated
+        answers.mark_stale(session=s, answer=a, changed=["examenes"])
+        s.commit()
+        assert a.state == STALE and "examenes" in a.state_reason
+
+
+def test_save_standard_reactivates_and_ties_to_todays_documents(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        draft, _ = _drafted(s)
+        queue.approve(session=s, draft_id=draft.id, actor="cli:ana")
+        (a,) = answers.active_answers(session=s)
+        answers.mark_stale(session=s, answer=a, changed=["examenes"])
+        saved = answers.save_standard(session=s, draft_id=draft.id, actor="slack:U0ANA", current={"examenes": "h2"})
+        assert (saved.id, saved.state, saved.standard, saved.references[0]["content_hash"]) == (a.id, ACTIVE, True, "h2")
+        pending, _ = _drafted(s)
+        with pytest.raises(ReviewError, match="not approved"):
+            answers.save_standard(session=s, draft_id=pending.id, actor="x")
+        assert s.get(Draft, pending.id) is not None
