@@ -37,14 +37,14 @@ def _root(
     log_json: bool = typer.Option(False, "--log-json", envvar="ORIENTA_OPS__LOG_JSON", help="Registros como un objeto JSON por línea."),
 ) -> None:
     configure_logging(level=logging.INFO if verbose else logging.WARNING, json_format=log_json)
-    ctx.obj = _common.Context(data_dir=data_dir, create=init or ctx.invoked_subcommand in CREATES_DATA_DIR, verbose=verbose)
+    ctx.obj = _common.Context(data_dir=data_dir, create=init or ctx.invoked_subcommand in CREATES_DATA_DIR, init=init, verbose=verbose)
     ctx.call_on_close(ctx.obj.close)
 
 
 def _register() -> None:
-    from bot.cli import ask, demo, digest, eval as eval_cmd, gate, ingest, review, run
+    from bot.cli import ask, demo, digest, doctor, eval as eval_cmd, gate, ingest, review, run
 
-    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd):
+    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, doctor):
         module.register(app)
     from bot.cli import eval_answers  # noqa: F401  (registers `eval answers` on eval_app)
 
