@@ -37,7 +37,7 @@ def _root(
     log_json: bool = typer.Option(False, "--log-json", envvar="ORIENTA_OPS__LOG_JSON", help="Registros como un objeto JSON por línea."),
 ) -> None:
     configure_logging(level=logging.INFO if verbose else logging.WARNING, json_format=log_json)
-    ctx.obj = _common.Context(data_dir=data_dir, create=init or ctx.invoked_subcommand in CREATES_DATA_DIR, init=init, verbose=verbose)
+    ctx.obj = _common.Context(data_dir=data_dir, create=init or ctx.invoked_subcommand in CREATES_DATA_DIR, init=init, verbose=verbose, log_json=log_json)
     ctx.call_on_close(ctx.obj.close)
 
 

@@ -25,6 +25,7 @@ class Context:
     create: bool = True  # False: a data dir that does not exist is refused (a typo must not look like an empty office)
     init: bool = False  # --init: create the data dir now
     verbose: bool = False
+    log_json: bool = False
     _services: Services | None = field(default=None, init=False)
 
     def close(self) -> None:
