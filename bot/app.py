@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from bot.drafting import draft_pending
 from bot.intake import intake_maildir
+from bot.ops import metrics
 from bot.run_report import RunReport
 from bot.sending import send_approved
 from bot.services import Services
@@ -129,6 +130,7 @@ class OrientaApp:
                 except Exception as exc:  # the edge: one failing job must not stop the others
                     job.errors += 1
                     job.last_error = f"{type(exc).__name__}: {exc}"
+                    metrics.JOB_FAILURES.labels(job=job.name).inc()
                     log.exception("job %s failed", job.name)
                 job.next_run = time.monotonic() + job.interval_s
                 if beat is not None:
@@ -149,6 +151,7 @@ class OrientaApp:
         def imap(beat: Beat) -> None:
             def synced(report) -> None:
                 beat()
+                metrics.mailbox_polled()
                 if report.stored:
                     self.wake()
 

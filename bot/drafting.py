@@ -13,6 +13,8 @@ from sqlmodel import Session
 
 from bot.answer_memory import after_draft, curated_draft
 from bot.email.intake import needs_processing, process_stored
+from bot.ops.logs import message_context
+from bot.ops.metrics import count_gate, count_message
 from bot.run_report import RunReport
 from bot.services import Services
 from pipeline.errors import PipelineError
@@ -94,6 +96,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     except PipelineError as exc:
         queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
         return
+    count_gate(in_domain)
     if message.state == states.RECEIVED:
         queue.record_classification(session=session, message=message, in_domain=in_domain, score=score)
     queue.create_draft(
@@ -128,26 +131,37 @@ def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -
         pending = queue.claim_for_drafting(session=session, worker=WORKER_ID, limit=limit)
         ids = [m.id for m in pending]
     for mid in ids:
-        with session_scope(services.engine) as session:
-            message = session.get(InboundMessage, mid, options=BIG_TEXTS_DEFERRED)  # a 10 MB mail is not read again to draft it
-            if message is None or message.state not in (states.RECEIVED, states.CLASSIFIED):
-                continue
-            try:
-                if needs_processing(message):  # intake was interrupted after the raw commit: finish it first
-                    from bot.intake import email_options
+        with message_context(mid):
+            _draft_one(services, report, mid)
 
-                    process_stored(session, message, **email_options(services.settings))
-                    if message.state != states.RECEIVED:
-                        report.skipped += message.state == states.SKIPPED
-                        report.quarantined += message.state == states.QUARANTINED
-                        continue
-                draft_message(services, session, message)
-                report.drafted += 1
-            except Exception as exc:  # the edge: one bad message must not stop the worker
-                log.exception("drafting message %s failed", mid)
-                session.rollback()
-                message = session.get(InboundMessage, mid)
-                if message is not None and message.state in (states.RECEIVED, states.CLASSIFIED):
-                    queue.quarantine(session=session, message=message, reason=f"internal error while drafting: {type(exc).__name__}: {exc}")
-                    report.quarantined += 1
-                report.errors.append(f"message {mid}: {exc}")
+
+def _draft_one(services: Services, report: RunReport, mid: int) -> None:
+    """Draft one claimed message; a failure quarantines it with the reason."""
+    outcome: tuple[str, str] | None = None
+    with session_scope(services.engine) as session:
+        message = session.get(InboundMessage, mid, options=BIG_TEXTS_DEFERRED)  # a 10 MB mail is not read again to draft it
+        if message is None or message.state not in (states.RECEIVED, states.CLASSIFIED):
+            return
+        try:
+            if needs_processing(message):  # intake was interrupted after the raw commit: finish it first
+                from bot.intake import email_options
+
+                process_stored(session, message, **email_options(services.settings))
+                if message.state != states.RECEIVED:
+                    report.skipped += message.state == states.SKIPPED
+                    report.quarantined += message.state == states.QUARANTINED
+                    return
+            draft_message(services, session, message)
+            report.drafted += 1
+            outcome = (message.channel, message.state)
+        except Exception as exc:  # the edge: one bad message must not stop the worker
+            log.exception("drafting message %s failed", mid)
+            session.rollback()
+            message = session.get(InboundMessage, mid)
+            if message is not None and message.state in (states.RECEIVED, states.CLASSIFIED):
+                queue.quarantine(session=session, message=message, reason=f"internal error while drafting: {type(exc).__name__}: {exc}")
+                report.quarantined += 1
+                outcome = (message.channel, states.QUARANTINED)
+            report.errors.append(f"message {mid}: {exc}")
+    if outcome is not None:  # counted once the transaction committed
+        count_message(outcome[0], outcome[1])

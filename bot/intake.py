@@ -6,6 +6,7 @@ import logging
 
 from bot.email.intake import intake_email, store_unreadable
 from bot.errors import ChannelError
+from bot.ops.metrics import count_message, mailbox_polled
 from bot.run_report import RunReport
 from bot.services import Services
 from pipeline.settings import Settings
@@ -43,6 +44,9 @@ def intake_maildir(services: Services, report: RunReport) -> None:
                 report.stored += created
                 report.skipped += message.state == states.SKIPPED
                 report.quarantined += message.state == states.QUARANTINED
+            count_message("email", "received", created)
+            if created and message.state in (states.SKIPPED, states.QUARANTINED):
+                count_message("email", message.state)
         except Exception as exc:  # the edge: storing failed; keep it quarantined (or at least reported) and go on
             log.exception("storing %s failed", source_key)
             report.errors.append(f"{source_key}: {type(exc).__name__}: {exc}")
@@ -51,6 +55,8 @@ def intake_maildir(services: Services, report: RunReport) -> None:
                     _, created = store_unreadable(session, raw, source_key=source_key, exc=exc)
                     report.stored += created
                     report.quarantined += created
+                count_message("email", "received", created)
+                count_message("email", "quarantined", created)
             except Exception:  # noqa: BLE001 - the database itself refuses: the error above is in the report
                 log.exception("could not even quarantine %s", source_key)
 
@@ -71,6 +77,10 @@ def intake_imap(services: Services, report: RunReport) -> None:
         return
     finally:
         intake.close()
+    mailbox_polled()
+    count_message("email", "received", sync.stored)
+    count_message("email", "skipped", sync.skipped)
+    count_message("email", "quarantined", sync.quarantined)
     report.stored += sync.stored
     report.duplicates += sync.duplicates
     report.skipped += sync.skipped

@@ -9,6 +9,7 @@ from sqlmodel import Session
 
 from bot.email.maildir import OutboxMaildir, build_reply
 from bot.errors import ChannelError, SendUncertain
+from bot.ops.metrics import count_message
 from bot.run_report import RunReport
 from bot.services import Services
 from review import queue
@@ -102,13 +103,16 @@ def send_approved(services: Services, report: RunReport) -> None:
         rows = list(queue.replies_in_state(session=session, state="sending", limit=None)) + list(queue.pending_replies(session=session, limit=None))  # all of them, not a page
         ids = [r.id for r in rows if r.attempts < MAX_SEND_ATTEMPTS]
     for rid in ids:
+        outcome = None
         with session_scope(services.engine) as session:
             reply = session.get(OutgoingReply, rid)
             if reply is None or reply.state in ("sent", "uncertain"):
                 continue
+            channel = reply.channel
             try:
                 SENDERS[reply.channel](services, session, reply)
                 report.sent += 1
+                outcome = "sent"
             except SendUncertain as exc:  # never retried blindly: a person checks whether the student got it
                 log.error("reply %s: %s", rid, exc)
                 session.rollback()
@@ -118,6 +122,7 @@ def send_approved(services: Services, report: RunReport) -> None:
                     reply.state = "uncertain"
                     session.add(reply)
                 report.uncertain += 1
+                outcome = "send_uncertain"
             except Exception as exc:  # the edge: record the failure on the outbox row and go on
                 log.exception("sending reply %s failed", rid)
                 session.rollback()
@@ -125,3 +130,6 @@ def send_approved(services: Services, report: RunReport) -> None:
                 if reply is not None:
                     queue.mark_send_failed(session=session, reply=reply, error=f"{type(exc).__name__}: {exc}")
                 report.failed += 1
+                outcome = "send_failed"
+        if outcome is not None:
+            count_message(channel, outcome)

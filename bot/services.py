@@ -51,17 +51,24 @@ class Services:
     @cached_property
     def llm(self) -> LLM | None:
         """The drafting model."""
-        return llm_from_settings(self.settings.llm)
+        return self._instrumented(llm_from_settings(self.settings.llm))
 
     @cached_property
     def judge_llm(self) -> LLM | None:
         """The weekly judge's model (ORIENTA_LLM__JUDGE_MODEL)."""
-        return llm_from_settings(self.settings.llm, role="judge")
+        return self._instrumented(llm_from_settings(self.settings.llm, role="judge"))
 
     @cached_property
     def synthetic_llm(self) -> LLM | None:
         """The model writing the gate's synthetic questions (ORIENTA_LLM__SYNTHETIC_MODEL)."""
-        return llm_from_settings(self.settings.llm, role="synthetic")
+        return self._instrumented(llm_from_settings(self.settings.llm, role="synthetic"))
+
+    def _instrumented(self, llm: LLM | None) -> LLM | None:
+        """The same LLM object, its calls counted in the Prometheus metrics (calls, latency, cost, errors by model)."""
+        from bot.ops.metrics import instrument_llm
+        from pipeline.llm import prices_for
+
+        return instrument_llm(llm, lambda model: prices_for(self.settings.llm, model))
 
     def batch_runner(self, llm: LLM | None):
         """A Message Batches runner for `llm` with its state under the data dir (None when batches do not apply)."""

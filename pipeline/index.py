@@ -88,6 +88,29 @@ def _active_filter():
     return models.Filter(must_not=[models.FieldCondition(key="active", match=models.MatchValue(value=False))])
 
 
+# Weighted RRF (RetrievalSettings.fusion_weights, the default hybrid query) is served from Qdrant v1.17
+# (https://qdrant.tech/documentation/search/hybrid-queries/, "Weighted RRF"); older servers refuse the query.
+MIN_QDRANT_SERVER = (1, 17, 0)
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    import re
+
+    return tuple(int(x) for x in re.findall(r"\d+", text.split("-", 1)[0])[:3])
+
+
+def check_server_version(client) -> str:
+    """The Qdrant server's version; IndexError_ naming the minimum when it is older than every query orienta sends needs."""
+    try:
+        version = client.info().version
+    except Exception as exc:  # noqa: BLE001 - unreachable, refused, not Qdrant: one clear error
+        raise IndexError_(f"cannot reach the Qdrant server: {type(exc).__name__}: {exc}") from exc
+    if _version_tuple(version) < MIN_QDRANT_SERVER:
+        minimum = ".".join(map(str, MIN_QDRANT_SERVER))
+        raise IndexError_(f"the Qdrant server is v{version}; orienta needs v{minimum} or newer (weighted RRF in hybrid search): upgrade the qdrant/qdrant image")
+    return version
+
+
 class ChunkIndex:
     """Qdrant collection of chunks with a named dense vector and a named sparse (BM25, IDF-modified) vector."""
 
@@ -125,7 +148,9 @@ class ChunkIndex:
             from qdrant_client import QdrantClient
 
             if self.url:
-                self._client = QdrantClient(url=self.url, api_key=self.api_key)
+                client = QdrantClient(url=self.url, api_key=self.api_key)
+                check_server_version(client)
+                self._client = client
             else:
                 assert self.path is not None
                 self.path.mkdir(parents=True, exist_ok=True)

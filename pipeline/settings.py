@@ -343,6 +343,17 @@ class DraftingSettings(BaseModel):
     reuse_lexical: float = Field(default=0.40, ge=0, le=1, description="Minimum content-word agreement (Jaccard) between the two questions.")
 
 
+class OpsSettings(BaseModel):
+    """Operations: the health/metrics HTTP endpoint of `orienta run` and the log format."""
+
+    http_port: int = Field(default=9108, ge=0, le=65535, description="Port of /healthz, /readyz and /metrics; 0 turns the endpoint off.")
+    http_host: str = Field(default="127.0.0.1", description="Loopback by default; 0.0.0.0 to let a container's healthcheck or Prometheus reach it.")
+    log_json: bool = Field(default=False, description="One JSON object per log line (for log collectors).")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    mailbox_stale_after_s: float = Field(default=900.0, gt=0, description="/readyz fails when the mailbox has not been read successfully for this long.")
+    min_free_disk_mb: int = Field(default=500, ge=0, description="`orienta doctor` fails below this much free space in the data dir.")
+
+
 class Settings(BaseSettings):
     """All of orienta's configuration; env prefix ORIENTA_, nested sections with __."""
 
@@ -367,12 +378,26 @@ class Settings(BaseSettings):
     slack: SlackSettings = Field(default_factory=SlackSettings)
     digest: DigestSettings = Field(default_factory=DigestSettings)
     drafting: DraftingSettings = Field(default_factory=DraftingSettings)
+    ops: OpsSettings = Field(default_factory=OpsSettings)
+    # Anthropic's own variable names, read from the environment or .env like every other setting.
+    anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY", exclude=True)
+    anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL", exclude=True)
+
+    @field_validator("anthropic_api_key")
+    @classmethod
+    def _no_placeholder_key(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "ANTHROPIC_API_KEY")
 
     @model_validator(mode="after")
     def _wire_data_dir(self) -> "Settings":
         # ORIENTA_DATA_DIR is the documented knob; paths.* hang off it.
         if self.paths.data_dir == Path(".orienta"):
             self.paths.data_dir = self.data_dir
+        # ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL fill the LLM section unless ORIENTA_LLM__* set it.
+        if self.anthropic_api_key is not None and self.llm.api_key is None:
+            self.llm.api_key = self.anthropic_api_key
+        if self.anthropic_base_url and self.llm.base_url is None:
+            self.llm.base_url = self.anthropic_base_url
         return self
 
     @property
@@ -381,16 +406,8 @@ class Settings(BaseSettings):
 
 
 def load_settings(**overrides: object) -> Settings:
-    """Build settings from env/.env, then fold in Anthropic's standard variables."""
-    import os
-
+    """Build settings from the environment and .env (Anthropic's standard variables included), then warn about models."""
     settings = Settings(**overrides)  # type: ignore[arg-type]
-    key = os.environ.get("ANTHROPIC_API_KEY")
-    if key and settings.llm.api_key is None:
-        settings.llm.api_key = _reject_placeholder(SecretStr(key), "ANTHROPIC_API_KEY")
-    base = os.environ.get("ANTHROPIC_BASE_URL")
-    if base and settings.llm.base_url is None:
-        settings.llm.base_url = base
     _warn_about_models(settings.llm)
     return settings
 

@@ -22,6 +22,10 @@ err_console = Console(stderr=True)
 @dataclass
 class Context:
     data_dir: Path | None = None
+    create: bool = True  # False: a data dir that does not exist is refused (a typo must not look like an empty office)
+    init: bool = False  # --init: create the data dir now
+    verbose: bool = False
+    log_json: bool = False
     _services: Services | None = field(default=None, init=False)
 
     def close(self) -> None:
@@ -39,11 +43,16 @@ class Context:
             if self.data_dir is not None:
                 overrides["data_dir"] = self.data_dir
             try:
-                self._services = Services(load_settings(**overrides))
+                settings = load_settings(**overrides)
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first.get("loc", ()))
                 fail(f"invalid configuration: {where}: {first.get('msg')}")
+            if self.init:
+                settings.paths.data_dir.mkdir(parents=True, exist_ok=True)
+            if not self.create and not settings.paths.data_dir.is_dir():
+                fail(f"no such data dir: {settings.paths.data_dir} (check --data-dir / ORIENTA_DATA_DIR; `orienta ingest` or --init creates it)")
+            self._services = Services(settings)
         return self._services
 
 

@@ -22,11 +22,11 @@ def register(app: typer.Typer) -> None:
 
 def ask_cmd(
     ctx: typer.Context,
-    question: str = typer.Argument(..., help="The student's question."),
-    method: Optional[str] = typer.Option(None, "--method", help="rag, derivation or long-context (with an LLM)."),
-    as_json: bool = typer.Option(False, "--json"),
+    question: str = typer.Argument(..., help="La pregunta del estudiante."),
+    method: Optional[str] = typer.Option(None, "--method", help="rag, derivation o long-context (con un LLM)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Draft an answer to one question, with references and the derivation."""
+    """Redacta una respuesta a una pregunta, con referencias y la derivación."""
     svc = services(ctx)
     if method and method not in METHODS:
         fail(f"unknown method {method!r}; choose from {', '.join(METHODS)}")

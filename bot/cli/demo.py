@@ -22,10 +22,10 @@ def register(app: typer.Typer) -> None:
 
 def demo_cmd(
     ctx: typer.Context,
-    approve: int = typer.Option(5, "--approve", help="How many answered drafts the demo approves."),
-    as_json: bool = typer.Option(False, "--json"),
+    approve: int = typer.Option(5, "--approve", help="Cuántos borradores con respuesta aprueba la demo."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Run the whole loop on the bundled sample office in a fresh data dir (<data dir>/demo)."""
+    """Recorre el ciclo completo con la oficina de ejemplo incluida, en una carpeta de datos nueva (<carpeta de datos>/demo)."""
     base: Optional[Path] = ctx.obj.data_dir
     settings = load_settings(**({"data_dir": base} if base else {}))
     settings.paths.data_dir = settings.paths.data_dir / "demo"

@@ -17,11 +17,11 @@ def register(app: typer.Typer) -> None:
 
 def digest_cmd(
     ctx: typer.Context,
-    week: Optional[str] = typer.Option(None, "--week", help="ISO week like 2026-W47 (default: this week)."),
-    send: bool = typer.Option(False, "--send", help="Also send it to the review channel and the recipients."),
-    as_json: bool = typer.Option(False, "--json"),
+    week: Optional[str] = typer.Option(None, "--week", help="Semana ISO, p. ej. 2026-W47 (por defecto: esta semana)."),
+    send: bool = typer.Option(False, "--send", help="Enviarlo también al canal de revisión y a los destinatarios."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Build the weekly quality digest (Markdown and HTML under <data dir>/reports/)."""
+    """Genera el resumen semanal de calidad (Markdown y HTML en <carpeta de datos>/reports/)."""
     from bot.digest_build import build_and_record
 
     svc = services(ctx)

@@ -11,7 +11,7 @@ from bot.cli._common import console, fail, print_json, services
 from bot.operations import evaluate_retrieval, read_jsonl
 from pipeline.retrieval import MODES
 
-eval_app = typer.Typer(help="Measure retrieval and answers on question sets.", no_args_is_help=True)
+eval_app = typer.Typer(help="Mide la recuperación y las respuestas sobre conjuntos de preguntas.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -21,12 +21,12 @@ def register(app: typer.Typer) -> None:
 @eval_app.command("retrieval")
 def retrieval_cmd(
     ctx: typer.Context,
-    qa: Path = typer.Option(..., "--qa", help="JSONL with 'question' and 'doc' (an id or a list of ids)."),
-    k: str = typer.Option("1,3,5,10", "--k", help="Comma-separated cut-offs."),
-    mode: Optional[str] = typer.Option(None, "--mode", help="dense, sparse or hybrid (default from settings)."),
-    as_json: bool = typer.Option(False, "--json"),
+    qa: Path = typer.Option(..., "--qa", help="JSONL con 'question' y 'doc' (un id o una lista de ids)."),
+    k: str = typer.Option("1,3,5,10", "--k", help="Cortes separados por comas."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="dense, sparse o hybrid (por defecto, el de la configuración)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Document-level recall@k, MRR and latency of the current index."""
+    """Recall@k por documento, MRR y latencia del índice actual."""
     if not qa.exists():
         fail(f"no such file: {qa}")
     try:

@@ -30,20 +30,20 @@ def _fmt(value, pct: bool = True) -> str:
 @eval_app.command("answers")
 def answers_cmd(
     ctx: typer.Context,
-    qa: Path = typer.Option(..., "--qa", help="JSONL with 'question', 'answer' (the reference) and optionally 'doc'."),
-    method: Optional[str] = typer.Option(None, "--method", help="Comma-separated generation methods (rag, derivation); default from settings."),
-    k: Optional[str] = typer.Option(None, "--k", help="Comma-separated numbers of retrieved chunks; default from settings."),
-    chunking: Optional[str] = typer.Option(None, "--chunking", help="Comma-separated chunking strategies; default from settings."),
-    effort: Optional[str] = typer.Option(None, "--effort", help="Comma-separated effort levels (low, medium, high, xhigh, max) for models that take effort; default from settings."),
-    temperature: Optional[str] = typer.Option(None, "--temperature", help="Comma-separated temperatures, only for models that accept sampling parameters (cells a model refuses are reported, never sent)."),
-    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Only the first N questions (or an even sample with --sample)."),
-    sample: bool = typer.Option(False, "--sample", help="With --limit: take an evenly spaced sample instead of the first N."),
-    docs: Optional[list[Path]] = typer.Option(None, "--docs", help="Document folders to index for chunking strategies not indexed yet."),
-    chart: Optional[Path] = typer.Option(None, "--chart", help="Write the comparison chart (PNG) here (default: <data dir>/reports/answers.png)."),
-    details: Optional[Path] = typer.Option(None, "--details", help="Write one JSON line per question and configuration (question, draft, method, references, expected doc, figures)."),
-    as_json: bool = typer.Option(False, "--json"),
+    qa: Path = typer.Option(..., "--qa", help="JSONL con 'question', 'answer' (la referencia) y opcionalmente 'doc'."),
+    method: Optional[str] = typer.Option(None, "--method", help="Métodos de generación separados por comas (rag, derivation); por defecto, el de la configuración."),
+    k: Optional[str] = typer.Option(None, "--k", help="Cantidades de fragmentos recuperados, separadas por comas; por defecto, la de la configuración."),
+    chunking: Optional[str] = typer.Option(None, "--chunking", help="Estrategias de fragmentación separadas por comas; por defecto, la de la configuración."),
+    effort: Optional[str] = typer.Option(None, "--effort", help="Niveles de esfuerzo separados por comas (low, medium, high, xhigh, max) para los modelos que lo aceptan; por defecto, el de la configuración."),
+    temperature: Optional[str] = typer.Option(None, "--temperature", help="Temperaturas separadas por comas, solo para modelos que aceptan parámetros de muestreo (las combinaciones que un modelo rechaza se informan, nunca se envían)."),
+    limit: Optional[int] = typer.Option(None, "--limit", min=1, help="Solo las primeras N preguntas (o una muestra pareja con --sample)."),
+    sample: bool = typer.Option(False, "--sample", help="Con --limit: tomar una muestra a intervalos regulares en vez de las primeras N."),
+    docs: Optional[list[Path]] = typer.Option(None, "--docs", help="Carpetas de documentos a indexar para las estrategias de fragmentación aún no indexadas."),
+    chart: Optional[Path] = typer.Option(None, "--chart", help="Escribir aquí el gráfico comparativo (PNG) (por defecto: <carpeta de datos>/reports/answers.png)."),
+    details: Optional[Path] = typer.Option(None, "--details", help="Escribir una línea JSON por pregunta y configuración (pregunta, borrador, método, referencias, documento esperado, cifras)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Answer every question under each configuration, judge it, and compare (cached and resumable)."""
+    """Responde cada pregunta con cada configuración, la evalúa y compara (con caché, reanudable)."""
     from bot.answer_eval import evaluate_answers, grid
     from bot.operations import read_jsonl
     from review.charts import comparison_chart

@@ -12,7 +12,7 @@ from bot.gating import TrainOptions, evaluate_gate, train
 from bot.operations import read_jsonl
 from classifiers.errors import GateError
 
-gate_app = typer.Typer(help="The out-of-domain gate.", no_args_is_help=True)
+gate_app = typer.Typer(help="El filtro de preguntas fuera de dominio (gate).", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -22,15 +22,15 @@ def register(app: typer.Typer) -> None:
 @gate_app.command("train")
 def train_cmd(
     ctx: typer.Context,
-    llm: bool = typer.Option(False, "--llm", help="Generate the synthetic questions with the LLM (needs ANTHROPIC_API_KEY)."),
-    offline: bool = typer.Option(False, "--offline", help="Generate them with the offline templates (default)."),
-    features: Optional[str] = typer.Option(None, "--features", help="'+'-joined: embedding, similarity, tfidf, lexical."),
-    model: Optional[str] = typer.Option(None, "--model", help="svm, logreg or knn."),
-    balanced: Optional[bool] = typer.Option(None, "--balanced/--full", help="Train on the class-balanced or the full dataset."),
-    include_feedback: bool = typer.Option(False, "--include-feedback", help="Add staff decisions (out-of-scope rejections, approvals)."),
-    as_json: bool = typer.Option(False, "--json"),
+    llm: bool = typer.Option(False, "--llm", help="Generar las preguntas sintéticas con el LLM (necesita ANTHROPIC_API_KEY)."),
+    offline: bool = typer.Option(False, "--offline", help="Generarlas con las plantillas sin conexión (por defecto)."),
+    features: Optional[str] = typer.Option(None, "--features", help="Unidas con '+': embedding, similarity, tfidf, lexical."),
+    model: Optional[str] = typer.Option(None, "--model", help="svm, logreg o knn."),
+    balanced: Optional[bool] = typer.Option(None, "--balanced/--full", help="Entrenar con el conjunto balanceado por clase o con el completo."),
+    include_feedback: bool = typer.Option(False, "--include-feedback", help="Agregar las decisiones del equipo (rechazos por fuera de alcance, aprobaciones)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Train the gate from the documents in the index (synthetic questions only, plus staff feedback if asked)."""
+    """Entrena el gate con los documentos del índice (preguntas sintéticas, más las decisiones del equipo si se pide)."""
     if llm and offline:
         fail("choose --llm or --offline, not both")
     if model is not None and model not in ("svm", "logreg", "knn"):
@@ -55,12 +55,12 @@ def train_cmd(
 @gate_app.command("eval")
 def eval_cmd(
     ctx: typer.Context,
-    in_domain: Path = typer.Option(..., "--in", help="JSONL of in-domain questions (field 'question')."),
-    out_of_domain: Path = typer.Option(..., "--out", help="JSONL of out-of-domain questions (field 'question')."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a 2-D PCA view coloured by K-Means cluster and true class."),
-    as_json: bool = typer.Option(False, "--json"),
+    in_domain: Path = typer.Option(..., "--in-domain", help="JSONL de preguntas del dominio de la oficina (campo 'question')."),
+    out_of_domain: Path = typer.Option(..., "--out-of-domain", help="JSONL de preguntas fuera de dominio (campo 'question')."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Escribir una vista PCA 2-D coloreada por cluster K-Means y clase real."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Precision, recall, F1, accuracy and confusion matrix of the stored gate on labelled questions."""
+    """Precisión, recall, F1, exactitud y matriz de confusión del gate guardado sobre preguntas etiquetadas."""
     for p in (in_domain, out_of_domain):
         if not p.exists():
             fail(f"no such file: {p}")

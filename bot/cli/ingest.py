@@ -14,7 +14,7 @@ from bot.operations import ingest_documents, set_document_active
 from pipeline.chunking import CHUNKERS
 from pipeline.retrieval import MODES
 
-docs_app = typer.Typer(help="List the indexed documents and switch them on or off for retrieval.", no_args_is_help=True)
+docs_app = typer.Typer(help="Lista los documentos indexados y los activa o desactiva para la recuperación.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -25,13 +25,13 @@ def register(app: typer.Typer) -> None:
 
 def ingest_cmd(
     ctx: typer.Context,
-    paths: Optional[List[Path]] = typer.Argument(None, help="Files or folders (default: configured folders or the sample office)."),
-    strategy: Optional[str] = typer.Option(None, "--strategy", help="Chunking: fixed, sentence, recursive, structure."),
-    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", min=50, help="Target chunk size in characters."),
-    reset: bool = typer.Option(False, "--reset", help="Rebuild the index from scratch."),
-    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    paths: Optional[List[Path]] = typer.Argument(None, help="Archivos o carpetas (por defecto: las carpetas configuradas o la oficina de ejemplo)."),
+    strategy: Optional[str] = typer.Option(None, "--strategy", help="Fragmentación: fixed, sentence, recursive, structure."),
+    chunk_size: Optional[int] = typer.Option(None, "--chunk-size", min=50, help="Tamaño objetivo de cada fragmento, en caracteres."),
+    reset: bool = typer.Option(False, "--reset", help="Reconstruir el índice desde cero."),
+    as_json: bool = typer.Option(False, "--json", help="Informe en JSON."),
 ) -> None:
-    """Index documents: only new or changed ones are embedded; deleted ones are removed."""
+    """Indexa documentos: solo se procesan los nuevos o modificados; los borrados se quitan del índice."""
     if strategy and strategy not in CHUNKERS:
         fail(f"unknown --strategy {strategy!r}; choose from {', '.join(sorted(CHUNKERS))}")
     for p in paths or []:
@@ -66,12 +66,12 @@ def ingest_cmd(
 
 def search_cmd(
     ctx: typer.Context,
-    question: str = typer.Argument(..., help="The question to search for."),
-    k: int = typer.Option(5, "-k", min=1, max=100, help="How many chunks."),
-    mode: Optional[str] = typer.Option(None, "--mode", help="dense, sparse or hybrid (default from settings)."),
-    as_json: bool = typer.Option(False, "--json"),
+    question: str = typer.Argument(..., help="La pregunta a buscar."),
+    k: int = typer.Option(5, "-k", min=1, max=100, help="Cuántos fragmentos."),
+    mode: Optional[str] = typer.Option(None, "--mode", help="dense, sparse o hybrid (por defecto, el de la configuración)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Show the chunks retrieval finds for a question."""
+    """Muestra los fragmentos que la recuperación encuentra para una pregunta."""
     if mode and mode not in MODES:
         fail(f"unknown --mode {mode!r}; choose from {', '.join(MODES)}")
     svc = services(ctx)
@@ -89,8 +89,8 @@ def search_cmd(
 
 
 @docs_app.command("list")
-def docs_list(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
-    """The indexed documents with their chunk counts and whether retrieval uses them."""
+def docs_list(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
+    """Los documentos indexados, con su cantidad de fragmentos y si la recuperación los usa."""
     docs = services(ctx).index.documents()
     if as_json:
         print_json(docs)
@@ -109,12 +109,12 @@ def _switch(ctx: typer.Context, doc_id: str, active: bool) -> None:
 
 
 @docs_app.command("activate")
-def docs_activate(ctx: typer.Context, doc_id: str = typer.Argument(..., help="Document id (file name without extension).")) -> None:
-    """Use a document for retrieval again."""
+def docs_activate(ctx: typer.Context, doc_id: str = typer.Argument(..., help="Id del documento (nombre del archivo sin extensión).")) -> None:
+    """Vuelve a usar un documento en la recuperación."""
     _switch(ctx, doc_id, True)
 
 
 @docs_app.command("deactivate")
-def docs_deactivate(ctx: typer.Context, doc_id: str = typer.Argument(..., help="Document id (file name without extension).")) -> None:
-    """Exclude a document from retrieval without deleting it."""
+def docs_deactivate(ctx: typer.Context, doc_id: str = typer.Argument(..., help="Id del documento (nombre del archivo sin extensión).")) -> None:
+    """Excluye un documento de la recuperación sin borrarlo."""
     _switch(ctx, doc_id, False)

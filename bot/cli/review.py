@@ -20,7 +20,7 @@ from review.answers import CURATED_FLAG
 from review.db import session_scope
 from review.errors import ReviewError
 
-review_app = typer.Typer(help="Review drafts: approve, edit or reject.", no_args_is_help=True)
+review_app = typer.Typer(help="Revisión de borradores: aprobar, editar o rechazar.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -58,11 +58,11 @@ def draft_summary(draft, message) -> dict:
 @review_app.command("list")
 def list_cmd(
     ctx: typer.Context,
-    all_: bool = typer.Option(False, "--all", help="Include decided drafts."),
-    limit: int = typer.Option(50, "--limit"),
-    as_json: bool = typer.Option(False, "--json"),
+    all_: bool = typer.Option(False, "--all", help="Incluir los borradores ya decididos."),
+    limit: int = typer.Option(50, "--limit", help="Cuántos borradores como máximo."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Drafts waiting for review (oldest first)."""
+    """Borradores que esperan revisión (los más antiguos primero)."""
     with session_scope(services(ctx).engine) as session:
         rows = queue.list_drafts(session=session, state=None if all_ else "drafted", limit=limit)
         items = [draft_summary(d, m) for d, m in rows]
@@ -81,8 +81,8 @@ def list_cmd(
 
 
 @review_app.command("show")
-def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(...), as_json: bool = typer.Option(False, "--json")) -> None:
-    """Everything about one draft: question, draft, references, derivation."""
+def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Número del borrador (ver `review list`)."), as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
+    """Todo sobre un borrador: pregunta, borrador, referencias, derivación."""
     with session_scope(services(ctx).engine) as session:
         try:
             draft, message = queue.get_draft(session=session, draft_id=draft_id)
@@ -137,25 +137,25 @@ def _run(ctx: typer.Context, fn, as_json: bool, **kwargs) -> None:
 @review_app.command("approve")
 def approve_cmd(
     ctx: typer.Context,
-    draft_id: int = typer.Argument(...),
-    actor: Optional[str] = typer.Option(None, "--as", help="Reviewer name."),
-    confirm_links: bool = typer.Option(False, "--confirm-links", help="Send it although it carries links that are not in the documents (see `review show`)."),
-    as_json: bool = typer.Option(False, "--json"),
+    draft_id: int = typer.Argument(..., help="Número del borrador (ver `review list`)."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Nombre de quien revisa."),
+    confirm_links: bool = typer.Option(False, "--confirm-links", help="Enviarlo aunque lleve enlaces que no están en los documentos (ver `review show`)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Approve a draft as it is."""
+    """Aprueba un borrador tal como está."""
     _run(ctx, queue.approve, as_json, draft_id=draft_id, actor=_actor(actor), confirm_links=confirm_links)
 
 
 @review_app.command("edit")
 def edit_cmd(
     ctx: typer.Context,
-    draft_id: int = typer.Argument(...),
-    text: Optional[str] = typer.Option(None, "--text", help="The corrected reply (otherwise $EDITOR opens)."),
-    actor: Optional[str] = typer.Option(None, "--as"),
-    confirm_links: bool = typer.Option(False, "--confirm-links", help="Send it although it keeps links that are not in the documents."),
-    as_json: bool = typer.Option(False, "--json"),
+    draft_id: int = typer.Argument(..., help="Número del borrador (ver `review list`)."),
+    text: Optional[str] = typer.Option(None, "--text", help="La respuesta corregida (si no, se abre $EDITOR)."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Nombre de quien revisa."),
+    confirm_links: bool = typer.Option(False, "--confirm-links", help="Enviarlo aunque conserve enlaces que no están en los documentos."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Approve an edited version of a draft."""
+    """Aprueba una versión editada de un borrador."""
     if text is None:
         with session_scope(services(ctx).engine) as session:
             draft, _ = queue.get_draft(session=session, draft_id=draft_id)
@@ -178,13 +178,13 @@ def edit_cmd(
 @review_app.command("reject")
 def reject_cmd(
     ctx: typer.Context,
-    draft_id: int = typer.Argument(...),
-    reason: str = typer.Option(..., "--reason", help=f"One of: {', '.join(queue.REJECT_REASONS)}."),
-    comment: Optional[str] = typer.Option(None, "--comment"),
-    actor: Optional[str] = typer.Option(None, "--as"),
-    as_json: bool = typer.Option(False, "--json"),
+    draft_id: int = typer.Argument(..., help="Número del borrador (ver `review list`)."),
+    reason: str = typer.Option(..., "--reason", help=f"Uno de: {', '.join(queue.REJECT_REASONS)}."),
+    comment: Optional[str] = typer.Option(None, "--comment", help="Comentario para el equipo (no se envía al estudiante)."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Nombre de quien revisa."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Reject a draft; nothing is sent to the student."""
+    """Rechaza un borrador; no se envía nada al estudiante."""
     _run(ctx, queue.reject, as_json, draft_id=draft_id, actor=_actor(actor), reason=reason, comment=comment)
 
 
@@ -205,8 +205,8 @@ def _sync_slack_card(ctx: typer.Context, draft_id: int) -> bool:
 
 
 @review_app.command("cards")
-def cards_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
-    """Post review cards for pending drafts to the Slack review channel and refresh cards decided elsewhere."""
+def cards_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
+    """Publica en el canal de revisión de Slack las tarjetas de los borradores pendientes y actualiza las decididas en otro lado."""
     svc = services(ctx)
     if svc.settings.slack.bot_token is None or not svc.settings.slack.review_channel:
         fail("Slack review is not configured: set ORIENTA_SLACK__BOT_TOKEN and ORIENTA_SLACK__REVIEW_CHANNEL")
@@ -223,10 +223,10 @@ def cards_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json"))
 @review_app.command("purge")
 def purge_cmd(
     ctx: typer.Context,
-    days: Optional[int] = typer.Option(None, "--days", help="Default: ORIENTA_DATABASE__RETENTION_DAYS."),
-    as_json: bool = typer.Option(False, "--json"),
+    days: Optional[int] = typer.Option(None, "--days", help="Días de retención (por defecto: ORIENTA_DATABASE__RETENTION_DAYS)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Remove every stored text of messages older than the retention period, in any state, with outbox copies, old reports and Slack cards (counts and decisions stay)."""
+    """Borra todo texto guardado de mensajes más antiguos que el período de retención, en cualquier estado, con las copias de salida, informes viejos y tarjetas de Slack (los conteos y las decisiones quedan)."""
     from bot.retention import apply_retention
 
     svc = services(ctx)

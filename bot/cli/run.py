@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 
 from bot.cli._common import console, print_json, services
@@ -20,10 +22,10 @@ def register(app: typer.Typer) -> None:
 
 def run_cmd(
     ctx: typer.Context,
-    once: bool = typer.Option(False, "--once", help="Process what is waiting (intake, drafting, sending, retention), then exit."),
-    as_json: bool = typer.Option(False, "--json"),
+    once: bool = typer.Option(False, "--once", help="Procesa lo que espera (recepción, borradores, envíos, retención) y termina."),
+    as_json: bool = typer.Option(False, "--json", help="Informe en JSON."),
 ) -> None:
-    """Run the channels continuously: IMAP IDLE/poll, Slack events, drafting and sending approved replies."""
+    """Atiende los canales sin parar: IMAP (IDLE o sondeo), eventos de Slack, borradores y envío de respuestas aprobadas; sirve /healthz, /readyz y /metrics."""
     svc = services(ctx)
     if once:
         report = run_once(svc)
@@ -38,13 +40,24 @@ def run_cmd(
     from bot.app import Job, OrientaApp
     from bot.slack.reviewing import review_pass
 
+    from bot.ops.http import start_ops
+    from bot.ops.logs import configure_logging
+
+    ops_cfg = svc.settings.ops  # the long-running app logs at ORIENTA_OPS__LOG_LEVEL (INFO), -v or not
+    configure_logging(level="DEBUG" if ctx.obj.verbose and ops_cfg.log_level == "INFO" else ops_cfg.log_level, json_format=ops_cfg.log_json or ctx.obj.log_json)
     app = OrientaApp(svc)
     app.add_job(Job("review_cards", 2.0, review_pass))  # Slack review cards for new drafts (no-op without Slack review)
     app.add_job(Job("retention", 6 * 3600.0, purge_expired))  # raw mail and personal data past database.retention_days
     if svc.settings.digest.schedule:
         app.supervisor.add("scheduler", lambda beat: supervise_scheduler(svc, app.stop_event, beat))  # weekly digest; a missed week is caught up now
-    console.print(f"orienta running: IMAP {'on' if app.imap else 'off'}, Slack {'on' if app.slack else 'off'}, jobs {', '.join(j.name for j in app.jobs)}, weekly digest {'scheduled' if svc.settings.digest.schedule else 'off'} (Ctrl-C to stop)")
-    app.run()
+    ops = start_ops(svc, extra_checks=[("threads", lambda: (app.supervisor.ready(), json.dumps(app.supervisor.status(), default=str)))])
+    where = f"http://{ops.host}:{ops.port}" if ops else "off"
+    console.print(f"orienta running: IMAP {'on' if app.imap else 'off'}, Slack {'on' if app.slack else 'off'}, jobs {', '.join(j.name for j in app.jobs)}, weekly digest {'scheduled' if svc.settings.digest.schedule else 'off'}, health/metrics {where} (Ctrl-C to stop)")
+    try:
+        app.run()
+    finally:
+        if ops is not None:
+            ops.stop()
 
 
 def supervise_scheduler(svc, stop, beat, *, check_every_s: float = 5.0) -> None:

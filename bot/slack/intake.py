@@ -14,7 +14,8 @@ from bot.email.intake import quarantine_after_error
 from pipeline.cleaning import clean_text
 from pipeline.question import DEFAULT_MAX_CHARS, focus_question
 from pipeline.redaction import redact
-from review import queue
+from bot.ops.metrics import count_message
+from review import queue, states
 from review.models import InboundMessage, InboundMessageCreate
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,9 @@ def intake_slack_event(session: Session, event: dict, *, event_id: str | None = 
     except Exception as exc:  # the edge of one message: it is kept, quarantined with the exception text
         log.exception("reading Slack message %s failed; quarantining it", message.id)
         message = quarantine_after_error(session, message.id, exc, stage="reading")  # type: ignore[arg-type]
+    count_message("slack", "received")
+    if message.state in (states.SKIPPED, states.QUARANTINED):
+        count_message("slack", message.state)
     return message, True
 
 

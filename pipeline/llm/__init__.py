@@ -11,7 +11,7 @@ from pipeline.llm.claude import AnthropicLLM
 from pipeline.llm.openai_compat import OpenAICompatLLM
 from pipeline.llm.retry import RetryPolicy
 
-__all__ = ["LLM", "LLMS", "LLMResponse", "Usage", "register", "AnthropicLLM", "OpenAICompatLLM", "RetryPolicy", "llm_from_settings", "prices_for", "role_model", "batch_runner_for"]
+__all__ = ["LLM", "LLMS", "LLMResponse", "Usage", "register", "provider_of", "AnthropicLLM", "OpenAICompatLLM", "RetryPolicy", "llm_from_settings", "prices_for", "role_model", "batch_runner_for"]
 
 ROLE_DEFAULTS = {"judge": "claude-haiku-5-5", "synthetic": "claude-haiku-5-5"}
 
@@ -25,7 +25,8 @@ def prices_for(llm_settings, model: str, *, batch: bool = False) -> dict[str, fl
     return models.prices_for(model, batch=batch)
 
 
-def _provider(llm_settings) -> str:
+def provider_of(llm_settings) -> str:
+    """anthropic, openai or extractive: the provider `auto` resolves to."""
     provider = llm_settings.provider
     if provider == "auto":
         provider = "anthropic" if llm_settings.api_key else "openai" if llm_settings.openai_base_url else "extractive"
@@ -39,12 +40,12 @@ def role_model(llm_settings, role: str = "draft") -> str:
     own = {"judge": llm_settings.judge_model, "synthetic": llm_settings.synthetic_model or llm_settings.judge_model}[role]
     if own:
         return own
-    return ROLE_DEFAULTS[role] if _provider(llm_settings) == "anthropic" else llm_settings.model
+    return ROLE_DEFAULTS[role] if provider_of(llm_settings) == "anthropic" else llm_settings.model
 
 
 def llm_from_settings(llm_settings, role: str = "draft") -> LLM | None:  # llm_settings: pipeline.settings.LLMSettings
     """The configured LLM for a role, or None when generation runs offline (extractive)."""
-    provider = _provider(llm_settings)
+    provider = provider_of(llm_settings)
     if provider == "extractive":
         return None
     effort = {"draft": llm_settings.effort, "judge": llm_settings.judge_effort, "synthetic": llm_settings.synthetic_effort}[role]

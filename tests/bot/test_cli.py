@@ -73,6 +73,18 @@ def test_errors_are_one_line_on_stderr(tmp_path):
     env["ORIENTA_DATA_DIR"] = str(tmp_path / "data")
     env["ORIENTA_EMBEDDING__BACKEND"] = "hashing"
     cases = [
+        (["review", "list"], "no such data dir"),  # a typo in --data-dir is not an empty office
+        (["review", "show"], "Missing argument"),  # usage errors too: one line, not a box
+        (["gate", "eval", "--out", "x.jsonl"], "--out"),  # renamed --out-of-domain (wording differs across typer versions)
+    ]
+    for args, message in cases:
+        proc = subprocess.run([sys.executable, "-c", "from bot.cli import main; main()", *args], capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+        assert proc.returncode != 0, args
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and message in lines[0] and "Traceback" not in proc.stderr, proc.stderr
+    assert not (tmp_path / "data").exists()
+    (tmp_path / "data").mkdir()
+    cases = [
         (["review", "show", "999"], "no draft #999"),
         (["digest", "--week", "2026-W99"], "no such ISO week"),
         (["eval", "retrieval", "--qa", str(tmp_path / "missing.jsonl")], "no such file"),

@@ -108,7 +108,7 @@ def test_cli_train_and_eval_json(settings, tmp_path, monkeypatch):
     ins, outs = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     ins.write_text("".join(json.dumps({"question": q}) + "\n" for q in IN), encoding="utf-8")
     outs.write_text("".join(json.dumps({"question": q}) + "\n" for q in OUT), encoding="utf-8")
-    res = runner.invoke(app, ["gate", "eval", "--in", str(ins), "--out", str(outs), "--json"], catch_exceptions=False)
+    res = runner.invoke(app, ["gate", "eval", "--in-domain", str(ins), "--out-of-domain", str(outs), "--json"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     report = json.loads(res.stdout)
     assert report["n_in"] == 3 and report["n_out"] == 3 and 0.0 <= report["f1_in"] <= 1.0

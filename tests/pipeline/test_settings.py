@@ -110,3 +110,19 @@ def test_llm_roles_effort_and_deprecation_warning_at_start(monkeypatch, tmp_path
     with caplog.at_level(logging.WARNING):
         load_settings()
     assert any("claude-sonnet-4-5" in r.getMessage() and "2026-11-30" in r.getMessage() for r in caplog.records)
+
+
+def test_anthropic_variables_in_dotenv_are_honoured(tmp_path, monkeypatch):
+    for key in [k for k in __import__("os").environ if k.startswith(("ORIENTA_", "ANTHROPIC_"))]:
+        monkeypatch.delenv(key)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=sk-ant-from-dotenv\nANTHROPIC_BASE_URL=http://127.0.0.1:9\nORIENTA_OPS__HTTP_PORT=9200\n")
+    s = load_settings()
+    assert s.llm.api_key.get_secret_value() == "sk-ant-from-dotenv" and s.llm.base_url == "http://127.0.0.1:9"
+    assert s.ops.http_port == 9200 and s.ops.http_host == "127.0.0.1"
+    monkeypatch.setenv("ORIENTA_LLM__API_KEY", "sk-ant-explicit")  # the ORIENTA_ setting wins over Anthropic's name
+    assert load_settings().llm.api_key.get_secret_value() == "sk-ant-explicit"
+    (tmp_path / ".env").write_text("ANTHROPIC_API_KEY=changeme\n")
+    monkeypatch.delenv("ORIENTA_LLM__API_KEY")
+    with pytest.raises(Exception, match="placeholder"):
+        load_settings()

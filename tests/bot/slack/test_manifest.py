@@ -24,6 +24,7 @@ METHOD_SCOPES: dict[str, set[str]] = {
     "chat.update": {"chat:write"},
     "chat.postEphemeral": {"chat:write"},
     "conversations.members": {"channels:read", "groups:read"},
+    "conversations.info": {"channels:read", "groups:read"},  # orienta doctor: the review channel (public or private)
     "conversations.open": {"im:write"},
     "conversations.replies": {"channels:history", "groups:history", "im:history"},
     "files.getUploadURLExternal": {"files:write"},
