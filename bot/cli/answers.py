@@ -16,7 +16,7 @@ from review import answers
 from review.db import session_scope
 from review.errors import ReviewError
 
-answers_app = typer.Typer(help="Approved answers reused as drafts: list, show, save as standard, retire; suggested FAQ entries.", no_args_is_help=True)
+answers_app = typer.Typer(help="Respuestas aprobadas reutilizadas como borradores: listar, ver, guardar como estándar, retirar; entradas de FAQ sugeridas.", no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -30,11 +30,11 @@ def _actor(actor: Optional[str]) -> str:
 @answers_app.command("list")
 def list_cmd(
     ctx: typer.Context,
-    state: Optional[str] = typer.Option(None, "--state", help="active | stale | retired (default: all)."),
-    limit: int = typer.Option(200, "--limit", min=1),
-    as_json: bool = typer.Option(False, "--json"),
+    state: Optional[str] = typer.Option(None, "--state", help="active | stale | retired (por omisión: todas)."),
+    limit: int = typer.Option(200, "--limit", min=1, help="Cuántas como máximo."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Curated answers, standard ones first, newest first."""
+    """Respuestas aprobadas guardadas: primero las estándar, luego las más recientes."""
     try:
         with session_scope(services(ctx).engine) as session:
             rows = [answers.as_public(a) for a in answers.list_answers(session=session, state=state, limit=limit)]
@@ -50,8 +50,8 @@ def list_cmd(
 
 
 @answers_app.command("show")
-def show_cmd(ctx: typer.Context, answer_id: int = typer.Argument(...), as_json: bool = typer.Option(False, "--json")) -> None:
-    """One curated answer: question, text sent, cited documents and their versions, who approved it and when."""
+def show_cmd(ctx: typer.Context, answer_id: int = typer.Argument(..., help="Número de la respuesta."), as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
+    """Una respuesta guardada: pregunta, texto enviado, documentos citados y sus versiones, quién la aprobó y cuándo."""
     try:
         with session_scope(services(ctx).engine) as session:
             row = answers.as_public(answers.get_answer(session=session, answer_id=answer_id))
@@ -70,12 +70,12 @@ def show_cmd(ctx: typer.Context, answer_id: int = typer.Argument(...), as_json: 
 @answers_app.command("retire")
 def retire_cmd(
     ctx: typer.Context,
-    answer_id: int = typer.Argument(...),
-    reason: Optional[str] = typer.Option(None, "--reason"),
-    actor: Optional[str] = typer.Option(None, "--as", help="Who retires it (default: cli:$USER)."),
-    as_json: bool = typer.Option(False, "--json"),
+    answer_id: int = typer.Argument(..., help="Número de la respuesta."),
+    reason: Optional[str] = typer.Option(None, "--reason", help="Por qué se retira (queda en la auditoría)."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Quién la retira (por omisión: cli:$USER)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Stop using a curated answer as a draft."""
+    """Deja de usar una respuesta guardada como borrador."""
     try:
         with session_scope(services(ctx).engine) as session:
             row = answers.as_public(answers.retire(session=session, answer_id=answer_id, actor=_actor(actor), reason=reason))
@@ -90,11 +90,11 @@ def retire_cmd(
 @answers_app.command("save")
 def save_cmd(
     ctx: typer.Context,
-    draft_id: int = typer.Argument(..., help="The draft whose sent reply becomes a standard answer."),
-    actor: Optional[str] = typer.Option(None, "--as"),
-    as_json: bool = typer.Option(False, "--json"),
+    draft_id: int = typer.Argument(..., help="El borrador cuya respuesta enviada pasa a ser respuesta estándar."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Quién la guarda (por omisión: cli:$USER)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Save a sent reply as a standard answer (tied to the documents as they are now)."""
+    """Guarda una respuesta enviada como respuesta estándar (atada a los documentos tal como están hoy)."""
     from bot.answer_memory import current_hashes
 
     svc = services(ctx)
@@ -113,11 +113,11 @@ def save_cmd(
 @answers_app.command("faq")
 def faq_cmd(
     ctx: typer.Context,
-    week: Optional[str] = typer.Option(None, "--week", help="ISO week like 2026-W47 (default: this week)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write the Markdown FAQ here (default: <reports dir>/faq-<week>.md)."),
-    as_json: bool = typer.Option(False, "--json"),
+    week: Optional[str] = typer.Option(None, "--week", help="Semana ISO, p. ej. 2026-W47 (por omisión: esta semana)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Dónde escribir la FAQ en Markdown (por omisión: <carpeta de informes>/faq-<semana>.md)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Export the week's suggested FAQ entries (gaps staff answered by hand) as a Markdown document to review and ingest."""
+    """Exporta las entradas de FAQ sugeridas de la semana (vacíos que el personal respondió a mano) como Markdown para revisar e indexar."""
     from review.digest import build_digest
     from review.faq import render_faq_markdown
     from review.weeks import iso_week, parse_week

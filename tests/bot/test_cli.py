@@ -97,3 +97,23 @@ def test_errors_are_one_line_on_stderr(tmp_path):
     bad = dict(env, ORIENTA_IMAP__SECURITY="tls-please")
     proc = subprocess.run([sys.executable, "-c", "from bot.cli import main; main()", "review", "list"], capture_output=True, text=True, env=bad, cwd=tmp_path, timeout=120)
     assert proc.returncode != 0 and "invalid configuration: imap.security" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_every_command_and_option_has_help_text():
+    """`--help` is the CLI's manual: a command or option without help text is a hole in it (issue 17)."""
+    import typer
+
+    from bot.cli import app  # importing registers every command
+
+    root = typer.main.get_command(app)
+    missing: list[str] = []
+
+    def walk(command, path: str) -> None:
+        if not command.help:
+            missing.append(path)
+        missing.extend(f"{path} {param.opts[0]}" for param in command.params if param.param_type_name == "option" and not param.help)
+        for name, sub in getattr(command, "commands", {}).items():
+            walk(sub, f"{path} {name}")
+
+    walk(root, "orienta")
+    assert not missing, missing
