@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from email.utils import parseaddr
 
 DNI_LETTERS = "TRWAGMYFPDXBNJZSQVHLCKE"
 PHONE_REGIONS = ("GT", "MX", "UY", "ES", "AR", "SV", "HN", "CR", "CO", "US")
@@ -220,3 +221,12 @@ def redact(text: str, *, names: Iterable[str] = (), phone_regions: Iterable[str]
     text, n = _names(text, names)
     add("NOMBRE", n)
     return Redaction(text=text, counts=counts)
+
+
+def redact_for_sender(text: str, sender: str | None) -> str:
+    """`text` redacted, with the display name of `sender` ("Ana López <ana@…>") among the names.
+
+    For text staff wrote to one student (a reply greets them by name, may repeat their ID) before it is kept for others:
+    curated answers and suggested FAQ entries."""
+    name = parseaddr(sender or "")[0].strip()
+    return redact(text, names=[name] if name else []).text

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
 
 from sqlmodel import Session, col, select
 
+from pipeline.redaction import redact_for_sender
 from review.answer_models import ACTIVE, ANSWER_STATES, RETIRED, STALE, CuratedAnswer
 from review.errors import NotFound, ReviewError
 from review.models import AuditEvent, Decision, Draft, InboundMessage, utcnow
@@ -14,6 +17,18 @@ from review.models import AuditEvent, Decision, Draft, InboundMessage, utcnow
 CURATED_METHOD = "curated"  # Draft.method of drafts made from a curated answer
 CURATED_FLAG = "curated_answer"  # Draft.flags kind carrying {answer_id, approved_at, similarity, lexical}
 MAX_ALIASES = 20
+
+
+def student_address(message: InboundMessage | None) -> str | None:
+    """Who the message came from, display name included when the e-mail's From header has one (a reply greets that name)."""
+    if message is None:
+        return None
+    if message.raw:
+        try:
+            return str(BytesHeaderParser(policy=default_policy).parsebytes(message.raw).get("From") or "") or message.sender
+        except Exception:  # noqa: BLE001  (a broken header: fall back to the stored address)
+            return message.sender
+    return message.sender
 
 
 def source_answer_id(draft: Draft) -> int | None:
@@ -50,7 +65,7 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
         return None
     answer = CuratedAnswer(
         question=question,
-        text=decision.final_text if edited else draft.text,  # type: ignore[arg-type]
+        text=redact_for_sender(decision.final_text if edited else draft.text, student_address(message)),  # type: ignore[arg-type]  (kept for other students)
         references=_references(draft),
         message_id=message.id,
         draft_id=draft.id,
@@ -127,8 +142,8 @@ def save_standard(*, session: Session, draft_id: int, actor: str, current: Mappi
         message = session.get(InboundMessage, draft.message_id)
         assert message is not None
         answer = CuratedAnswer(
-            question=(message.redacted_text or message.subject or "").strip() or "—",
-            text=decision.final_text if decision.action == "edit" and decision.final_text else draft.text,  # type: ignore[arg-type]
+            question=(message.redacted_text or redact_for_sender(message.subject or "", student_address(message))).strip() or "—",
+            text=redact_for_sender(decision.final_text if decision.action == "edit" and decision.final_text else draft.text, student_address(message)),  # type: ignore[arg-type]
             references=_references(draft),
             message_id=message.id,
             draft_id=draft.id,

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from review import metrics, states
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, SCORED, JudgeScore
-from review.answers import CURATED_METHOD
+from review.answers import CURATED_METHOD, student_address
 from review.faq import faq_suggestions, hand_answered
 from review.gaps import cluster_questions
 from review.judge import Judge, offline_measures
@@ -159,7 +159,7 @@ def build_digest(
     _document_figures(digest, drafts, documents)
     gap_questions = [questions[mid] for mid, d in drafts.items() if (d.no_info and not d.out_of_domain) or (decisions.get(mid) is not None and decisions[mid].reason == "missing_info")]
     digest.content_gaps = cluster_questions(gap_questions)
-    digest.faq_suggestions = faq_suggestions(hand_answered(drafts, decisions, questions))
+    digest.faq_suggestions = faq_suggestions(hand_answered(drafts, decisions, questions, lambda mid: student_address(session.get(InboundMessage, mid))))
     digest.reused = sum(d.method == CURATED_METHOD for d in drafts.values())
     _gate_figures(digest, drafts, decisions, questions)
     digest.trend = _trend(session, digest, trend_weeks)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
+from pipeline.redaction import redact_for_sender
 from review.gaps import cluster_questions
 from review.models import Decision, Draft
 
 
-def hand_answered(drafts: Mapping[int, Draft], decisions: Mapping[int, Decision], questions: Mapping[int, str]) -> list[dict]:
-    """Messages whose draft said NoInfo (in domain) and that staff answered by writing or editing the reply."""
+def hand_answered(drafts: Mapping[int, Draft], decisions: Mapping[int, Decision], questions: Mapping[int, str], sender_of: Callable[[int], str | None] | None = None) -> list[dict]:
+    """Messages whose draft said NoInfo (in domain) and that staff answered by writing or editing the reply.
+
+    The staff's answer is redacted (with the student's name from `sender_of(message_id)`): it is offered as a document for everyone."""
     out = []
     for mid, draft in drafts.items():
         dec = decisions.get(mid)
@@ -18,7 +21,7 @@ def hand_answered(drafts: Mapping[int, Draft], decisions: Mapping[int, Decision]
             continue
         question = (questions.get(mid) or "").strip()
         if question:
-            out.append({"message_id": mid, "question": question, "answer": dec.final_text.strip(), "answered_by": dec.actor, "answered_at": dec.created_at})  # type: ignore[union-attr]
+            out.append({"message_id": mid, "question": question, "answer": redact_for_sender(dec.final_text, sender_of(mid) if sender_of else None).strip(), "answered_by": dec.actor, "answered_at": dec.created_at})  # type: ignore[union-attr]
     return out
 
 

@@ -46,6 +46,18 @@ def test_an_edit_keeps_the_text_that_was_sent(engine):
     assert a.text == "La inscripción cierra el 22 de enero."
 
 
+def test_the_kept_text_carries_no_personal_data_of_the_student_it_was_sent_to(engine):
+    """A reply greets its student by name and may repeat their ID: the memory keeps it for others, so it keeps it redacted."""
+    with Session(engine, expire_on_commit=False) as s:
+        draft, _ = _drafted(s, sender="Ana López <ana.lopez@correo.example>")
+        queue.edit(session=s, draft_id=draft.id, actor="cli:ana", text="Hola Ana López (DPI 1983 44414 2215, ana.lopez@correo.example): cierra el 22 de enero.")
+        s.commit()
+    (a,) = _all(engine)
+    assert "cierra el 22 de enero" in a.text
+    for personal in ("Ana", "López", "1983 44414 2215", "ana.lopez@correo.example"):
+        assert personal not in a.text, a.text
+
+
 def test_rejections_canned_replies_and_unchanged_noinfo_are_not_kept(engine):
     with Session(engine, expire_on_commit=False) as s:
         d1, _ = _drafted(s)

@@ -14,8 +14,8 @@ from tests.review.factories import make_drafted
 NO_INFO = "No encontramos información sobre este tema."
 
 
-def _gap(s, question: str, *, answer: str | None, reject: bool = False):
-    draft, message = make_drafted(s, question=question, text=NO_INFO)
+def _gap(s, question: str, *, answer: str | None, reject: bool = False, sender: str = "ana@example.com"):
+    draft, message = make_drafted(s, question=question, text=NO_INFO, sender=sender)
     draft.no_info, draft.references = True, []
     s.add(draft)
     if reject:
@@ -29,7 +29,7 @@ def _gap(s, question: str, *, answer: str | None, reject: bool = False):
 
 def test_hand_answered_gaps_are_offered_as_faq_entries_and_export_as_ingestible_markdown(engine):
     with Session(engine, expire_on_commit=False) as s:
-        d = _gap(s, "¿Dónde está el estacionamiento para bicicletas de la facultad?", answer="Hay un bicicletero techado junto a la puerta de Av. Costanera.")
+        d = _gap(s, "¿Dónde está el estacionamiento para bicicletas de la facultad?", answer="Hola Ana López: hay un bicicletero techado junto a la puerta de Av. Costanera.", sender="Ana López <ana@example.com>")
         _gap(s, "¿hay estacionamiento de bicicletas en la facultad?", answer="Sí: el bicicletero techado está junto a la puerta de Av. Costanera.")
         _gap(s, "¿La cantina abre los sábados?", answer=None)  # approved as NoInfo: nothing to suggest
         _gap(s, "¿Cuánto sale el café en la cantina?", answer=None, reject=True)
@@ -40,6 +40,8 @@ def test_hand_answered_gaps_are_offered_as_faq_entries_and_export_as_ingestible_
     (entry,) = digest["faq_suggestions"]
     assert entry["asked"] == 2 and "bicicletas" in entry["question"] and "bicicletero techado" in entry["answer"]
     assert len(entry["message_ids"]) == 2 and entry["answered_by"] == "cli:ana"
+    md_all = render_faq_markdown(digest["faq_suggestions"], week=digest["week"])
+    assert "López" not in md_all  # the staff's answer greeted one student by name: the document for everyone does not
     md = render_faq_markdown(digest["faq_suggestions"], week=digest["week"])
     faq = [u for u in extract_units(md) if u.kind == "faq"]
     assert faq and "bicicletero techado" in " ".join(u.text for u in faq)
