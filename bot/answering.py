@@ -1,0 +1,28 @@
+"""Retrieve and generate for one message: each of its questions answered on its own, in order, in one reply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.services import Services
+from pipeline.conversation import Turn
+from pipeline.generation import Answer
+from pipeline.generation.parts import compose
+from pipeline.question_split import asked_sentence, split_questions
+
+
+def answer(services: Services, query: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, list[str]]:
+    """The drafted answer and the question parts it answers (one part unless the message asks about several topics).
+
+    A message is split only when its questions retrieve different top documents: two questions about the same
+    document are answered together, as before."""
+    r = services.settings.retrieval
+    gen = services.generator()
+    parts = split_questions(query) if not history else [query]
+    if len(parts) > 1:
+        hits = [services.retriever.retrieve(p, r.k, support=r.support_chunks) for p in parts]
+        if len({h[0].chunk.doc_id for h in hits if h}) > 1:
+            answers = [gen.generate(p, h, history=history) for p, h in zip(parts, hits)]
+            return compose([asked_sentence(p) for p in parts], answers, services.settings.llm.language), parts
+    hits = services.retriever.retrieve(query, r.k, support=r.support_chunks)
+    return gen.generate(query, hits, history=history), [query]
