@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from email import policy
+from email.parser import BytesHeaderParser
+from email.utils import parseaddr
 
 from sqlmodel import Session, col, select
 
@@ -88,10 +91,21 @@ def link(session: Session, message: InboundMessage) -> InboundMessage | None:
     return earlier
 
 
+def _display_names(message: InboundMessage) -> list[str]:
+    """The student's name from the From header of a stored e-mail (staff replies often greet them by it)."""
+    if message.channel != "email" or not message.raw:
+        return []
+    try:
+        name = parseaddr(str(BytesHeaderParser(policy=policy.default).parsebytes(message.raw[:65536]).get("From") or ""))[0]
+    except (ValueError, TypeError, LookupError):
+        return []
+    return [name] if name else []
+
+
 def _office_reply(session: Session, message: InboundMessage) -> str | None:
-    """What the office answered to `message` (an approved or sent reply), redacted."""
+    """What the office answered to `message` (an approved or sent reply), redacted (the student's name too)."""
     reply = session.exec(select(OutgoingReply).where(OutgoingReply.message_id == message.id)).first()
-    return redact(reply.body).text if reply is not None and reply.body else None
+    return redact(reply.body, names=_display_names(message)).text if reply is not None and reply.body else None
 
 
 def history(session: Session, message: InboundMessage, *, max_turns: int = MAX_TURNS) -> list[Turn]:

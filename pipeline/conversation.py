@@ -17,7 +17,8 @@ from pipeline.redaction import strip_placeholders
 log = logging.getLogger(__name__)
 MIN_OWN_KEYS = 3  # a follow-up with fewer key terms of its own leans on the earlier question
 TURN_MAX_CHARS = 1200  # each earlier turn, as context
-_CONTINUES = re.compile(r"^\s*[¿¡]?\s*(?:y|e|o|pero|entonces|tambi[eé]n|eso|esto|lo mismo|en ese caso|ah[ií]|ahora|y\s+si|y\s+para|y\s+en|y\s+el|y\s+la|y\s+los|y\s+las)\b", re.IGNORECASE)
+# A clause that opens like a continuation of what was said before ("¿Y si…?", "Hola de nuevo, ¿y para Sistemas?").
+_CONTINUES = re.compile(r"(?:^|[.,;:!?¡¿\n])\s*[¿¡]?\s*(?:y|e|o|pero|entonces|tambi[eé]n|eso|esto|lo mismo|en ese caso|ahora)\b", re.IGNORECASE)
 ROLE_LABELS = {"student": "Estudiante", "office": "Oficina"}
 
 
@@ -58,7 +59,7 @@ def with_history(fenced_question: str, history: Sequence[Turn]) -> str:
 def leans_on_context(question: str) -> bool:
     """Whether a follow-up lacks its own key terms ("¿y para Sistemas?", "¿y si ya pasó la fecha?")."""
     text = strip_placeholders(question)
-    return bool(_CONTINUES.match(text)) or len(set(query_keys(text))) < MIN_OWN_KEYS
+    return bool(_CONTINUES.search(text)) or len(set(query_keys(text))) < MIN_OWN_KEYS
 
 
 def as_context(question: str) -> str:
