@@ -50,10 +50,10 @@ class DemoRow:
     @property
     def matches(self) -> bool:
         want = self.expected.get("outcome")
+        linked = "follows" not in self.expected or self.expected["follows"] == self.follows  # a follow-up must be in its thread
         if want == "answerable":
-            return self.outcome == "answerable" and self.expected.get("doc") in self.references
-        linked = "follows" not in self.expected or self.expected["follows"] == self.follows
-        return self.outcome == want and linked
+            return linked and self.outcome == "answerable" and self.expected.get("doc") in self.references
+        return linked and self.outcome == want
 
 
 @dataclass
