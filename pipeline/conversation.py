@@ -64,7 +64,7 @@ def leans_on_context(question: str) -> bool:
 
 def as_context(question: str) -> str:
     """An earlier question turned into a statement of its topic (no question marks), so the new question stays the one asked."""
-    text = re.sub(r"[¿?]+", " ", question)
+    text = re.sub(r"\?+", ".", question.replace("¿", ""))
     text = re.sub(r"\s+", " ", text).strip()
     return text if not text or text.endswith((".", "!")) else text + "."
 
