@@ -11,9 +11,11 @@ from pipeline.generation.parts import compose
 from pipeline.question_split import asked_sentence, split_questions
 
 
-def answer(services: Services, query: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, list[str]]:
+def answer(services: Services, query: str, *, history: Sequence[Turn] = (), asked: str | None = None) -> tuple[Answer, list[str]]:
     """The drafted answer and the question parts it answers (one part unless the message asks about several topics).
 
+    `query` is what retrieval searches (a follow-up made standalone); an LLM answers the student's own words
+    (`asked`) with the earlier turns in its prompt, the offline generator the standalone query.
     A message is split only when its questions retrieve different top documents: two questions about the same
     document are answered together, as before."""
     r = services.settings.retrieval
@@ -25,4 +27,5 @@ def answer(services: Services, query: str, *, history: Sequence[Turn] = ()) -> t
             answers = [gen.generate(p, h, history=history) for p, h in zip(parts, hits)]
             return compose([asked_sentence(p) for p in parts], answers, services.settings.llm.language), parts
     hits = services.retriever.retrieve(query, r.k, support=r.support_chunks)
-    return gen.generate(query, hits, history=history), [query]
+    question = asked if asked and history and services.llm is not None else query
+    return gen.generate(question, hits, history=history), [query]

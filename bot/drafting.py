@@ -47,7 +47,7 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
         canned = Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned")
         canned.context = _context(question, query, [query], history)
         return canned, in_domain, score
-    answer, parts = answering.answer(services, query, history=history)
+    answer, parts = answering.answer(services, query, history=history, asked=question)
     if rewrite_usage is not None:  # the follow-up rewrite call is part of this draft's cost
         from pipeline.llm import prices_for
 

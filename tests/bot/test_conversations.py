@@ -18,6 +18,7 @@ from review.db import session_scope
 from review.digest import build_digest
 from review.models import Draft, InboundMessage, OutgoingReply
 from review.weeks import iso_week
+from tests.servers.api_fixtures import anthropic_server  # noqa: F401  (fixture)
 
 
 @pytest.fixture
@@ -139,3 +140,40 @@ def test_several_questions_are_answered_in_order_each_with_its_references(servic
     assert "Exámenes" in draft.text[first:second] and "Becas" in draft.text[second:]
     assert {r["doc_id"] for r in draft.references} >= {"examenes", "becas"}
     assert draft.derivation[-1]["rule"] == "Concat" and draft.derivation[-1]["is_final"]
+
+
+def test_with_claude_a_follow_up_is_rewritten_then_drafted_with_the_previous_exchange(settings, anthropic_server):
+    """Against the strict Anthropic stand-in: one short structured rewrite call, then the RAG call carrying the thread."""
+    import json
+
+    from pydantic import SecretStr
+
+    from tests.pipeline.claude_rules import assert_valid
+
+    settings.gate.enabled = False
+    settings.llm.provider, settings.llm.api_key, settings.llm.base_url, settings.llm.method = "anthropic", SecretStr("k"), anthropic_server.url, "rag"
+    svc = Services(settings)
+    ingest_documents(svc, [sample.docs_dir()])
+    root, *_ = sample.slack_messages()
+    question = sample.slack_followups()[0]
+    anthropic_server.enqueue_text("Podés pedir la revisión dentro de los tres días hábiles.\n\nReferencias:\n- Exámenes complementarios y revisión de pruebas")
+    anthropic_server.enqueue_text(json.dumps({"query": "¿La revisión de un parcial la hace el mismo docente que lo corrigió?"}, ensure_ascii=False))
+    anthropic_server.enqueue_text("La hace un docente distinto si lo pedís expresamente.\n\nReferencias:\n- Exámenes complementarios y revisión de pruebas")
+    with session_scope(svc.engine) as s:
+        intake_slack_event(s, root, event_id="Ev1")
+    run_once(svc)
+    with session_scope(svc.engine) as s:
+        intake_slack_event(s, question, event_id="Ev2")
+    run_once(svc)
+    svc.close()
+    rewrite, drafting = anthropic_server.message_requests[-2:]
+    assert rewrite.json["output_config"]["format"]["type"] == "json_schema" and "<conversacion_previa>" in rewrite.json["messages"][0]["content"]
+    user = drafting.json["messages"][0]["content"]
+    assert "Estudiante: ¿hasta cuándo tengo para pedir la revisión" in user, user
+    assert user.endswith("<consulta>\n¿y la revisión la hace el mismo docente que corrigió?\n</consulta>")  # the student's own words, answered with the thread
+    with Session(svc.engine) as s:
+        follow_up = s.exec(select(InboundMessage).where(InboundMessage.follows_id.is_not(None))).one()
+        draft = _latest(s, follow_up)
+    assert draft.context["query"] == "¿La revisión de un parcial la hace el mismo docente que lo corrigió?"
+    assert draft.text.startswith("La hace un docente distinto")
+    assert_valid(anthropic_server)
