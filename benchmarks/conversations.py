@@ -8,7 +8,8 @@ trains the gate, stores and drafts every sample e-mail and Slack message, then d
 - follow-up drafts: the expected document among the references when drafted alone (before: no thread) and with
   their conversation (after: standalone query from the earlier turns), for the answerable follow-ups;
 - closings: follow-ups expected to be acknowledged that got no draft;
-- acknowledgement detection precision/recall on tests/pipeline/data/acknowledgements.jsonl (a set written for this).
+- acknowledgement detection precision/recall on tests/pipeline/data/acknowledgements.jsonl (written with the rules) and
+  on acknowledgements_holdout.jsonl (written afterwards and measured once, without changing the rules).
 Writes benchmarks/results/conversations.json.
 """
 
@@ -44,11 +45,12 @@ from review import queue, states  # noqa: E402
 from review.db import session_scope  # noqa: E402
 from review.models import InboundMessage  # noqa: E402
 
-ACK_SET = ROOT / "tests" / "pipeline" / "data" / "acknowledgements.jsonl"
+ACK_SET = ROOT / "tests" / "pipeline" / "data" / "acknowledgements.jsonl"  # written with the rules (development set)
+ACK_HOLDOUT = ROOT / "tests" / "pipeline" / "data" / "acknowledgements_holdout.jsonl"  # written afterwards, measured once, never tuned on
 
 
-def ack_figures() -> dict:
-    rows = read_jsonl(ACK_SET)
+def ack_figures(path: Path = ACK_SET) -> dict:
+    rows = read_jsonl(path)
     tp = sum(1 for r in rows if r["closing"] and classify(r["text"]).closing)
     fp = sum(1 for r in rows if not r["closing"] and classify(r["text"]).closing)
     fn = sum(1 for r in rows if r["closing"] and not classify(r["text"]).closing)
@@ -117,6 +119,7 @@ def main() -> None:
                              "right_document_after": sum(r["doc"] in r["after"] for r in answerable)},
         "closings": {"expected": len(closings), "acknowledged_without_draft": sum(r["state"] == states.ACKNOWLEDGED for r in closings)},
         "acknowledgement_detection": ack_figures(),
+        "acknowledgement_detection_holdout": ack_figures(ACK_HOLDOUT),
         "rows": rows,
         "seconds": round(time.perf_counter() - t0, 1),
     }
@@ -126,6 +129,8 @@ def main() -> None:
     print(f"closings acknowledged without a draft: {out['closings']['acknowledged_without_draft']}/{out['closings']['expected']}")
     a = out["acknowledgement_detection"]
     print(f"acknowledgement detection on {a['messages']} messages ({a['closings']} closings): precision {a['precision']} recall {a['recall']}")
+    h = out["acknowledgement_detection_holdout"]
+    print(f"  held-out set of {h['messages']} messages ({h['closings']} closings): precision {h['precision']} recall {h['recall']}")
     for r in rows:
         print(f"  {r['source'][:44]:44} linked={r['linked']!s:5} {r['state']:12} doc={r['doc']} before={r['before']} after={r['after']}")
     (ROOT / "benchmarks" / "results" / "conversations.json").write_text(json.dumps(out, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")

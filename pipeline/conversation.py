@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from pipeline.errors import PipelineError
 from pipeline.generation.lexical import query_keys
+from pipeline.question_split import asking_sentences
 from pipeline.redaction import strip_placeholders
 
 log = logging.getLogger(__name__)
@@ -63,8 +64,9 @@ def leans_on_context(question: str) -> bool:
 
 
 def as_context(question: str) -> str:
-    """An earlier question turned into a statement of its topic (no question marks), so the new question stays the one asked."""
-    text = re.sub(r"\?+", ".", question.replace("¿", ""))
+    """An earlier question turned into a statement of its topic (its asking sentences, without question marks), so the new question stays the one asked."""
+    text = " ".join(asking_sentences(question)) or question
+    text = re.sub(r"\?+", ".", text.replace("¿", ""))
     text = re.sub(r"\s+", " ", text).strip()
     return text if not text or text.endswith((".", "!")) else text + "."
 

@@ -54,7 +54,12 @@ def split_questions(text: str) -> list[str]:
     return [" ".join(p) for p in parts]
 
 
+def asking_sentences(text: str) -> list[str]:
+    """The sentences of `text` that ask something, in order."""
+    return [p for p in _pieces(text) if _asks(p)]
+
+
 def asked_sentence(part: str) -> str:
     """The question of a part, for the heading that introduces its answer in the reply."""
-    asking = [p for p in _pieces(part) if _asks(p)]
+    asking = asking_sentences(part)
     return (asking[0] if asking else part).strip()
