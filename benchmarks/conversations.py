@@ -38,7 +38,6 @@ from bot.services import Services  # noqa: E402
 from bot.slack.intake import intake_slack_event  # noqa: E402
 from bot.worker import run_once  # noqa: E402
 from pipeline.acknowledgement import classify  # noqa: E402
-from pipeline.conversation import Turn  # noqa: E402
 from pipeline.question import focus_question  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
 from review import queue, states  # noqa: E402

@@ -15,8 +15,8 @@ from bot import answering, conversations
 from bot.email.intake import needs_processing, process_stored
 from bot.run_report import RunReport
 from bot.services import Services
-from pipeline.errors import PipelineError
 from pipeline.conversation import Turn
+from pipeline.errors import PipelineError
 from pipeline.generation import Answer
 from pipeline.links import foreign_links
 from pipeline.question import focus_question

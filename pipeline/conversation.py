@@ -35,7 +35,7 @@ class Turn:
         return {"role": self.role, "text": self.text, "message_id": self.message_id}
 
     @classmethod
-    def from_dict(cls, d: dict) -> "Turn":
+    def from_dict(cls, d: dict) -> Turn:
         return cls(role=d.get("role", "student"), text=d.get("text", ""), message_id=d.get("message_id"))
 
 

@@ -50,7 +50,7 @@ def split_questions(text: str) -> list[str]:
     if lead:
         parts[-1].extend(lead)
     if len(parts) > MAX_PARTS:  # a long list of questions: the tail is kept together with the last part
-        parts = parts[: MAX_PARTS - 1] + [sum(parts[MAX_PARTS - 1 :], [])]
+        parts = parts[: MAX_PARTS - 1] + [[piece for part in parts[MAX_PARTS - 1 :] for piece in part]]
     return [" ".join(p) for p in parts]
 
 

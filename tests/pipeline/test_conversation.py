@@ -6,7 +6,13 @@ import json
 
 import pytest
 
-from pipeline.conversation import Turn, leans_on_context, render_history, rewrite_query, standalone_query
+from pipeline.conversation import (
+    Turn,
+    leans_on_context,
+    render_history,
+    rewrite_query,
+    standalone_query,
+)
 from pipeline.generation.derivation import DerivationGenerator
 from pipeline.generation.rag import RAGGenerator
 from pipeline.llm import AnthropicLLM
