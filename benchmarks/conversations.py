@@ -115,7 +115,9 @@ def main() -> None:
         "threads": {"follow_ups": len(rows), "email": sum(r["channel"] == "email" for r in rows), "slack": sum(r["channel"] == "slack" for r in rows),
                     "linked_correctly": sum(r["linked"] for r in rows), "originals_wrongly_linked": wrong_links},
         "follow_up_drafts": {"answerable": len(answerable), "right_document_before": sum(r["doc"] in (r["before"] or []) for r in answerable),
-                             "right_document_after": sum(r["doc"] in r["after"] for r in answerable)},
+                             "right_document_after": sum(r["doc"] in r["after"] for r in answerable),
+                             "right_document_first_before": sum(bool(r["before"]) and r["before"][0] == r["doc"] for r in answerable),
+                             "right_document_first_after": sum(bool(r["after"]) and r["after"][0] == r["doc"] for r in answerable)},
         "closings": {"expected": len(closings), "acknowledged_without_draft": sum(r["state"] == states.ACKNOWLEDGED for r in closings)},
         "acknowledgement_detection": ack_figures(),
         "acknowledgement_detection_holdout": ack_figures(ACK_HOLDOUT),
@@ -124,7 +126,8 @@ def main() -> None:
     }
     print(f"thread linking: {out['threads']['linked_correctly']}/{len(rows)} follow-ups linked correctly ({out['threads']['email']} e-mail, {out['threads']['slack']} Slack); originals wrongly linked: {len(wrong_links)}")
     d = out["follow_up_drafts"]
-    print(f"follow-up drafts citing the expected document: before {d['right_document_before']}/{d['answerable']} → after {d['right_document_after']}/{d['answerable']}")
+    print(f"follow-up drafts citing the expected document: before {d['right_document_before']}/{d['answerable']} → after {d['right_document_after']}/{d['answerable']}"
+          f" (as first reference: {d['right_document_first_before']} → {d['right_document_first_after']})")
     print(f"closings acknowledged without a draft: {out['closings']['acknowledged_without_draft']}/{out['closings']['expected']}")
     a = out["acknowledgement_detection"]
     print(f"acknowledgement detection on {a['messages']} messages ({a['closings']} closings): precision {a['precision']} recall {a['recall']}")
