@@ -14,6 +14,13 @@ _INTERROGATIVE = re.compile(
     r"^\s*(?:[¿¡]|(?:qu[eé]|c[oó]mo|cu[aá]ndo|d[oó]nde|cu[aá]l(?:es)?|cu[aá]nt[oa]s?|qui[eé]n(?:es)?|se\s+puede|puedo|hay)\b)",
     re.IGNORECASE,
 )
+# Words of a plea for help, not of a topic: "¿Me pueden ayudar con el trámite?" continues the question before it.
+GENERIC_KEYS = frozenset(
+    query_keys(
+        "ayuda ayudar ayudarme ayudan ayuden trámite trámites gestión gestiones información info caso cosa cosas tema temas "
+        "favor respuesta responder responderme orientar orientarme orientación explicar explicarme confirmar confirmarme decir decirme"
+    )
+)
 _CONTINUES = re.compile(r"^\s*[¿¡]?\s*(?:y|e|o|pero|entonces|tambi[eé]n|eso|esto|en ese caso)\b", re.IGNORECASE)
 
 
@@ -38,7 +45,7 @@ def split_questions(text: str) -> list[str]:
         if not _asks(piece):
             (parts[-1] if parts else lead).append(piece)
             continue
-        own = set(query_keys(strip_placeholders(piece))) - seen
+        own = set(query_keys(strip_placeholders(piece))) - seen - GENERIC_KEYS
         if parts and (len(own) < MIN_OWN_KEYS or (_CONTINUES.match(piece) and len(own) <= MIN_OWN_KEYS)):
             parts[-1].append(piece)
         else:
