@@ -6,6 +6,7 @@ import hashlib
 import itertools
 import json
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -68,7 +69,7 @@ def answer_body(text: str, lang: str = "es") -> str:
     if body.startswith(greeting):
         body = body[len(greeting):]
     body = body.split(closing)[0]
-    body = body.split("\n" + refs)[0]
+    body = re.sub(rf"(?:^|\n){re.escape(refs)}\n(?:- [^\n]*(?:\n|$))*", "\n", body)  # every reference list (a reply to several questions has one per answer)
     return body.strip()
 
 

@@ -39,10 +39,11 @@ class DemoRow:
     draft_id: int | None = None
     decision: str | None = None
     reused_from: int | None = None  # the curated answer the draft was made from
+    follows: str | None = None  # the sample message this one follows up in its conversation
 
     @property
     def outcome(self) -> str:
-        if self.state in (states.SKIPPED, states.QUARANTINED):
+        if self.state in (states.SKIPPED, states.QUARANTINED, states.ACKNOWLEDGED):
             return self.state
         if self.gate == "out":
             return "out_of_domain"
@@ -51,9 +52,10 @@ class DemoRow:
     @property
     def matches(self) -> bool:
         want = self.expected.get("outcome")
+        linked = "follows" not in self.expected or self.expected["follows"] == self.follows  # a follow-up must be in its thread
         if want == "answerable":
-            return self.outcome == "answerable" and self.expected.get("doc") in self.references
-        return self.outcome == want
+            return linked and self.outcome == "answerable" and self.expected.get("doc") in self.references
+        return linked and self.outcome == want
 
 
 @dataclass
@@ -64,6 +66,7 @@ class DemoResult:
     second_run: RunReport | None = None
     send_run: RunReport | None = None
     repeat_run: RunReport | None = None
+    followup_run: RunReport | None = None
     outbox: Path | None = None
     report_html: Path | None = None
     report_md: Path | None = None
@@ -108,6 +111,12 @@ def run_demo(settings: Settings, *, approve: int = 5, progress=lambda msg: None)
             for i, event in enumerate(sample.slack_repeats()):
                 intake_slack_event(session, event, event_id=f"EvDemoRepeat{i:03d}")
         result.repeat_run = run_once(services)
+        progress("Llegan respuestas de los estudiantes en sus hilos (seguimientos y cierres)…")
+        copy_to_maildir(list(sample.followup_emails_dir().glob("*.eml")), data_dir / "inbox")
+        with session_scope(services.engine) as session:
+            for i, event in enumerate(sample.slack_followups()):
+                intake_slack_event(session, event, event_id=f"EvDemoThread{i:03d}")
+        result.followup_run = run_once(services)
         week = iso_week(_now())
         with session_scope(services.engine) as session:
             digest = build_digest(session=session, week=week)
@@ -146,19 +155,20 @@ def _review_some(services: Services, approve: int) -> None:
 
 def _rows(services: Services) -> list[DemoRow]:
     exp = sample.expected()
-    exp_slack = {e.get("ts"): e for e in exp.get("slack", [])}
+    threads = exp.get("followups", {})
+    exp_emails = exp["emails"] | {f"followups/{k}": v for k, v in threads.get("emails", {}).items()}
+    exp_slack = {e.get("ts"): e for e in exp.get("slack", []) + threads.get("slack", [])}
     rows = []
     with session_scope(services.engine) as session:
-        for m in session.exec(select(InboundMessage).order_by(InboundMessage.id)).all():
+        all_messages = session.exec(select(InboundMessage).order_by(InboundMessage.id)).all()
+        source_of = {m.id: _source(m, exp_emails) for m in all_messages}
+        for m in all_messages:
             draft = session.exec(select(Draft).where(Draft.message_id == m.id)).first()
             decision = queue.decision_for(session=session, message_id=m.id)  # type: ignore[arg-type]
-            if m.channel == "email":
-                name = m.source_key.rsplit(":", 1)[-1]
-                src = _eml_name(m.raw or b"", exp["emails"]) or name
-                expected = exp["emails"].get(src, {})
-            else:
-                src = f"slack {m.external_id}"
-                expected = exp_slack.get((m.external_id or "").split(":")[-1], {})
+            src = source_of[m.id]
+            expected = exp_emails.get(src, {}) if m.channel == "email" else dict(exp_slack.get((m.external_id or "").split(":")[-1], {}))
+            if "follows_ts" in expected:  # Slack follow-ups name their earlier message by ts
+                expected["follows"] = f"slack {m.external_id.split(':')[0]}:{expected['follows_ts']}" if m.external_id else None
             gate = "-" if m.gate_in_domain is None else ("in" if m.gate_in_domain else "out")
             rows.append(
                 DemoRow(
@@ -171,9 +181,17 @@ def _rows(services: Services) -> list[DemoRow]:
                     draft_id=draft.id if draft else None,
                     decision=decision.action if decision else None,
                     reused_from=source_answer_id(draft) if draft else None,
+                    follows=source_of.get(m.follows_id),
                 )
             )
     return rows
+
+
+def _source(m: InboundMessage, expected_emails: dict) -> str:
+    """The sample a stored message came from: e-mail file name (follow-ups as followups/NAME) or `slack channel:ts`."""
+    if m.channel == "email":
+        return _eml_name(m.raw or b"", expected_emails) or m.source_key.rsplit(":", 1)[-1]
+    return f"slack {m.external_id}"
 
 
 _EML_INDEX: dict[bytes, str] = {}
@@ -184,4 +202,6 @@ def _eml_name(raw: bytes, names: dict) -> str | None:
     if not _EML_INDEX:
         for f in sample.emails_dir().glob("*.eml"):
             _EML_INDEX[f.read_bytes()] = f.name
+        for f in sample.followup_emails_dir().glob("*.eml"):
+            _EML_INDEX[f.read_bytes()] = f"followups/{f.name}"
     return _EML_INDEX.get(raw)

@@ -5,18 +5,20 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from sqlalchemy.orm import defer
 from sqlmodel import Session
 
+from bot import answering, conversations
 from bot.answer_memory import after_draft, curated_draft
 from bot.email.intake import needs_processing, process_stored
 from bot.ops.logs import message_context
 from bot.ops.metrics import count_gate, count_message
 from bot.run_report import RunReport
 from bot.services import Services
+from pipeline.conversation import Turn
 from pipeline.errors import PipelineError
 from pipeline.generation import Answer
 from pipeline.links import foreign_links
@@ -33,24 +35,39 @@ T = TypeVar("T")
 BIG_TEXTS_DEFERRED = [defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text)]  # type: ignore[arg-type]
 
 
-def draft_for(services: Services, question: str) -> tuple[Answer, bool | None, float | None]:
-    """Gate the question, then retrieve and generate (or the canned out-of-domain reply)."""
+def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, bool | None, float | None]:
+    """Gate the question (a follow-up made standalone with its earlier turns), then retrieve and generate (or the canned out-of-domain reply)."""
+    query, rewrite_usage = conversations.standalone(services, question, list(history))
     gate = services.gate_or_none() if services.settings.gate.enabled else None
     in_domain, score = None, None
     if gate is not None:
-        decision = gate.decide(question, services.embedder)
+        decision = gate.decide(query, services.embedder)
         in_domain, score = decision.in_domain, decision.score
     if in_domain is False:
         lang = services.settings.llm.language
         from pipeline.generation import format_reply
 
-        return Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned"), in_domain, score
-    reused = curated_draft(services, question)
+        canned = Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned")
+        canned.context = _context(question, query, [query], history)
+        return canned, in_domain, score
+    reused = curated_draft(services, query)
     if reused is not None:
+        reused.context = _context(question, query, [query], history)
         return reused, in_domain, score
-    r = services.settings.retrieval
-    hits = services.retriever.retrieve(question, r.k, support=r.support_chunks)
-    return services.generator().generate(question, hits), in_domain, score
+    answer, parts = answering.answer(services, query, history=history, asked=question)
+    if rewrite_usage is not None:  # the follow-up rewrite call is part of this draft's cost
+        from pipeline.llm import prices_for
+
+        answer.usage = answer.usage + rewrite_usage
+        answer.cost_usd += rewrite_usage.cost(prices_for(services.settings.llm, services.llm.model))
+    answer.context = _context(question, query, parts, history)
+    return answer, in_domain, score
+
+
+def _context(question: str, query: str, parts: list[str], history: Sequence[Turn]) -> dict:
+    """What the draft was made from, for the reviewer: earlier turns, the standalone query, the question parts."""
+    context = {"turns": [t.as_dict() for t in history], "query": query if query != question else None, "parts": parts if len(parts) > 1 else None}
+    return {k: v for k, v in context.items() if v}
 
 
 class OverBudget(Exception):
@@ -86,9 +103,13 @@ def link_flags(answer: Answer) -> list[dict]:
 def draft_message(services: Services, session: Session, message: InboundMessage) -> None:
     """Gate and draft one stored message (its bounded question, within the time budget); failures quarantine it with the reason."""
     budget = services.settings.drafting
+    conversations.link(session, message)
+    if conversations.acknowledge_if_closing(session, message):
+        return
+    history = conversations.history(session, message)
     question = focus_question(message.redacted_text or "", budget.question_max_chars)
     try:
-        answer, in_domain, score = within_budget(lambda: draft_for(services, question), budget.time_budget_s, name=f"orienta-draft-{message.id}")
+        answer, in_domain, score = within_budget(lambda: draft_for(services, question, history=history), budget.time_budget_s, name=f"orienta-draft-{message.id}")
     except OverBudget as exc:
         log.error("message %s: %s; quarantined, the worker moves on", message.id, exc)
         queue.quarantine(session=session, message=message, reason=f"time_budget: {exc}")
@@ -120,6 +141,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
             latency_ms=answer.latency_ms,
             gate_score=score,
             gate_in_domain=in_domain,
+            context=answer.context,
         ),
     )
     after_draft(session, answer)
@@ -152,7 +174,8 @@ def _draft_one(services: Services, report: RunReport, mid: int) -> None:
                     report.quarantined += message.state == states.QUARANTINED
                     return
             draft_message(services, session, message)
-            report.drafted += 1
+            report.drafted += message.state != states.ACKNOWLEDGED
+            report.acknowledged += message.state == states.ACKNOWLEDGED
             outcome = (message.channel, message.state)
         except Exception as exc:  # the edge: one bad message must not stop the worker
             log.exception("drafting message %s failed", mid)

@@ -14,6 +14,7 @@ class RunReport:
     skipped: int = 0
     quarantined: int = 0
     drafted: int = 0
+    acknowledged: int = 0
     sent: int = 0
     failed: int = 0
     uncertain: int = 0

@@ -16,15 +16,27 @@ def emails_dir() -> Path:
     return SAMPLE_DIR / "emails"
 
 
-def slack_messages() -> list[dict]:
-    path = SAMPLE_DIR / "slack" / "messages.jsonl"
+def followup_emails_dir() -> Path:
+    """Replies in the threads of the sample e-mails (follow-ups and closings), delivered after the office answered."""
+    return SAMPLE_DIR / "emails" / "followups"
+
+
+def _jsonl(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def slack_repeats() -> list[dict]:
     """Slack messages that repeat earlier sample questions; the demo delivers them after its review round."""
-    path = SAMPLE_DIR / "slack" / "repeats.jsonl"
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return _jsonl(SAMPLE_DIR / "slack" / "repeats.jsonl")
+
+
+def slack_messages() -> list[dict]:
+    return _jsonl(SAMPLE_DIR / "slack" / "messages.jsonl")
+
+
+def slack_followups() -> list[dict]:
+    """Replies in the threads of the sample Slack messages (thread_ts)."""
+    return _jsonl(SAMPLE_DIR / "slack" / "followups.jsonl")
 
 
 def expected() -> dict:

@@ -23,7 +23,7 @@ from review.report import LABELS, render_html, render_markdown
 from review.scoring import ChunkText, score_drafts
 from review.weeks import parse_week, previous_week
 
-COUNT_KEYS = ("received", "skipped", "quarantined", "out_of_domain", "drafted", "approved", "edited", "rejected", "sent")
+COUNT_KEYS = ("received", "skipped", "quarantined", "out_of_domain", "drafted", "approved", "edited", "rejected", "sent", "acknowledged", "follow_ups")
 OFFLINE_LABEL = "Medidas sin LLM (no son el juez): distancia de edición normalizada y F1 por palabras entre el borrador y la respuesta enviada."
 
 
@@ -113,7 +113,7 @@ def build_digest(
     start, end = parse_week(week)
     in_week = (InboundMessage.created_at >= start, InboundMessage.created_at < end)
     messages = session.exec(
-        select(InboundMessage.id, InboundMessage.channel, InboundMessage.state, InboundMessage.reason, InboundMessage.gate_in_domain, InboundMessage.redacted_text).where(*in_week)
+        select(InboundMessage.id, InboundMessage.channel, InboundMessage.state, InboundMessage.reason, InboundMessage.gate_in_domain, InboundMessage.redacted_text, InboundMessage.follows_id).where(*in_week)
     ).all()
     reached: dict[int, set[str]] = defaultdict(set)
     for mid, to_state in session.exec(select(AuditEvent.message_id, AuditEvent.to_state).join(InboundMessage, InboundMessage.id == AuditEvent.message_id).where(*in_week)).all():
@@ -129,9 +129,10 @@ def build_digest(
     counts["received"] = len(messages)
     for m in messages:
         seen = reached[m.id] | {m.state}
-        for key in ("skipped", "quarantined", "drafted", "approved", "edited", "rejected", "sent"):
+        for key in ("skipped", "quarantined", "drafted", "approved", "edited", "rejected", "sent", "acknowledged"):
             counts[key] += key in seen
         counts["out_of_domain"] += m.gate_in_domain is False
+        counts["follow_ups"] += m.follows_id is not None  # linked to an earlier message of its conversation
     digest = Digest(
         week=week,
         counts=counts,

@@ -54,6 +54,8 @@ class InboundMessage(InboundMessageBase, table=True):
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow)
     redacted_at: datetime | None = None
+    conversation_id: int | None = Field(default=None, index=True, description="The first message of its conversation (itself for a new one).")
+    follows_id: int | None = Field(default=None, description="The earlier message of the conversation this one follows up.")
 
 
 class InboundMessagePublic(InboundMessageBase):
@@ -89,6 +91,7 @@ class DraftCreate(DraftBase):
     latency_ms: float = 0.0
     gate_score: float | None = None
     gate_in_domain: bool | None = None
+    context: dict[str, Any] = {}
 
 
 class Draft(DraftBase, table=True):
@@ -107,6 +110,7 @@ class Draft(DraftBase, table=True):
     gate_in_domain: bool | None = None
     slack_channel: str | None = Field(default=None, max_length=64)
     slack_ts: str | None = Field(default=None, max_length=64)
+    context: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON), description="Earlier turns, standalone query and question parts it was drafted from.")
     created_at: datetime = Field(default_factory=utcnow, index=True)
 
 

@@ -83,11 +83,12 @@ def purge_personal_data(*, session: Session, days: int, now: datetime | None = N
             m.sender, m.attachments, m.reason, m.redacted_at = PURGED_SENDER, [], category(m.reason), at
             session.add(m)
         for draft in session.exec(select(Draft).where(col(Draft.message_id).in_(ids))).all():
-            draft.text, draft.derivation, draft.flags = TOMBSTONE, [], [{"kind": f.get("kind")} for f in draft.flags or [] if f.get("kind")]
+            draft.text, draft.derivation, draft.flags, draft.context = TOMBSTONE, [], [{"kind": f.get("kind")} for f in draft.flags or [] if f.get("kind")], {}
             session.add(draft)
             report.drafts += 1
             if draft.slack_channel and draft.slack_ts:
                 report.cards.append((draft.id, draft.slack_channel, draft.slack_ts))  # type: ignore[arg-type]
+        _forget_turns(session, messages)
         report.decisions += session.execute(
             update(Decision).where(col(Decision.message_id).in_(ids)).values(final_text=None, comment=None).execution_options(synchronize_session=False)
         ).rowcount or 0
@@ -113,6 +114,21 @@ def purge_personal_data(*, session: Session, days: int, now: datetime | None = N
         report.messages += len(ids)
     report.digest_weeks = _expire_digests(session, cutoff)
     return report
+
+
+def _forget_turns(session: Session, messages: list[InboundMessage]) -> None:
+    """Later drafts of the same conversations drop the purged messages' turns from their context."""
+    gone = {m.id for m in messages}
+    conversations = {m.conversation_id for m in messages if m.conversation_id is not None}
+    if not conversations:
+        return
+    later = select(Draft).join(InboundMessage, InboundMessage.id == Draft.message_id).where(col(InboundMessage.conversation_id).in_(conversations), col(Draft.message_id).not_in(gone))
+    for draft in session.exec(later).all():
+        turns = (draft.context or {}).get("turns") or []
+        kept = [t for t in turns if t.get("message_id") not in gone]
+        if len(kept) != len(turns):
+            draft.context = {k: v for k, v in ({**draft.context, "turns": kept, "query": None}).items() if v}  # the query quoted them too
+            session.add(draft)
 
 
 def _expire_digests(session: Session, cutoff: datetime) -> list[str]:

@@ -12,10 +12,11 @@ from review.models import AuditEvent, InboundMessage, utcnow
 
 RECEIVED, SKIPPED, QUARANTINED, CLASSIFIED, DRAFTED = "received", "skipped", "quarantined", "classified", "drafted"
 APPROVED, EDITED, REJECTED, SENT, SEND_FAILED = "approved", "edited", "rejected", "sent", "send_failed"
+ACKNOWLEDGED = "acknowledged"  # a closing ("gracias") with no new question: recorded, no draft, no reply
 
 TRANSITIONS: dict[str, frozenset[str]] = {
-    RECEIVED: frozenset({SKIPPED, QUARANTINED, CLASSIFIED}),
-    CLASSIFIED: frozenset({DRAFTED, QUARANTINED}),
+    RECEIVED: frozenset({SKIPPED, QUARANTINED, CLASSIFIED, ACKNOWLEDGED}),
+    CLASSIFIED: frozenset({DRAFTED, QUARANTINED, ACKNOWLEDGED}),
     DRAFTED: frozenset({APPROVED, EDITED, REJECTED}),
     APPROVED: frozenset({SENT, SEND_FAILED}),
     EDITED: frozenset({SENT, SEND_FAILED}),
@@ -24,6 +25,7 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     QUARANTINED: frozenset(),
     REJECTED: frozenset(),
     SENT: frozenset(),
+    ACKNOWLEDGED: frozenset(),
 }
 STATES = frozenset(TRANSITIONS)
 DECIDED = frozenset({APPROVED, EDITED, REJECTED, SENT, SEND_FAILED})

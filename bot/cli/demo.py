@@ -13,7 +13,7 @@ from bot.demo import run_demo
 from pipeline.settings import load_settings
 
 DECISIONS = {"approve": "aprobado", "edit": "editado", "reject": "rechazado"}
-ICONS = {"answerable": "respondible", "no_info": "sin información", "out_of_domain": "fuera de dominio", "skipped": "omitido", "quarantined": "cuarentena"}
+ICONS = {"answerable": "respondible", "no_info": "sin información", "out_of_domain": "fuera de dominio", "skipped": "omitido", "quarantined": "cuarentena", "acknowledged": "cierre (sin borrador)"}
 
 
 def register(app: typer.Typer) -> None:
@@ -40,12 +40,12 @@ def demo_cmd(
             "report": str(result.report_html),
             "digest": result.digest,
             "second_run": result.second_run.as_dict() if result.second_run else None,
-            "messages": [{"source": r.source, "state": r.state, "outcome": r.outcome, "expected": r.expected.get("outcome"), "expected_doc": r.expected.get("doc"), "matches": r.matches, "reason": r.reason, "references": r.references, "draft_id": r.draft_id, "decision": r.decision, "reused_from": r.reused_from} for r in result.rows],
+            "messages": [{"source": r.source, "state": r.state, "outcome": r.outcome, "expected": r.expected.get("outcome"), "expected_doc": r.expected.get("doc"), "matches": r.matches, "reason": r.reason, "references": r.references, "draft_id": r.draft_id, "decision": r.decision, "reused_from": r.reused_from, "follows": r.follows} for r in result.rows],
         })
         return
     table = Table("mensaje", "resultado", "documentos / motivo", "", title="Qué pasó con cada mensaje", title_justify="left", expand=False)
     for r in result.rows:
-        name = r.source.removesuffix(".eml")
+        name = r.source.removesuffix(".eml") + (" ↩" if r.follows else "")  # ↩: a follow-up in its conversation
         detail = ", ".join(r.references) if r.references else (r.reason or "").split(":")[0]
         outcome = ICONS.get(r.outcome, r.outcome) + (f" · {DECISIONS[r.decision]}" if r.decision else "")
         table.add_row(name[:34], outcome, detail[:40], "[green]✓[/]" if r.matches else "[red]✗ esperado: " + r.expected.get("outcome", "?") + "[/]")
@@ -58,6 +58,7 @@ def demo_cmd(
     waiting = c.get("drafted", 0) - c.get("approved", 0) - c.get("edited", 0) - c.get("rejected", 0)
     console.print(f"Revisión: {c.get('approved', 0)} aprobados, {c.get('edited', 0)} editados, {c.get('rejected', 0)} rechazados; "
                   f"{c.get('sent', 0)} respuestas enviadas, {waiting} borradores esperan revisión.")
+    console.print(f"Conversaciones: {c.get('follow_ups', 0)} seguimientos redactados con su hilo (↩), {c.get('acknowledged', 0)} cierres («gracias») registrados sin borrador.")
     reused = [r for r in result.rows if r.reused_from is not None]
     if reused:
         console.print(f"Preguntas repetidas redactadas desde respuestas aprobadas: {len(reused)} ({', '.join(f'#{r.reused_from}' for r in reused)}).")

@@ -88,7 +88,7 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
             draft, message = queue.get_draft(session=session, draft_id=draft_id)
         except ReviewError as exc:
             fail(str(exc))
-        data = draft_summary(draft, message) | {"draft": draft.text, "derivation": draft.derivation}
+        data = draft_summary(draft, message) | {"draft": draft.text, "derivation": draft.derivation, "conversation": draft.context or {}}
     if as_json:
         print_json(data)
         return
@@ -107,6 +107,7 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
         console.print(f"[bold red]{t('review_outcome_' + data['outcome'])}[/]", highlight=False)
     console.print("\n[bold]Pregunta (limpia):[/]")
     console.print(data["question"] or "", highlight=False, markup=False)
+    _print_conversation(data["conversation"])
     console.print("\n[bold]Borrador:[/]")
     console.print(data["draft"], highlight=False, markup=False)
     links = [f["link"] for f in data["flags"] or [] if f.get("kind") == queue.FOREIGN_LINK]
@@ -118,6 +119,21 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
     if data["derivation"]:
         console.print("\n[bold]Derivación:[/]")
         console.print(render([Step.from_dict(s) for s in data["derivation"]]), highlight=False, markup=False)
+
+
+def _print_conversation(context: dict) -> None:
+    """The earlier turns a follow-up was drafted with, its standalone query and the question parts."""
+    turns = context.get("turns") or []
+    if turns:
+        console.print(f"\n[bold]Conversación ({len(turns)} turnos anteriores):[/]")
+        for turn in turns:
+            who = t("review_turn_office" if turn.get("role") == "office" else "review_turn_student")
+            console.print(f"  {who}: " + " ".join(str(turn.get("text") or "").split()), highlight=False, markup=False)
+    if context.get("query"):
+        console.print(f"[bold]{t('review_query')}:[/] ", end="")
+        console.print(context["query"], highlight=False, markup=False)
+    for i, part in enumerate(context.get("parts") or [], start=1):
+        console.print(f"  {i}. {part}", highlight=False, markup=False)
 
 
 def _run(ctx: typer.Context, fn, as_json: bool, **kwargs) -> None:

@@ -142,6 +142,31 @@ def flags_text(flags: list[dict[str, Any]], lang: str = "es") -> str:
     return "\n".join(lines)
 
 
+TURN_LIMIT = 400
+
+
+def conversation_text(context: dict[str, Any], lang: str = "es") -> str:
+    """The earlier turns a follow-up was drafted with, the standalone query and the question parts (empty when none)."""
+    lines: list[str] = []
+    turns = context.get("turns") or []
+    if turns:
+        lines.append(f"*{t('review_conversation', lang).format(n=len(turns))}:*")
+        for turn in turns:
+            who = t("review_turn_office" if turn.get("role") == "office" else "review_turn_student", lang)
+            lines.append(f"&gt; *{who}:* " + escape(clip(" ".join(str(turn.get("text") or "").split()), TURN_LIMIT)))
+    if context.get("query"):
+        lines.append(f"*{t('review_query', lang)}:* {escape(clip(' '.join(context['query'].split()), TURN_LIMIT))}")
+    if context.get("parts"):
+        lines.append(f"*{t('review_parts', lang)}:*")
+        lines += [f"{i}. {escape(clip(' '.join(p.split()), TURN_LIMIT))}" for i, p in enumerate(context["parts"], start=1)]
+    return "\n".join(lines)
+
+
+def conversation_blocks(context: dict[str, Any], lang: str = "es") -> list[dict[str, Any]]:
+    text = conversation_text(context, lang)
+    return [_section(clip(text, SECTION_LIMIT - 40, t("review_truncated", lang)))] if text else []
+
+
 def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | None = None, label: str = "review_draft") -> list[dict[str, Any]]:
     channel = t(f"review_channel_{message.channel}", lang) if message.channel in ("email", "slack") else escape(message.channel)
     blocks: list[dict[str, Any]] = [
@@ -149,6 +174,7 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         {"type": "context", "elements": [{"type": "mrkdwn", "text": t("review_from", lang).format(channel=channel, sender=_sender(message)) + f" · {when(message.created_at)}"}]},
         _section(f"*{t('review_subject', lang)}:* {escape(message.subject) or '—'}"),
         _section(f"*{t('review_question', lang)}:*\n{quote(clip(message.cleaned_text or '', SECTION_LIMIT - 200))}"),
+        *conversation_blocks(draft.context or {}, lang),
         {
             "type": "section",
             "fields": [

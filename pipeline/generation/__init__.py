@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pipeline.derivation import Step, leaves, render
 from pipeline.index import Hit
 from pipeline.llm import Usage
 from pipeline.texts import t
+
+if TYPE_CHECKING:
+    from pipeline.conversation import Turn
 
 
 @dataclass(slots=True)
@@ -50,6 +53,7 @@ class Answer:
     fallback: bool = False  # the requested method failed (e.g. invalid derivation) and another produced this answer
     outcome: str = "ok"  # ok | refusal | truncated | paused: how the model's reply ended (see LLMResponse.outcome)
     extra_flags: list[dict] = field(default_factory=list)  # draft-level flags set by whoever made the answer (e.g. the curated answer it came from)
+    context: dict = field(default_factory=dict)  # earlier turns, standalone query, question parts (set by the caller that drafted it)
 
     @property
     def flags(self) -> list[dict]:
@@ -84,7 +88,7 @@ class Generator(Protocol):
 
     name: str
 
-    def generate(self, question: str, hits: list[Hit]) -> Answer: ...
+    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer: ...
 
 
 GENERATORS: dict[str, Callable[..., Generator]] = {}

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from pipeline.conversation import Turn, with_history
 from pipeline.derivation import Step, parse_text, steps_from_data, validate
 from pipeline.errors import DerivationError
 from pipeline.generation import Answer, format_reply, references_for, register
@@ -74,17 +76,17 @@ class DerivationGenerator:
         self.verifier = verifier or StepVerifier(embedder=embedder, config=config)
         self.prompt = load_prompt("derivation")
 
-    def user_message(self, question: str, hits: list[Hit], error: str | None = None) -> str:
-        body = f"{render_extracts(hits)}\n\n{fence_question(question)}"
+    def user_message(self, question: str, hits: list[Hit], error: str | None = None, history: Sequence[Turn] = ()) -> str:
+        body = f"{render_extracts(hits)}\n\n{with_history(fence_question(question), history)}"
         if error:
             body += f"\n\nTu respuesta anterior no era una derivación válida ({error}). Volvé a derivar desde cero respetando las reglas y el formato."
         return body
 
-    def derive(self, question: str, hits: list[Hit]) -> tuple[list[Step], Step, Usage, str, list[str]]:
+    def derive(self, question: str, hits: list[Hit], history: Sequence[Turn] = ()) -> tuple[list[Step], Step, Usage, str, list[str]]:
         """Call the LLM (retrying an invalid derivation) and return steps, final step, usage, model, errors."""
         usage, errors, model = Usage(), [], self.llm.model
         for _attempt in range(self.retries + 1):
-            resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits, errors[-1] if errors else None), schema=DerivationReply)
+            resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits, errors[-1] if errors else None, history), schema=DerivationReply)
             usage, model = usage + resp.usage, resp.model
             if resp.refused:
                 raise _Declined(usage, model, errors)
@@ -96,14 +98,14 @@ class DerivationGenerator:
                 errors.append(str(exc))
         raise _Invalid(usage, model, errors)
 
-    def generate(self, question: str, hits: list[Hit]) -> Answer:
+    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:
         start = time.perf_counter()
         try:
-            steps, final, usage, model, errors = self.derive(question, hits)
+            steps, final, usage, model, errors = self.derive(question, hits, history)
         except _Declined as declined:
             return self._declined(declined, hits, start)
         except _Invalid as bad:
-            return self._fall_back(question, hits, bad, start)
+            return self._fall_back(question, hits, bad, start, history)
         self.verifier.verify(steps, chunk_texts(hits), question)
         refs = references_for(steps, final, hits)
         no_info = final.rule == "NoInfo"
@@ -139,10 +141,10 @@ class DerivationGenerator:
             outcome="refusal",
         )
 
-    def _fall_back(self, question: str, hits: list[Hit], bad: "_Invalid", start: float) -> Answer:
+    def _fall_back(self, question: str, hits: list[Hit], bad: "_Invalid", start: float, history: Sequence[Turn] = ()) -> Answer:
         if self.fallback is None:
             raise DerivationError(f"invalid derivation after {len(bad.errors)} attempts: {bad.errors[-1]}")
-        answer = self.fallback.generate(question, hits)
+        answer = self.fallback.generate(question, hits, history=history) if history else self.fallback.generate(question, hits)
         answer.fallback = True
         answer.usage = bad.usage + answer.usage
         answer.cost_usd = answer.usage.cost(self.prices)

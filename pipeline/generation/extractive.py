@@ -6,7 +6,9 @@ import math
 import re
 import time
 from collections import Counter
+from collections.abc import Sequence
 
+from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.lexical import doc_keys, query_keys
@@ -152,7 +154,7 @@ class ExtractiveGenerator:
         return self.embedder.embed_queries([question])[0]
 
     # -- generation -------------------------------------------------------
-    def generate(self, question: str, hits: list[Hit]) -> Answer:
+    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:  # noqa: ARG002 - offline, the thread is already in the standalone question
         start = time.perf_counter()
         weights, covs = self.coverage(question, hits)
         if not hits or max(covs, default=0.0) < self.min_coverage:

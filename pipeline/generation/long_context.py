@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 
+from pipeline.conversation import Turn, with_history
 from pipeline.errors import GenerationError
 from pipeline.generation import Answer, Reference, register
 from pipeline.generation.rag import NO_INFO_MARKERS, fence_question, outcome_notes
@@ -46,11 +48,11 @@ class LongContextGenerator:
             self._corpus, self._docs = "\n\n".join(blocks), refs
         return self._corpus, self._docs or []
 
-    def generate(self, question: str, hits: list[Hit]) -> Answer:
+    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:
         start = time.perf_counter()
         corpus, docs = self.corpus()
         system = f"{self.prompt.text}\n\n# Documentos\n\n{corpus}"
-        resp = self.llm.complete(system=system, user=fence_question(question))
+        resp = self.llm.complete(system=system, user=with_history(fence_question(question), history))
         text = "" if resp.refused else resp.text.strip()
         low = text.lower()
         refs = [r for r in docs if r.title.lower() in low or (r.url and r.url.lower() in low)]

@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
+from collections.abc import Sequence
 
 from pipeline.generation import Answer, Reference, register
+from pipeline.conversation import Turn, with_history
 from pipeline.index import Hit
 from pipeline.llm import LLM
 from pipeline.prompts import load_prompt
@@ -67,12 +69,12 @@ class RAGGenerator:
         self.llm, self.prices = llm, prices
         self.prompt = load_prompt("rag")
 
-    def user_message(self, question: str, hits: list[Hit]) -> str:
-        return f"Extractos de documentos:\n\n{render_extracts(hits)}\n\n{fence_question(question)}"
+    def user_message(self, question: str, hits: list[Hit], history: Sequence[Turn] = ()) -> str:
+        return f"Extractos de documentos:\n\n{render_extracts(hits)}\n\n{with_history(fence_question(question), history)}"
 
-    def generate(self, question: str, hits: list[Hit]) -> Answer:
+    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:
         start = time.perf_counter()
-        resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits))
+        resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits, history))
         text = "" if resp.refused else resp.text.strip()
         notes = outcome_notes(resp)
         notes += [f"enlace que no está en los extractos: {e}" for e in unknown_links(text, render_extracts(hits))]

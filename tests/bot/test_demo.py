@@ -30,7 +30,12 @@ def demo(tmp_path_factory):
 
 
 def _email_rows(result):
-    return [r for r in result.rows if not r.source.startswith("slack")]
+    return [r for r in result.rows if not r.source.startswith(("slack", "followups/"))]
+
+
+def _thread_rows(result):
+    """The follow-ups and closings delivered after the office answered (e-mail and Slack)."""
+    return [r for r in result.rows if "follows" in r.expected]
 
 
 def test_every_sample_email_is_accounted_for_exactly_once(demo):
@@ -39,7 +44,7 @@ def test_every_sample_email_is_accounted_for_exactly_once(demo):
     rows = _email_rows(result)
     assert sorted(r.source for r in rows) == names
     for r in rows:
-        assert r.state in {"drafted", "approved", "edited", "rejected", "sent", "skipped", "quarantined"}, r
+        assert r.state in {"drafted", "approved", "edited", "rejected", "sent", "skipped", "quarantined", "acknowledged"}, r
         if r.state in ("skipped", "quarantined"):
             assert r.reason, f"{r.source} was {r.state} without a reason"
 
@@ -187,3 +192,36 @@ def test_a_repeated_question_is_answered_from_an_approved_answer(demo):
             assert draft.method == "curated" and f"answer#{r.reused_from}" == draft.model
             assert r.expected["doc"] in r.references
     assert result.digest["reused"] == len(reused)
+
+
+def test_follow_ups_are_linked_to_their_thread_and_drafted_with_it(demo):
+    settings, result = demo
+    rows = _thread_rows(result)
+    assert len(rows) >= 10 and any(r.source.startswith("slack") for r in rows) and any(r.source.startswith("followups/") for r in rows)
+    assert [r.source for r in rows if r.follows != r.expected["follows"]] == []
+    borrar = next(r for r in rows if r.source == "followups/f01_examenes_borrarme.eml")
+    with Session(Services(settings).engine) as session:
+        context = session.get(Draft, borrar.draft_id).context
+    turns = context["turns"]
+    assert turns[0]["role"] == "student" and "exámenes de febrero" in turns[0]["text"]
+    assert "examenes" in borrar.references  # drafted with its thread: the exams document, not course withdrawal
+    assert result.followup_run.drafted + result.followup_run.acknowledged == len(rows) and result.digest["follow_ups"] >= len(rows)
+
+
+def test_a_thanks_in_a_thread_is_recorded_with_no_draft_and_no_reply(demo):
+    settings, result = demo
+    closings = [r for r in _thread_rows(result) if r.expected["outcome"] == "acknowledged"]
+    assert len(closings) >= 3
+    for r in closings:
+        assert r.state == "acknowledged" and r.draft_id is None and r.decision is None, r
+    assert result.digest["acknowledged"] == len(closings)
+    answered_with_question = next(r for r in _thread_rows(result) if r.source == "followups/f09_escolaridad_completa.eml")
+    assert answered_with_question.state == "drafted" and "bedelia_tramites" in answered_with_question.references
+
+
+def test_a_message_with_two_questions_answers_both_in_order(demo):
+    settings, result = demo
+    row = next(r for r in result.rows if r.source == "34_varias_preguntas.eml")
+    assert {"examenes", "becas"} <= set(row.references)
+    text = _drafts(settings, result)["34_varias_preguntas.eml"]
+    assert text.index("1. ") < text.index("2. ")

@@ -54,3 +54,15 @@ def test_a_declined_draft_is_shown_as_such_and_cannot_be_approved_empty(settings
     assert empty.exit_code == 1 and "empty" in empty.stderr
     edited = json.loads(_cli(settings, "review", "edit", str(d.id), "--text", "Hola: te respondemos por correo.", "--json").stdout)
     assert edited["action"] == "edit"
+
+
+def test_show_prints_the_conversation_of_a_follow_up(settings):
+    svc = Services(settings)
+    context = {"turns": [{"role": "student", "text": "¿Hasta cuándo me inscribo a exámenes?", "message_id": 1}, {"role": "office", "text": "Del 11 al 22 de enero.", "message_id": 1}], "query": "Hasta cuándo me inscribo a exámenes.\n¿Y si no puedo ir?"}
+    with session_scope(svc.engine) as s:
+        d, _ = make_drafted(s, context=context)
+    svc.close()
+    shown = _cli(settings, "review", "show", str(d.id)).stdout
+    assert "Conversación (2 turnos anteriores)" in shown and "Estudiante: ¿Hasta cuándo me inscribo a exámenes?" in shown
+    assert "Oficina: Del 11 al 22 de enero." in shown and shown.index("Estudiante:") < shown.index("Oficina:") < shown.index("Borrador:")
+    assert json.loads(_cli(settings, "review", "show", str(d.id), "--json").stdout)["conversation"] == context

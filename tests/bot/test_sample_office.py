@@ -48,3 +48,18 @@ def test_sample_slack_messages_are_events_with_expectations():
     assert len(events) >= 5
     for ev in events:
         assert ev["type"] in ("message", "app_mention") and ev["text"] and ev["ts"] in expected
+
+
+def test_sample_threads_follow_up_stored_messages_and_carry_expectations():
+    threads = sample.expected()["followups"]
+    names = {p.name for p in sample.followup_emails_dir().glob("*.eml")}
+    assert names == set(threads["emails"]) and len(names) >= 6
+    top = set(sample.expected()["emails"])
+    for name, e in threads["emails"].items():
+        assert e["follows"] in top or e["follows"].removeprefix("followups/") in names, name
+    roots = {ev["ts"] for ev in sample.slack_messages()} | {ev["ts"] for ev in sample.slack_followups()}
+    expected = {e["ts"]: e for e in threads["slack"]}
+    for ev in sample.slack_followups():
+        assert ev["thread_ts"] in roots and ev["thread_ts"] != ev["ts"] and ev["ts"] in expected
+    outcomes = [e["outcome"] for e in list(threads["emails"].values()) + threads["slack"]]
+    assert outcomes.count("acknowledged") >= 3 and outcomes.count("answerable") >= 6

@@ -25,6 +25,7 @@ def make_drafted(
     thread_ref: str | None = None,
     derivation: list[dict] | None = None,
     flags: list[dict] | None = None,
+    context: dict | None = None,
 ) -> tuple[Draft, InboundMessage]:
     """A message stored, classified and drafted: it waits in the review queue."""
     n = next(_seq)
@@ -55,6 +56,7 @@ def make_drafted(
             flags=flags or [],
             gate_score=score,
             gate_in_domain=in_domain,
+            context=context or {},
         ),
     )
     return draft, message

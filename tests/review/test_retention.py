@@ -67,3 +67,22 @@ def test_an_approved_reply_never_sent_expires_with_its_texts(engine):
     assert decision.final_text is None and decision.action == "edit" and "Dora" not in draft_row.text
     with session_scope(engine) as s:
         assert list(queue.pending_replies(session=s)) == []  # nothing left for the sender to pick up
+
+
+def test_a_purged_message_leaves_the_context_of_later_follow_ups_in_its_conversation(engine):
+    with session_scope(engine) as s:
+        first_draft, first = make_drafted(s, question="¿Hasta cuándo me inscribo a exámenes?")
+        turns = [{"role": "student", "text": "¿Hasta cuándo me inscribo a exámenes?", "message_id": first.id}]
+        later_draft, later = make_drafted(s, question="¿Y si no puedo ir?", context={"turns": turns, "query": "Hasta cuándo me inscribo a exámenes.\n¿Y si no puedo ir?"})
+        first.conversation_id = later.conversation_id = first.id
+        later.follows_id = first.id
+        s.add_all([first, later])
+    _age(engine, first.id, 400)
+    with session_scope(engine) as s:
+        purge_personal_data(session=s, days=180)
+    with Session(engine) as s:
+        from review.models import Draft
+
+        assert s.get(Draft, first_draft.id).context == {}
+        assert s.get(Draft, later_draft.id).context == {}  # the follow-up (still within retention) keeps no copy of the purged question
+        assert s.get(InboundMessage, later.id).redacted_text == "¿Y si no puedo ir?"

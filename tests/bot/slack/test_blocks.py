@@ -141,3 +141,21 @@ def test_card_says_the_model_declined_or_was_cut_off():
     divider = next(i for i, b in enumerate(cut) if b["type"] == "divider")
     assert "Respuesta truncada" in _all_text(cut[divider + 1])  # right above the draft, where the reviewer reads
     assert "Respuesta truncada" not in _all_text(B.review_card(_draft(), _message())["blocks"])
+
+
+def test_card_of_a_follow_up_shows_its_conversation_and_the_standalone_query():
+    context = {
+        "turns": [{"role": "student", "text": "¿Hasta cuándo me inscribo a <exámenes>?", "message_id": 3}, {"role": "office", "text": "Del 11 al 22 de enero.", "message_id": 3}],
+        "query": "Hasta cuándo me inscribo a exámenes.\n¿Y si no puedo ir?",
+    }
+    blocks = B.review_card(_draft(context=context), _message(cleaned_text="¿Y si no puedo ir?"))["blocks"]
+    text = _all_text(blocks)
+    assert "Conversación (2 turnos anteriores)" in text and "*Estudiante:* ¿Hasta cuándo me inscribo a &lt;exámenes&gt;?" in text
+    assert "*Oficina:* Del 11 al 22 de enero." in text and "Búsqueda" in text
+    assert all(len(b["text"]["text"]) <= 3000 for b in blocks if b.get("type") == "section" and "text" in b)
+    assert "Conversación" not in _all_text(B.review_card(_draft(), _message())["blocks"])
+
+
+def test_card_of_a_message_with_several_questions_lists_them_in_order():
+    text = _all_text(B.review_card(_draft(context={"parts": ["¿Hasta cuándo me inscribo?", "¿Cuándo abren las becas?"]}), _message())["blocks"])
+    assert "1. ¿Hasta cuándo me inscribo?" in text and text.index("1. ¿Hasta") < text.index("2. ¿Cuándo abren las becas?")

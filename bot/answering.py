@@ -1,0 +1,36 @@
+"""Retrieve and generate for one message: each of its questions answered on its own, in order, in one reply."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.services import Services
+from pipeline.conversation import Turn
+from pipeline.generation import Answer
+from pipeline.generation.parts import compose
+from pipeline.question_split import asked_sentence, split_questions
+
+
+def answer(services: Services, query: str, *, history: Sequence[Turn] = (), asked: str | None = None) -> tuple[Answer, list[str]]:
+    """The drafted answer and the question parts it answers (one part unless the message asks about several topics).
+
+    `query` is what retrieval searches (a follow-up made standalone); an LLM answers the student's own words
+    (`asked`) with the earlier turns in its prompt, the offline generator the standalone query.
+    A message is split only when its questions retrieve different top documents (two questions about the same
+    document are answered together, as before) and, offline, when the message as a whole is not a NoInfo."""
+    r = services.settings.retrieval
+    gen = services.generator()
+    hits = services.retriever.retrieve(query, r.k, support=r.support_chunks)
+    question = asked if asked and history and services.llm is not None else query
+    parts = split_questions(query) if not history else [query]
+    if len(parts) > 1:
+        part_hits = [services.retriever.retrieve(p, r.k, support=r.support_chunks) for p in parts]
+        if len({h[0].chunk.doc_id for h in part_hits if h}) > 1:
+            whole = None
+            if services.llm is None:  # offline, a short part matches words more easily: a message nothing covers stays one NoInfo draft
+                whole = gen.generate(query, hits, history=history)
+            if whole is None or not whole.no_info:
+                answers = [gen.generate(p, h, history=history) for p, h in zip(parts, part_hits)]
+                return compose([asked_sentence(p) for p in parts], answers, services.settings.llm.language), parts
+            return whole, [query]
+    return gen.generate(question, hits, history=history), [query]

@@ -1,0 +1,33 @@
+"""Closings and acknowledgements versus messages that carry a new question."""
+
+from __future__ import annotations
+
+import pytest
+
+from pipeline.acknowledgement import classify, is_closing
+
+
+@pytest.mark.parametrize("text", ["¡Muchas gracias!", "ok, perfecto", "listo, ya lo hice", "Dale, gracias!\n\nSaludos,\n[NOMBRE]", "👍", "Recibido, gracias."])
+def test_closings_without_a_question_need_no_reply(text):
+    assert is_closing(text), classify(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Gracias! ¿Y para Sistemas es igual?",
+        "ok perfecto. ¿Y si ya pasó la fecha?",
+        "Muchas gracias. Necesito saber también el horario de Bedelía.",  # a request without a question mark
+        "Gracias, pero sigo sin poder entrar al SIGE.",  # a new problem
+        "dale gracias, y las becas de transporte cuando abren",  # a question without accents or marks
+        "holaaa, ¿cómo andan? 👋",
+        "",
+    ],
+)
+def test_a_closing_with_a_new_question_or_problem_is_not_an_acknowledgement(text):
+    assert not is_closing(text), classify(text)
+
+
+def test_a_long_message_is_never_taken_for_a_closing():
+    text = "Gracias por todo. " + "Les cuento que este semestre estuve trabajando mucho y cursando dos materias a la vez. " * 5
+    assert not is_closing(text) and classify(text).reason.startswith("long")

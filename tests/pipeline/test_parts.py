@@ -1,0 +1,37 @@
+"""One reply from the answers to several questions: in order, each with its references; NoInfo does not hide the others."""
+
+from __future__ import annotations
+
+from pipeline.derivation import Step, validate
+from pipeline.generation import Answer, Reference, format_reply
+from pipeline.generation.parts import compose, reply_body
+from pipeline.texts import t
+from tests.pipeline.generation_helpers import exam_hits
+
+
+def _answer(body, refs, hits, steps, no_info=False):
+    return Answer(text=format_reply(body, refs), method="extractive", model="x", references=refs, no_info=no_info, derivation=steps, hits=hits)
+
+
+def test_answers_come_in_order_each_with_its_references_and_a_valid_derivation():
+    hits = exam_hits()
+    exams = _answer("La inscripción es del 11 al 22 de enero.", [Reference("examenes", "Exámenes", "https://x/examenes")], hits[:1], [Step("s1", "Extract", ["1"], "del 11 al 22 de enero", is_final=True)])
+    nothing = _answer(t("no_info"), [], [], [Step("s1", "NoInfo", [], t("no_info"), is_final=True)], no_info=True)
+    grants = _answer("Las becas se piden del 1 al 28 de febrero.", [Reference("becas", "Becas", None)], hits[1:2], [Step("s1", "Extract", ["1"], "del 1 al 28 de febrero", is_final=True)])
+    reply = compose(["¿Hasta cuándo me inscribo?", "¿Hay gimnasio?", "¿Cuándo piden las becas?"], [exams, nothing, grants])
+    text = reply.text
+    assert text.startswith(t("greeting")) and text.rstrip().endswith(t("closing").splitlines()[-1])
+    i1, i2, i3 = text.index("1. ¿Hasta cuándo me inscribo?"), text.index("2. ¿Hay gimnasio?"), text.index("3. ¿Cuándo piden las becas?")
+    assert i1 < i2 < i3
+    assert "- Exámenes: https://x/examenes" in text[i1:i2] and "del 1 al 28 de febrero" in text[i3:] and "- Becas" in text[i3:]
+    assert t("no_info") in text[i2:i3]  # the part without information says so; the others are still answered
+    assert not reply.no_info and [r.doc_id for r in reply.references] == ["examenes", "becas"]
+    final = validate(reply.derivation, len(reply.hits))
+    assert final.rule == "Concat" and len(final.premises) == 3
+    assert [s.premises for s in reply.derivation if s.rule == "Extract"] == [["1"], ["2"]]  # chunk premises renumbered past earlier parts' hits
+
+
+def test_one_answer_is_returned_as_it_is_and_the_body_keeps_its_references():
+    a = _answer("Texto.", [Reference("d", "Doc", None)], [], [])
+    assert compose(["?"], [a]) is a
+    assert reply_body(a) == "Texto.\n\n" + t("references") + "\n- Doc"
