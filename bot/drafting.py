@@ -50,7 +50,9 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
         canned = Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned")
         canned.context = _context(question, query, [query], history)
         return canned, in_domain, score
-    reused = curated_draft(services, query)
+    # A follow-up is not answered from memory: its standalone query echoes the earlier question, whose approved answer
+    # the student already has.
+    reused = None if history else curated_draft(services, query)
     if reused is not None:
         reused.context = _context(question, query, [query], history)
         return reused, in_domain, score

@@ -199,6 +199,7 @@ def test_follow_ups_are_linked_to_their_thread_and_drafted_with_it(demo):
     rows = _thread_rows(result)
     assert len(rows) >= 10 and any(r.source.startswith("slack") for r in rows) and any(r.source.startswith("followups/") for r in rows)
     assert [r.source for r in rows if r.follows != r.expected["follows"]] == []
+    assert [r.source for r in rows if r.reused_from is not None] == []  # a follow-up asks past the approved answer it follows
     borrar = next(r for r in rows if r.source == "followups/f01_examenes_borrarme.eml")
     with Session(Services(settings).engine) as session:
         context = session.get(Draft, borrar.draft_id).context
