@@ -14,6 +14,7 @@ from sqlmodel import Session
 from bot.email.intake import needs_processing, process_stored
 from bot.run_report import RunReport
 from bot.services import Services
+from classifiers.gate import GateDecision
 from pipeline.errors import PipelineError
 from pipeline.generation import Answer
 from pipeline.links import foreign_links
@@ -30,21 +31,21 @@ T = TypeVar("T")
 BIG_TEXTS_DEFERRED = [defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text)]  # type: ignore[arg-type]
 
 
-def draft_for(services: Services, question: str) -> tuple[Answer, bool | None, float | None]:
-    """Gate the question, then retrieve and generate (or the canned out-of-domain reply)."""
+def draft_for(services: Services, question: str) -> tuple[Answer, GateDecision | None]:
+    """Gate the question, then retrieve and generate (or the canned out-of-domain reply).
+
+    A message the gate judges in domain but without information in the documents is still drafted from them: the
+    generator says NoInfo when nothing answers it, and the card shows the gate's doubt and its reasons."""
     gate = services.gate_or_none() if services.settings.gate.enabled else None
-    in_domain, score = None, None
-    if gate is not None:
-        decision = gate.decide(question, services.embedder)
-        in_domain, score = decision.in_domain, decision.score
-    if in_domain is False:
+    decision = gate.decide(question, services.embedder) if gate is not None else None
+    if decision is not None and not decision.in_domain:
         lang = services.settings.llm.language
         from pipeline.generation import format_reply
 
-        return Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned"), in_domain, score
+        return Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned"), decision
     r = services.settings.retrieval
     hits = services.retriever.retrieve(question, r.k, support=r.support_chunks)
-    return services.generator().generate(question, hits), in_domain, score
+    return services.generator().generate(question, hits), decision
 
 
 class OverBudget(Exception):
@@ -82,7 +83,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     budget = services.settings.drafting
     question = focus_question(message.redacted_text or "", budget.question_max_chars)
     try:
-        answer, in_domain, score = within_budget(lambda: draft_for(services, question), budget.time_budget_s, name=f"orienta-draft-{message.id}")
+        answer, decision = within_budget(lambda: draft_for(services, question), budget.time_budget_s, name=f"orienta-draft-{message.id}")
     except OverBudget as exc:
         log.error("message %s: %s; quarantined, the worker moves on", message.id, exc)
         queue.quarantine(session=session, message=message, reason=f"time_budget: {exc}")
@@ -90,6 +91,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     except PipelineError as exc:
         queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
         return
+    in_domain, score = (decision.in_domain, decision.score) if decision is not None else (None, None)
     if message.state == states.RECEIVED:
         queue.record_classification(session=session, message=message, in_domain=in_domain, score=score)
     queue.create_draft(
@@ -113,6 +115,8 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
             latency_ms=answer.latency_ms,
             gate_score=score,
             gate_in_domain=in_domain,
+            gate_outcome=decision.outcome if decision is not None else None,
+            gate_reasons=decision.reasons if decision is not None else [],
         ),
     )
 

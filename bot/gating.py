@@ -33,6 +33,7 @@ class TrainOptions:
     model: str | None = None
     balanced: bool | None = None
     include_feedback: bool = False
+    extra_examples: list[Example] | None = None  # labelled examples added as they are (already weighted)
 
 
 def _corpus(services: Services):
@@ -74,7 +75,8 @@ def feedback_examples(services: Services) -> list[Example]:
                 label = 1
             else:
                 continue
-            out.append(Example(text=text, label=label, style="feedback", source="feedback", topic=f"message:{message.id}"))
+            source = "feedback-no-info" if label == 1 and draft.no_info else "feedback"  # a content gap: in domain, no documents
+            out.append(Example(text=text, label=label, style="feedback", source=source, topic=f"message:{message.id}"))
     return out
 
 
@@ -127,8 +129,9 @@ def synthetic_examples(services: Services, chunks, vectors, corpus_id: str, gene
     return examples, save_dataset(examples, path)
 
 
-def train(services: Services, options: TrainOptions | None = None) -> Gate:
-    """Train the gate from the documents in the index (and staff feedback if asked), store it and use it."""
+def train(services: Services, options: TrainOptions | None = None, *, directory: Path | None = None, use: bool = True) -> Gate:
+    """Train the gate from the documents in the index (and staff feedback if asked), store it (in the gate directory
+    unless told otherwise) and use it (unless `use` is False)."""
     options = options or TrainOptions()
     g = services.settings.gate
     chunks, vectors, corpus_id = _corpus(services)
@@ -138,6 +141,9 @@ def train(services: Services, options: TrainOptions | None = None) -> Gate:
         fb = feedback_examples(services)
         n_feedback = len(fb)
         examples = examples + fb * g.feedback_weight
+    if options.extra_examples:
+        n_feedback += len({(e.text, e.label) for e in options.extra_examples})
+        examples = examples + list(options.extra_examples)
     features = options.features or g.features
     space = FeatureSpace.fit(features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     query_vecs = embed_queries_cached(services, [e.text for e in examples]) if space.needs_embedding else None
@@ -153,8 +159,9 @@ def train(services: Services, options: TrainOptions | None = None) -> Gate:
     )
     gate.meta.update({"corpus_hash": corpus_id, "generator": options.generator, "dataset": str(path), "feedback_examples": n_feedback})
     gate.fresh = True
-    gate.save(services.settings.paths.gate_dir)
-    services._gate = gate
+    gate.save(directory or services.settings.paths.gate_dir)
+    if use:
+        services._gate = gate
     return gate
 
 

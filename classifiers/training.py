@@ -11,7 +11,7 @@ from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.features import FeatureSpace
 from classifiers.gate import MODELS, Gate, choose_threshold
-from classifiers.synthetic import Example, dataset_hash
+from classifiers.synthetic import NO_INFO_SOURCES, Example, dataset_hash
 from pipeline.embeddings import Embedder
 
 
@@ -140,6 +140,7 @@ def train_gate(
     threshold = choose_threshold(y[ho], p_ho, min_in_recall=min_in_recall)
     held = binary_report(y[ho].tolist(), (p_ho >= threshold).astype(int).tolist())
     final = _Fitted(model, dense, sparse, y, rows, k=k, seed=seed).gate(space, threshold=threshold, calibration=calibration)
+    info = fit_information(examples, dense, final, tr, ho, seed=seed)
     final.meta = {
         "balanced": balanced,
         "embedder": getattr(embedder, "name", None),
@@ -149,14 +150,41 @@ def train_gate(
         "dataset_hash": dataset_hash(examples),
         "heldout": {k_: v for k_, v in held.items() if k_ != "confusion"},
         "heldout_accuracy": held["accuracy"],
+        "information_heldout": info,
         "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     return final
 
 
-def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
-    """Templated in-domain questions from the chunks, plus the bank and templated out-of-domain questions."""
-    from classifiers.ood import offline_ood
-    from classifiers.synthetic import campus_questions, offline_questions
+def fit_information(examples: Sequence[Example], dense: np.ndarray, gate: Gate, tr: np.ndarray, ho: np.ndarray, *, seed: int) -> dict | None:
+    """Give `gate` its second boundary (answerable vs in domain without information) from the in-domain examples; held-out report."""
+    from sklearn.linear_model import LogisticRegression
 
-    return offline_questions(chunks, seed=seed) + campus_questions(chunks, seed=seed + 4) + offline_ood(seed=seed + 16)
+    answerable = np.array([e.label == 1 and e.source not in NO_INFO_SOURCES for e in examples], dtype=np.int64)
+    in_domain = np.array([e.label == 1 for e in examples])
+    tr_in, ho_in = tr[in_domain[tr]], ho[in_domain[ho]]
+    if len(set(answerable[tr_in].tolist())) < 2:
+        return None
+    x = (dense - gate.mean) / gate.scale
+    clf = LogisticRegression(C=1.0, max_iter=3000, class_weight="balanced", random_state=seed).fit(x[tr_in], answerable[tr_in])
+    gate.info_coef, gate.info_intercept = np.asarray(clf.coef_[0], dtype=np.float32), float(clf.intercept_[0])
+    p = gate.info_probabilities(dense[ho_in])
+    gate.info_threshold = choose_threshold(answerable[ho_in], p, min_in_recall=0.95) if len(ho_in) else 0.5
+    final = LogisticRegression(C=1.0, max_iter=3000, class_weight="balanced", random_state=seed).fit(x[in_domain], answerable[in_domain])
+    gate.info_coef, gate.info_intercept = np.asarray(final.coef_[0], dtype=np.float32), float(final.intercept_[0])
+    rep = binary_report(answerable[ho_in].tolist(), (p >= gate.info_threshold).astype(int).tolist())
+    return {"f1_answerable": rep["f1_in"], "f1_no_info": rep["f1_out"], "threshold": gate.info_threshold}
+
+
+def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
+    """Templated in-domain questions from the chunks (also typed as students type), campus business without documents,
+    near misses built from the documents, and the bank and templated out-of-domain questions."""
+    from classifiers.near_miss import near_miss_questions
+    from classifiers.ood import offline_ood
+    from classifiers.synthetic import campus_questions, offline_questions, student_questions
+
+    questions = offline_questions(chunks, seed=seed)
+    return (
+        questions + student_questions(questions, seed=seed + 2) + campus_questions(chunks, n=400, seed=seed + 4)
+        + near_miss_questions(chunks, seed=seed + 8) + offline_ood(seed=seed + 16)
+    )

@@ -1,4 +1,4 @@
-"""`orienta gate train|eval`."""
+"""`orienta gate train|eval|retrain`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def train_cmd(
     ctx: typer.Context,
     llm: bool = typer.Option(False, "--llm", help="Generate the synthetic questions with the LLM (needs ANTHROPIC_API_KEY)."),
     offline: bool = typer.Option(False, "--offline", help="Generate them with the offline templates (default)."),
-    features: Optional[str] = typer.Option(None, "--features", help="'+'-joined: embedding, similarity, tfidf, lexical."),
+    features: Optional[str] = typer.Option(None, "--features", help="'+'-joined: embedding, similarity, tfidf, lexical, intent."),
     model: Optional[str] = typer.Option(None, "--model", help="svm, logreg or knn."),
     balanced: Optional[bool] = typer.Option(None, "--balanced/--full", help="Train on the class-balanced or the full dataset."),
     include_feedback: bool = typer.Option(False, "--include-feedback", help="Add staff decisions (out-of-scope rejections, approvals)."),
@@ -82,3 +82,19 @@ def eval_cmd(
         console.print("[yellow]the gate is stale: the documents changed since it was trained[/]")
     if "plot" in report:
         console.print(f"  plot: {report['plot']} (K-Means/class agreement {report['cluster_agreement']:.2f})")
+
+
+@gate_app.command("retrain")
+def retrain_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json")) -> None:
+    """Retrain the gate from staff decisions (corrections weigh more); adopted only if it does not do worse on held-out decisions."""
+    from bot.gate_retraining import figures_moved, retrain_from_feedback
+
+    try:
+        with console.status("Reentrenando el gate con las decisiones del equipo…"):
+            report = retrain_from_feedback(services(ctx))
+    except GateError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report.as_dict())
+        return
+    console.print(f"{report.n_feedback} decisiones ({report.n_corrections} correcciones): {figures_moved(report)}", highlight=False)
