@@ -112,6 +112,7 @@ def retrain_from_feedback(services: Services) -> RetrainReport:
             report.reason = "the retrained gate does worse on the held-out staff decisions; the current gate stays"
             log.warning(report.reason)
             return report
+        report.adopted, report.reason = True, "adopted"
         candidate.meta["retraining"] = {k: v for k, v in report.as_dict().items() if k not in ("synthetic_before", "synthetic_after")}
         candidate.save(Path(tmp))
         for name in ("gate.json", "gate.npz", "features.json", "features.npz"):
@@ -121,7 +122,6 @@ def retrain_from_feedback(services: Services) -> RetrainReport:
             (gate_dir / f".{name}.new").replace(gate_dir / name)
     candidate.fresh = True
     services._gate = candidate
-    report.adopted, report.reason = True, "adopted"
     log.info("gate retrained from %d staff decisions (%d corrections): held-out %s -> %s", report.n_feedback, report.n_corrections, report.before, report.after)
     return report
 

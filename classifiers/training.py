@@ -186,5 +186,5 @@ def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
     questions = offline_questions(chunks, seed=seed)
     return (
         questions + student_questions(questions, seed=seed + 2) + campus_questions(chunks, n=400, seed=seed + 4)
-        + near_miss_questions(chunks, seed=seed + 8) + offline_ood(seed=seed + 16)
+        + near_miss_questions(chunks, seed=seed + 8) + offline_ood(n_templated=1500, seed=seed + 16)
     )

@@ -20,10 +20,13 @@ depends_on: Union[str, Sequence[str], None] = None
 
 
 def upgrade() -> None:
-    """Upgrade schema."""
+    """Upgrade schema (a database made by create_all from newer models may have the columns already)."""
+    existing = {c["name"] for c in sa.inspect(op.get_bind()).get_columns('draft')}
     with op.batch_alter_table('draft') as batch:
-        batch.add_column(sa.Column('gate_outcome', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=True))
-        batch.add_column(sa.Column('gate_reasons', sa.JSON(), nullable=True))
+        if 'gate_outcome' not in existing:
+            batch.add_column(sa.Column('gate_outcome', sqlmodel.sql.sqltypes.AutoString(length=16), nullable=True))
+        if 'gate_reasons' not in existing:
+            batch.add_column(sa.Column('gate_reasons', sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:

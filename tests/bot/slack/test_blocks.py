@@ -141,3 +141,11 @@ def test_card_says_the_model_declined_or_was_cut_off():
     divider = next(i for i, b in enumerate(cut) if b["type"] == "divider")
     assert "Respuesta truncada" in _all_text(cut[divider + 1])  # right above the draft, where the reviewer reads
     assert "Respuesta truncada" not in _all_text(B.review_card(_draft(), _message())["blocks"])
+
+
+def test_card_shows_the_gates_outcome_and_its_reasons():
+    draft = _draft(gate_outcome="no_info", gate_reasons=["lugar, servicio u horario del campus (+2.1)", "parecido a los documentos (+0.8)"])
+    text = _all_text(B.review_card(draft, _message())["blocks"])
+    assert "sin información en los documentos" in text and "lugar, servicio u horario del campus (+2.1)" in text
+    out = _all_text(B.review_card(_draft(gate_in_domain=False, gate_score=0.08, gate_outcome="out_of_domain", gate_reasons=["nombra otra institución (-3.4)"]), _message())["blocks"])
+    assert "FUERA DE DOMINIO" in out and "nombra otra institución (-3.4)" in out
