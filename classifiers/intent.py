@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -58,7 +59,7 @@ _REQUEST = re.compile(
 _CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
 _JOBS = re.compile(r"\b(gana\w*|salario\w*|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de|trabajar (?:en|como|de)|busco trabajo|cobra\w*|entrevista de trabajo|oferta\w* laboral\w*|salida laboral)\b")
-_CAMPUS = re.compile(r"\b(donde queda|donde esta|en que edificio|salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
+_CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
 
 
 INSTITUTIONS_PATH = Path(__file__).resolve().parent / "data" / "institutions.json"
@@ -106,9 +107,13 @@ class IntentModel:
     vocabulary: list[str] = field(default_factory=list)  # every folded word of the documents
     courses: list[str] = field(default_factory=list)  # folded course names
     other_names: list[str] = field(default_factory=list)  # folded bundled institutions the documents never name
+    _vocab: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._vocab = frozenset(self.vocabulary)
 
     @classmethod
-    def fit(cls, chunk_texts: Sequence[str], *, extra_courses: Sequence[str] = ()) -> "IntentModel":
+    def fit(cls, chunk_texts: Sequence[str]) -> "IntentModel":
         """Read the office's own institution words and course names from its documents."""
         corpus = fold(" ".join(" ".join(t.split()) for t in chunk_texts))
         counts: dict[str, int] = {}
@@ -122,22 +127,16 @@ class IntentModel:
             for w in m.group(1).split():
                 counts[w] = counts.get(w, 0) + 1
         own_words = sorted({w for w, c in counts.items() if c >= 2 and len(w) > 2} | {w for w in heads if len(w) > 2})
-        words = corpus.split()
-        other_fields = [f for f in _field_words() if f not in own_words and words.count(f) < 3]
+        words = Counter(corpus.split())
+        other_fields = [f for f in _field_words() if f not in own_words and words[f] < 3]
         others = [fold(n) for names in bundled_institutions().values() for n in names]
         return cls(
             own_words=own_words,
             other_fields=other_fields,
             vocabulary=sorted(set(words)),
-            courses=sorted({fold(c) for c in [*course_names_in(chunk_texts), *extra_courses] if len(c) >= 5}),
+            courses=sorted({fold(c) for c in course_names_in(chunk_texts) if len(c) >= 5}),
             other_names=sorted({n for n in others if n and n not in corpus}),
         )
-
-    @property
-    def _vocab(self) -> frozenset[str]:
-        if getattr(self, "_vocab_set", None) is None:
-            self._vocab_set = frozenset(self.vocabulary)
-        return self._vocab_set
 
     def institution_mentions(self, folded: str) -> tuple[int, int]:
         """(other, own) institution mentions in a folded text."""

@@ -50,6 +50,12 @@ HOMEWORK_FRAMES = (
     "ayuda con {c} porfa, {p}", "Estoy estudiando para el parcial de {c} y no entiendo esto: {p}", "{p} (es de {c})",
     "¿Me explican el tema de {c}? {p}", "¿Me resuelven este ejercicio de {c}? {p}",
 )
+# Homework told without the problem itself: the course is named, the subject matter is what is asked.
+HOMEWORK_PLAIN = (
+    "¿Me ayudan con la tarea de {c}?", "no le entiendo a {c}, ¿cómo se hacen los ejercicios?", "¿Cómo planteo el problema 3 de la hoja de {c}?",
+    "mi catedrático de {c} dejó un ejercicio y no sé cómo se hace", "¿Qué fórmula se usa en {c} para este tipo de problemas?",
+    "¿Me explicás el tema de la semana pasada de {c}?", "necesito resolver la guía de ejercicios de {c}", "¿Alguien me explica la teoría de {c}?",
+)
 WRITING = (
     ("redáctame la introducción de mi tesis sobre {s}", "writing"), ("hazme un resumen de {s} para mi curso", "writing"),
     ("escribe un ensayo de dos páginas sobre {s}", "writing"), ("traduce al inglés este párrafo sobre {s}", "writing"),
@@ -160,6 +166,8 @@ def _institution(rng: random.Random, procs: list[str], others: list[str]) -> tup
 
 def _homework(rng: random.Random, courses: list[str]) -> tuple[str, str]:
     course = rng.choice(courses)
+    if rng.random() < 0.35:
+        return rng.choice(HOMEWORK_PLAIN).format(c=course), course
     problem = rng.choice(PROBLEMS).format(n=rng.randint(2, 40))
     return rng.choice(HOMEWORK_FRAMES).format(c=course, p=problem), course
 

@@ -39,6 +39,21 @@ def heldout_split(groups: Sequence[str], y: np.ndarray, *, seed: int, fraction: 
     return np.array(sorted(train)), np.array(sorted(held))
 
 
+def group_folds(groups: Sequence[str], y: np.ndarray, *, seed: int, k: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`k` (train, held-out) index pairs; whole groups go to one fold, each class's groups dealt round-robin over the folds."""
+    rng = np.random.default_rng(seed)
+    fold_of = np.zeros(len(y), dtype=int)
+    for label in (0, 1):
+        idx = np.flatnonzero(y == label)
+        names = sorted({groups[i] for i in idx})
+        rng.shuffle(names)
+        where = {name: j % k for j, name in enumerate(names)}
+        for i in idx:
+            fold_of[i] = where[groups[i]]
+    folds = [(np.flatnonzero(fold_of != f), np.flatnonzero(fold_of == f)) for f in range(k)]
+    return [(tr, ho) for tr, ho in folds if len(ho) and len(set(y[tr].tolist())) == 2] or [heldout_split(groups, y, seed=seed)]
+
+
 def _stack(dense: np.ndarray, sparse, rows: np.ndarray, mean: np.ndarray, scale: np.ndarray):
     d = (dense[rows] - mean) / scale
     if sparse is None:
@@ -116,7 +131,7 @@ def train_gate(
     min_in_recall: float = 0.98,
     seed: int = 7,
 ) -> Gate:
-    """Fit on labelled examples; calibrate and choose the threshold on a held-out split of whole groups."""
+    """Fit on labelled examples; calibrate and choose the threshold on out-of-fold scores (whole groups held out)."""
     if model not in MODELS:
         raise GateError(f"unknown gate model {model!r}; choose from {', '.join(MODELS)}")
     texts = [e.text for e in examples]
@@ -126,20 +141,20 @@ def train_gate(
     groups = [e.group for e in examples]
     dense, sparse = space.transform(texts, embedder=embedder, query_vecs=query_vecs)
     rows = balance(y, seed=seed) if balanced else np.arange(len(y))
-    tr_local, ho_local = heldout_split([groups[i] for i in rows], y[rows], seed=seed)
-    tr, ho = rows[tr_local], rows[ho_local]
-    first = _Fitted(model, dense, sparse, y, tr, k=k, seed=seed)
-    g = first.gate(space)
-    if model == "svm":
+    folds = group_folds([groups[i] for i in rows], y[rows], seed=seed)
+    out_of_fold = np.zeros(len(rows))  # each example scored by a model that did not see its group
+    for tr_local, ho_local in folds:
+        g = _Fitted(model, dense, sparse, y, rows[tr_local], k=k, seed=seed).gate(space)
+        ho = rows[ho_local]
         ho_sparse = sparse[ho] if sparse is not None else None
-        calibration = platt(g.margin(dense[ho], ho_sparse), y[ho])
-        g.calibration = calibration
-    else:
-        calibration = (1.0, 0.0)
-    p_ho = g.probabilities_from_features(dense[ho], sparse[ho] if sparse is not None else None)
-    threshold = choose_threshold(y[ho], p_ho, min_in_recall=min_in_recall)
-    held = binary_report(y[ho].tolist(), (p_ho >= threshold).astype(int).tolist())
+        out_of_fold[ho_local] = g.margin(dense[ho], ho_sparse) if model == "svm" else g.probabilities_from_features(dense[ho], ho_sparse)
+    calibration = platt(out_of_fold, y[rows]) if model == "svm" else (1.0, 0.0)
+    if model == "svm":
+        out_of_fold = 1.0 / (1.0 + np.exp(-np.clip(calibration[0] * out_of_fold + calibration[1], -50, 50)))
+    threshold = choose_threshold(y[rows], out_of_fold, min_in_recall=min_in_recall)
+    held = binary_report(y[rows].tolist(), (out_of_fold >= threshold).astype(int).tolist())
     final = _Fitted(model, dense, sparse, y, rows, k=k, seed=seed).gate(space, threshold=threshold, calibration=calibration)
+    tr, ho = rows[folds[0][0]], rows[folds[0][1]]
     info = fit_information(examples, dense, final, tr, ho, seed=seed)
     final.meta = {
         "balanced": balanced,
