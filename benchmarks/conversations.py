@@ -103,7 +103,7 @@ def main() -> None:
             after = [r["doc_id"] for r in draft.references] if draft else []
             before = None
             if want["outcome"] == "answerable":  # the same follow-up drafted alone, as before threads existed
-                answer, _, _ = draft_for(services, focus_question(m.redacted_text or "", settings.drafting.question_max_chars))
+                answer, _ = draft_for(services, focus_question(m.redacted_text or "", settings.drafting.question_max_chars))
                 before = [r.doc_id for r in answer.references]
             rows.append({"source": src, "channel": m.channel, "expected_follows": follows, "linked_to": source.get(m.follows_id), "linked": source.get(m.follows_id) == follows,
                          "expected": want["outcome"], "state": m.state, "doc": want.get("doc"), "before": before, "after": after,

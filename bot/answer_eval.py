@@ -97,7 +97,8 @@ def answer_one(services: Services, row: dict, judge: Judge | None) -> tuple[dict
     question, reference = row["question"], row.get("answer") or ""
     gold = row.get("doc")
     gold = set(gold if isinstance(gold, list) else [gold] if gold else [])
-    answer, in_domain, _ = draft_for(services, question)
+    answer, decision = draft_for(services, question)
+    in_domain = decision.in_domain if decision is not None else None
     lang = services.settings.llm.language
     body = answer_body(answer.text, lang)
     chunks = [h.chunk.text for h in answer.hits]

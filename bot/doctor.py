@@ -222,7 +222,6 @@ def check_llm(svc: "Services", *, call: bool = False) -> tuple[bool, str]:
 
 
 def check_gate(svc: "Services") -> tuple[bool, str]:
-    from bot.gating import current_corpus_hash
     from classifiers.errors import GateNotTrained
 
     if not svc.settings.gate.enabled:
@@ -231,7 +230,7 @@ def check_gate(svc: "Services") -> tuple[bool, str]:
         gate = svc.gate
     except GateNotTrained:
         return False, "not trained: run `orienta gate train`"
-    if gate.is_stale(current_corpus_hash(svc)):
+    if gate.is_stale(svc.corpus_hash()):
         return False, f"stale: the documents changed since it was trained ({gate.model}); run `orienta gate train`"
     return True, f"trained on the current documents ({gate.model}, {gate.features}, threshold {gate.threshold:.3f})"
 

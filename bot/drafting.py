@@ -18,6 +18,7 @@ from bot.ops.logs import message_context
 from bot.ops.metrics import count_gate, count_message
 from bot.run_report import RunReport
 from bot.services import Services
+from classifiers.gate import GateDecision
 from pipeline.conversation import Turn
 from pipeline.errors import PipelineError
 from pipeline.generation import Answer
@@ -35,27 +36,27 @@ T = TypeVar("T")
 BIG_TEXTS_DEFERRED = [defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text)]  # type: ignore[arg-type]
 
 
-def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, bool | None, float | None]:
-    """Gate the question (a follow-up made standalone with its earlier turns), then retrieve and generate (or the canned out-of-domain reply)."""
+def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, GateDecision | None]:
+    """Gate the question (a follow-up made standalone with its earlier turns), then retrieve and generate (or the canned out-of-domain reply).
+
+    A message the gate judges in domain but without information in the documents is still drafted from them: the
+    generator says NoInfo when nothing answers it, and the card shows the gate's doubt and its reasons."""
     query, rewrite_usage = conversations.standalone(services, question, list(history))
     gate = services.gate_or_none() if services.settings.gate.enabled else None
-    in_domain, score = None, None
-    if gate is not None:
-        decision = gate.decide(query, services.embedder)
-        in_domain, score = decision.in_domain, decision.score
-    if in_domain is False:
+    decision = gate.decide(query, services.embedder) if gate is not None else None
+    if decision is not None and not decision.in_domain:
         lang = services.settings.llm.language
         from pipeline.generation import format_reply
 
         canned = Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned")
         canned.context = _context(question, query, [query], history)
-        return canned, in_domain, score
+        return canned, decision
     # A follow-up is not answered from memory: its standalone query echoes the earlier question, whose approved answer
     # the student already has.
     reused = None if history else curated_draft(services, query)
     if reused is not None:
         reused.context = _context(question, query, [query], history)
-        return reused, in_domain, score
+        return reused, decision
     answer, parts = answering.answer(services, query, history=history, asked=question)
     if rewrite_usage is not None:  # the follow-up rewrite call is part of this draft's cost
         from pipeline.llm import prices_for
@@ -63,7 +64,7 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
         answer.usage = answer.usage + rewrite_usage
         answer.cost_usd += rewrite_usage.cost(prices_for(services.settings.llm, services.llm.model))
     answer.context = _context(question, query, parts, history)
-    return answer, in_domain, score
+    return answer, decision
 
 
 def _context(question: str, query: str, parts: list[str], history: Sequence[Turn]) -> dict:
@@ -111,7 +112,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     history = conversations.history(session, message)
     question = focus_question(message.redacted_text or "", budget.question_max_chars)
     try:
-        answer, in_domain, score = within_budget(lambda: draft_for(services, question, history=history), budget.time_budget_s, name=f"orienta-draft-{message.id}")
+        answer, decision = within_budget(lambda: draft_for(services, question, history=history), budget.time_budget_s, name=f"orienta-draft-{message.id}")
     except OverBudget as exc:
         log.error("message %s: %s; quarantined, the worker moves on", message.id, exc)
         queue.quarantine(session=session, message=message, reason=f"time_budget: {exc}")
@@ -119,6 +120,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     except PipelineError as exc:
         queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
         return
+    in_domain, score = (decision.in_domain, decision.score) if decision is not None else (None, None)
     count_gate(in_domain)
     if message.state == states.RECEIVED:
         queue.record_classification(session=session, message=message, in_domain=in_domain, score=score)
@@ -144,6 +146,8 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
             gate_score=score,
             gate_in_domain=in_domain,
             context=answer.context,
+            gate_outcome=decision.outcome if decision is not None else None,
+            gate_reasons=decision.reasons if decision is not None else [],
         ),
     )
     after_draft(session, answer)

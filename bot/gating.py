@@ -33,6 +33,7 @@ class TrainOptions:
     model: str | None = None
     balanced: bool | None = None
     include_feedback: bool = False
+    extra_examples: list[Example] | None = None  # labelled examples added as they are (already weighted)
 
 
 def _corpus(services: Services):
@@ -41,20 +42,6 @@ def _corpus(services: Services):
         raise GateError("the index is empty: run `orienta ingest` first")
     chunks = [c for c, _ in pairs]
     return chunks, np.stack([v for _, v in pairs]), corpus_hash([(c.id, c.text) for c in chunks])
-
-
-def current_corpus_hash(services: Services) -> str:
-    """Fingerprint of what the index holds now."""
-    return corpus_hash([(c.id, c.text) for c, _ in services.index.all_chunks()])
-
-
-def gate_is_fresh(services: Services, gate: Gate) -> bool:
-    """Whether the gate was trained on the corpus the index holds (checked once per loaded gate)."""
-    if gate.fresh is None:
-        gate.fresh = not gate.is_stale(current_corpus_hash(services))
-        if not gate.fresh:
-            log.warning("the gate is stale (the documents changed since it was trained): run `orienta gate train`")
-    return gate.fresh
 
 
 def feedback_examples(services: Services) -> list[Example]:
@@ -74,7 +61,8 @@ def feedback_examples(services: Services) -> list[Example]:
                 label = 1
             else:
                 continue
-            out.append(Example(text=text, label=label, style="feedback", source="feedback", topic=f"message:{message.id}"))
+            source = "feedback-no-info" if label == 1 and draft.no_info else "feedback"  # a content gap: in domain, no documents
+            out.append(Example(text=text, label=label, style="feedback", source=source, topic=f"message:{message.id}"))
     return out
 
 
@@ -135,8 +123,9 @@ def synthetic_examples(services: Services, chunks, vectors, corpus_id: str, gene
     return examples, save_dataset(examples, path)
 
 
-def train(services: Services, options: TrainOptions | None = None) -> Gate:
-    """Train the gate from the documents in the index (and staff feedback if asked), store it and use it."""
+def train(services: Services, options: TrainOptions | None = None, *, directory: Path | None = None, use: bool = True) -> Gate:
+    """Train the gate from the documents in the index (and staff feedback if asked), store it (in the gate directory
+    unless told otherwise) and use it (unless `use` is False)."""
     options = options or TrainOptions()
     g = services.settings.gate
     chunks, vectors, corpus_id = _corpus(services)
@@ -146,6 +135,9 @@ def train(services: Services, options: TrainOptions | None = None) -> Gate:
         fb = feedback_examples(services)
         n_feedback = len(fb)
         examples = examples + fb * g.feedback_weight
+    if options.extra_examples:
+        n_feedback += len({(e.text, e.label) for e in options.extra_examples})
+        examples = examples + list(options.extra_examples)
     known = {e.text for e in examples}
     curated = [e for e in curated_examples(services) if e.text not in known]
     examples = examples + curated
@@ -164,8 +156,9 @@ def train(services: Services, options: TrainOptions | None = None) -> Gate:
     )
     gate.meta.update({"corpus_hash": corpus_id, "generator": options.generator, "dataset": str(path), "feedback_examples": n_feedback, "curated_examples": len(curated)})
     gate.fresh = True
-    gate.save(services.settings.paths.gate_dir)
-    services._gate = gate
+    gate.save(directory or services.settings.paths.gate_dir)
+    if use:
+        services._gate = gate
     return gate
 
 
@@ -190,7 +183,7 @@ def evaluate_gate(services: Services, in_domain: Sequence[str], out_of_domain: S
         "threshold": gate.threshold,
         "model": gate.model,
         "features": gate.features,
-        "stale": gate.is_stale(current_corpus_hash(services)),
+        "stale": gate.is_stale(services.corpus_hash()),
         "ms_per_message_embedding": 1000 * embed_s / max(1, len(texts)),
         "ms_per_message_decision": 1000 * decide_s / max(1, len(texts)),
     }

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 JOB_ID = "orienta-weekly-digest"
+RETRAIN_JOB_ID = "orienta-weekly-gate-retraining"
+RETRAIN_HOUR = 3  # local time on the digest's weekday, before the digest
 WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 Deliver = Callable[["Services", "Digest", Path, Path], object]
 
@@ -93,8 +95,34 @@ def start_scheduler(services: "Services", *, deliver: Deliver | None = None, cat
     scheduler.add_job(job, CronTrigger(day_of_week=d.weekday, hour=d.hour, minute=d.minute, timezone=tz), id=JOB_ID, coalesce=True, max_instances=1, misfire_grace_time=6 * 3600, replace_existing=True)
     if catch_up:
         scheduler.add_job(job, "date", run_date=datetime.now(tz), id=f"{JOB_ID}-catch-up", misfire_grace_time=None)
+    if services.settings.gate.retrain_weekly:
+        retrain = lambda: retrain_gate_weekly(services)  # noqa: E731
+        scheduler.add_job(retrain, CronTrigger(day_of_week=d.weekday, hour=RETRAIN_HOUR, timezone=tz), id=RETRAIN_JOB_ID, coalesce=True, max_instances=1, misfire_grace_time=6 * 3600, replace_existing=True)
     scheduler.start()
     return scheduler
+
+
+def retrain_gate_weekly(services: "Services") -> dict | None:
+    """Retrain the gate from staff decisions when there is a trained gate and new decisions; never raises."""
+    from bot.gate_retraining import feedback_examples, figures_moved, retrain_from_feedback
+    from classifiers.errors import GateError
+
+    try:
+        try:
+            gate = services.gate
+        except GateError:
+            log.info("no trained gate yet: weekly retraining skipped")
+            return None
+        seen = (gate.meta.get("retraining") or {}).get("n_feedback", -1)
+        if len(feedback_examples(services)) == seen:
+            log.info("no new staff decisions since the last retraining: skipped")
+            return None
+        report = retrain_from_feedback(services)
+        log.info("weekly gate retraining: %s", figures_moved(report))
+        return report.as_dict()
+    except Exception:  # the edge: a failed retraining keeps the current gate and must not kill the scheduler
+        log.exception("weekly gate retraining failed; the current gate stays")
+        return None
 
 
 def _safe_run(services: "Services", deliver: Deliver | None) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -11,7 +12,7 @@ from sqlalchemy.engine import Engine
 
 from bot import sample
 from classifiers.errors import GateNotTrained
-from classifiers.gate import Gate
+from classifiers.gate import Gate, corpus_hash
 from pipeline.embeddings import Embedder, embedder_from_settings
 from pipeline.errors import ConfigurationError
 from pipeline.generation import GENERATORS, Generator
@@ -21,6 +22,8 @@ from pipeline.retrieval import Retriever, retriever_from_settings
 from pipeline.settings import Settings
 from review.db import init_db, make_engine
 
+
+log = logging.getLogger(__name__)
 
 @dataclass
 class Services:
@@ -114,9 +117,15 @@ class Services:
             gate = self.gate
         except GateNotTrained:
             return None
-        from bot.gating import gate_is_fresh
+        if gate.fresh is None:  # checked once per loaded gate
+            gate.fresh = not gate.is_stale(self.corpus_hash())
+            if not gate.fresh:
+                log.warning("the gate is stale (the documents changed since it was trained): run `orienta gate train`")
+        return gate if gate.fresh else None
 
-        return gate if gate_is_fresh(self, gate) else None
+    def corpus_hash(self) -> str:
+        """Fingerprint of what the index holds now (the gate records the one it was trained on)."""
+        return corpus_hash([(c.id, c.text) for c, _ in self.index.all_chunks()])
 
     def document_paths(self) -> list[Path]:
         return list(self.settings.paths.documents) or [sample.docs_dir()]

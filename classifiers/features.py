@@ -1,4 +1,4 @@
-"""Gate features: query embedding, similarity to the indexed corpus, TF-IDF character n-grams, lexical overlap."""
+"""Gate features: query embedding, similarity to the indexed corpus, TF-IDF character n-grams, lexical overlap, intent."""
 
 from __future__ import annotations
 
@@ -10,10 +10,12 @@ from pathlib import Path
 import numpy as np
 
 from classifiers.errors import GateError
+from classifiers.intent import NAMES as INTENT_NAMES
+from classifiers.intent import IntentModel
 from pipeline.embeddings import Embedder
 from pipeline.text import content_terms, fold
 
-KINDS = ("embedding", "similarity", "tfidf", "lexical")
+KINDS = ("embedding", "similarity", "tfidf", "lexical", "intent")
 TOP_K = 5
 
 
@@ -51,6 +53,7 @@ class FeatureSpace:
     vocabulary: dict[str, int] = field(default_factory=dict)  # char n-gram -> column
     idf: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))
     term_weights: dict[str, float] = field(default_factory=dict)  # corpus content term -> idf-like weight
+    intent: IntentModel = field(default_factory=IntentModel)
     _vectorizer: object = field(default=None, repr=False)
     _corpus_tfidf: object = field(default=None, repr=False)
 
@@ -69,6 +72,8 @@ class FeatureSpace:
                 df[term] = df.get(term, 0) + 1
         n = max(1, len(chunk_texts))
         space.term_weights = {t: float(np.log((1 + n) / (1 + c)) + 1) for t, c in df.items()}
+        if "intent" in kinds:
+            space.intent = IntentModel.fit(chunk_texts)
         return space
 
     @property
@@ -113,9 +118,24 @@ class FeatureSpace:
             parts.append(similarity_features(query_vecs, self.corpus_vectors))
         if "lexical" in self.kinds:
             parts.append(self.lexical(texts))
+        if "intent" in self.kinds:
+            parts.append(self.intent.transform(texts))
         if not parts:
             return np.zeros((len(texts), 0), dtype=np.float32)
         return np.hstack(parts).astype(np.float32)
+
+    def dense_names(self) -> list[str]:
+        """The name of every column of the dense block, in order (for explanations)."""
+        names: list[str] = []
+        if "embedding" in self.kinds:
+            names += [f"embedding_{i}" for i in range(self.corpus_vectors.shape[1])]
+        if "similarity" in self.kinds:
+            names += ["similarity_max", "similarity_top", "similarity_margin"]
+        if "lexical" in self.kinds:
+            names += ["lexical_known", "lexical_weight", "lexical_unknown"]
+        if "intent" in self.kinds:
+            names += list(INTENT_NAMES)
+        return names
 
     @property
     def needs_embedding(self) -> bool:
@@ -134,11 +154,14 @@ class FeatureSpace:
     # ------------------------------------------------------------ persistence
     def save(self, directory: Path) -> None:
         np.savez(directory / "features.npz", corpus_vectors=self.corpus_vectors, idf=self.idf)
-        data = {"kinds": list(self.kinds), "vocabulary": self.vocabulary, "term_weights": self.term_weights}
+        data = {"kinds": list(self.kinds), "vocabulary": self.vocabulary, "term_weights": self.term_weights, "intent": self.intent.as_dict()}
         (directory / "features.json").write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
 
     @classmethod
     def load(cls, directory: Path) -> "FeatureSpace":
         data = json.loads((directory / "features.json").read_text(encoding="utf-8"))
         arrays = np.load(directory / "features.npz", allow_pickle=False)
-        return cls(kinds=tuple(data["kinds"]), corpus_vectors=arrays["corpus_vectors"], vocabulary=data["vocabulary"], idf=arrays["idf"], term_weights=data["term_weights"])
+        return cls(
+            kinds=tuple(data["kinds"]), corpus_vectors=arrays["corpus_vectors"], vocabulary=data["vocabulary"], idf=arrays["idf"],
+            term_weights=data["term_weights"], intent=IntentModel.from_dict(data.get("intent", {})),
+        )

@@ -14,21 +14,36 @@ import numpy as np
 
 from classifiers.errors import GateError, GateNotTrained, GateStale
 from classifiers.features import FeatureSpace
+from classifiers.intent import FEATURES as INTENT_FEATURES
+from classifiers.intent import NAMES as INTENT_NAMES
 from pipeline.embeddings import Embedder
 from pipeline.redaction import strip_placeholders
 
 MODELS = ("svm", "logreg", "knn")
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+
+
+ANSWERABLE, NO_INFO, OUT_OF_DOMAIN = "answerable", "no_info", "out_of_domain"
+OUTCOMES = (ANSWERABLE, NO_INFO, OUT_OF_DOMAIN)
+# What each dense feature means to a reviewer (intent features describe themselves in classifiers.intent).
+_DESCRIPTIONS = {
+    "similarity_max": "parecido a los documentos", "similarity_top": "parecido a varios documentos", "similarity_margin": "se destaca sobre el resto del corpus",
+    "lexical_known": "palabras que están en los documentos", "lexical_weight": "palabras propias de los documentos", "lexical_unknown": "palabras que no están en los documentos",
+    "tfidf": "vocabulario", **dict(INTENT_FEATURES),
+}
 
 
 @dataclass(slots=True)
 class GateDecision:
-    """The gate's verdict on one message."""
+    """The gate's verdict on one message: in or out of domain, and whether the documents are likely to answer it."""
 
     in_domain: bool
     score: float  # calibrated probability of being in domain
     threshold: float
     latency_ms: float = 0.0
+    outcome: str = ANSWERABLE  # answerable | no_info | out_of_domain
+    info_score: float | None = None  # probability that the documents answer it (three-outcome gates)
+    reasons: list[str] = field(default_factory=list)  # the features that weighed most, in the decision's direction
 
 
 def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
@@ -80,6 +95,9 @@ class Gate:
     neighbours: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # k-NN: training rows
     neighbour_labels: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
     k: int = 15
+    info_coef: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))  # answerable vs no-info, over the dense block
+    info_intercept: float = 0.0
+    info_threshold: float = 0.0
     meta: dict = field(default_factory=dict)
     fresh: bool | None = field(default=None, compare=False)  # set by whoever checks it against the index; not stored
 
@@ -126,11 +144,64 @@ class Gate:
         np.maximum.at(out, np.asarray(owner), p)
         return out
 
-    def decide(self, text: str, embedder: Embedder) -> GateDecision:
-        """In or out of domain for one message; latency excludes nothing (embedding included)."""
+    def info_probabilities(self, dense: np.ndarray) -> np.ndarray | None:
+        """Probability that the documents answer each message (None for a two-outcome gate)."""
+        if self.info_coef.size == 0:
+            return None
+        return _sigmoid(self._dense(dense) @ self.info_coef + self.info_intercept)
+
+    def contributions(self, dense: np.ndarray, sparse=None) -> list[tuple[str, float]]:
+        """Each feature's push towards 'in domain' for one message (linear models; the TF-IDF block counts as one)."""
+        if self.model == "knn" or self.coef.size == 0:
+            return []
+        d = self._dense(dense)[0]
+        names = self.space.dense_names()
+        parts = [(n, float(v)) for n, v in zip(names, d * self.coef[: len(d)]) if not n.startswith("embedding_")]
+        emb = [float(v) for n, v in zip(names, d * self.coef[: len(d)]) if n.startswith("embedding_")]
+        if emb:
+            parts.append(("embedding", sum(emb)))
+        if sparse is not None:
+            parts.append(("tfidf", float(np.asarray(sparse @ self.coef[len(d) :]).ravel()[0])))
+        return parts
+
+    def outcomes(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None, explain: int = 3) -> list[GateDecision]:
+        """The three-way verdict for each message, with the top `explain` reasons; a message is judged by its best segment."""
         start = time.perf_counter()
-        p = float(self.probabilities([text], embedder)[0])
-        return GateDecision(in_domain=p >= self.threshold, score=p, threshold=self.threshold, latency_ms=(time.perf_counter() - start) * 1000)
+        segments, owner = message_segments(texts)
+        if len(segments) != len(texts):
+            query_vecs = None
+        dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=query_vecs)
+        p = self.probabilities_from_features(dense, sparse)
+        info = self.info_probabilities(dense)
+        best: dict[int, int] = {}
+        for i, o in enumerate(owner):
+            if o not in best or p[i] > p[best[o]]:
+                best[o] = i
+        out = []
+        for o in range(len(texts)):
+            i = best[o]
+            score = float(p[i])
+            in_domain = score >= self.threshold
+            info_score = None if info is None else float(info[i])
+            outcome = OUT_OF_DOMAIN if not in_domain else NO_INFO if info_score is not None and info_score < self.info_threshold else ANSWERABLE
+            reasons = []
+            if explain:
+                parts = self.contributions(dense[i : i + 1], sparse[i : i + 1] if sparse is not None else None)
+                sign = 1 if in_domain else -1
+                present = dict(zip(self.space.dense_names(), dense[i]))
+                parts = [(n, v) for n, v in parts if n not in INTENT_NAMES or present.get(n, 0) > 0]  # an absent intent is no reason
+                for name, v in sorted(parts, key=lambda nv: -sign * nv[1])[:explain]:
+                    if sign * v > 0:
+                        reasons.append(f"{_DESCRIPTIONS.get(name, name)} ({v:+.1f})")
+            out.append(GateDecision(in_domain=in_domain, score=score, threshold=self.threshold, outcome=outcome, info_score=info_score, reasons=reasons))
+        elapsed = (time.perf_counter() - start) * 1000 / max(1, len(texts))
+        for d in out:
+            d.latency_ms = elapsed
+        return out
+
+    def decide(self, text: str, embedder: Embedder) -> GateDecision:
+        """The verdict on one message with its reasons; latency includes the embedding."""
+        return self.outcomes([text], embedder)[0]
 
     # ------------------------------------------------------------ staleness
     def check_fresh(self, current_corpus_hash: str) -> None:
@@ -155,6 +226,7 @@ class Gate:
             coef=self.coef,
             neighbours=self.neighbours,
             neighbour_labels=self.neighbour_labels,
+            info_coef=self.info_coef,
         )
         meta = {
             **self.meta,
@@ -165,6 +237,8 @@ class Gate:
             "intercept": self.intercept,
             "calibration": list(self.calibration),
             "k": self.k,
+            "info_intercept": self.info_intercept,
+            "info_threshold": self.info_threshold,
         }
         (directory / "gate.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return directory / "gate.json"
@@ -197,6 +271,9 @@ class Gate:
             neighbours=arrays["neighbours"],
             neighbour_labels=arrays["neighbour_labels"],
             k=int(meta.pop("k")),
+            info_coef=arrays["info_coef"],
+            info_intercept=float(meta.pop("info_intercept")),
+            info_threshold=float(meta.pop("info_threshold")),
             meta=meta,
         )
 

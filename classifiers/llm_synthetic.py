@@ -89,6 +89,16 @@ def in_domain_question(llm: LLM, chunks: Sequence[Chunk], *, variant: str, style
     return Example(text=question, label=1, style=style, source="llm", chunk_ids=tuple(picked or [c.id for c in chunks]), prompt_hash=prompt_hash(name))
 
 
+def near_miss_question(llm: LLM, *, style: str, category: str, own: Sequence[str], courses: Sequence[str]) -> Example | None:
+    """One out-of-domain message in the office's own words (a near miss of `category`, see classifiers.near_miss)."""
+    system = load_prompt("out_of_domain_near_miss").format(style=style_descriptions().get(style, style), category=category, own=", ".join(own), courses=", ".join(courses))
+    resp = llm.complete(system=system, user="Genera el mensaje.", schema=GeneratedQuestion, max_tokens=1500)
+    question = str((resp.data or {}).get("question", "")).strip() if resp.outcome == "ok" else ""
+    if not question:
+        return None
+    return Example(text=question, label=0, style=style, source="llm-near-miss", prompt_hash=prompt_hash("out_of_domain_near_miss"), topic=f"{category}:llm")
+
+
 def out_of_domain_question(llm: LLM, *, style: str, topic: str) -> Example | None:
     """One random question on any topic, from the few-shot prompt."""
     system = load_prompt("out_of_domain").format(style=style_descriptions().get(style, style), topic=topic)
@@ -100,7 +110,8 @@ def out_of_domain_question(llm: LLM, *, style: str, topic: str) -> Example | Non
 
 
 def llm_dataset(llm: LLM, chunks: Sequence[Chunk], vectors: np.ndarray, *, n_in: int = 300, n_out: int = 300, seed: int = 0, progress=lambda done, total: None) -> list[Example]:
-    """Generate the LLM dataset: chunk sets -> in-domain questions, few-shot prompt -> out-of-domain questions."""
+    """Generate the LLM dataset: chunk sets -> in-domain questions; few-shot prompts -> out-of-domain questions, half of
+    them near misses in the office's words (category kept in the topic)."""
     rng = random.Random(seed)
     out: list[Example] = []
     total = n_in + n_out
@@ -115,9 +126,16 @@ def llm_dataset(llm: LLM, chunks: Sequence[Chunk], vectors: np.ndarray, *, n_in:
         if ex is not None:
             out.append(ex)
         progress(k + 1, total)
+    from classifiers.near_miss import CATEGORIES, course_names
+    from classifiers.synthetic import institution_names
+
+    own, courses = institution_names(chunks), course_names(chunks)[:40]
     for k in range(n_out):
         try:
-            ex = out_of_domain_question(llm, style=rng.choice(STYLES), topic=rng.choice(OOD_TOPICS))
+            if k % 2:  # every other one a near miss, the categories in turn
+                ex = near_miss_question(llm, style=rng.choice(STYLES), category=CATEGORIES[(k // 2) % len(CATEGORIES)], own=own, courses=rng.sample(courses, min(12, len(courses))))
+            else:
+                ex = out_of_domain_question(llm, style=rng.choice(STYLES), topic=rng.choice(OOD_TOPICS))
         except LLMError as exc:
             log.warning("out-of-domain question %d failed: %s", k, exc)
             continue

@@ -136,4 +136,4 @@ def templated_ood(*, n: int = 600, seed: int = 29) -> list[Example]:
 
 def offline_ood(*, n_templated: int = 600, seed: int = 29) -> list[Example]:
     """Everything the offline path uses as out-of-domain: bank plus templates."""
-    return bank_examples() + templated_ood(n=n_templated, seed=seed) + nearby_places(seed=seed + 2)
+    return bank_examples() + templated_ood(n=n_templated, seed=seed) + nearby_places(n=160, seed=seed + 2)

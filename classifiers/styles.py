@@ -42,7 +42,7 @@ _VAGUE = ["{t}", "{t}?", "info {t}", "consulta {t}", "duda: {t}", "lo de {t}", "
 _INTERROGATIVE = re.compile(r"^(qu[eé]|cu[aá]l(es)?|c[oó]mo|cu[aá]ndo|d[oó]nde|cu[aá]nt[oa]s?|qui[eé]n(es)?|por qu[eé]|a qui[eé]n|en qu[eé]|hasta cu[aá]ndo|de qu[eé])\b", re.IGNORECASE)
 
 
-def _bare(question: str) -> str:
+def bare(question: str) -> str:
     return question.strip().strip("¿?¡! ").strip()
 
 
@@ -66,7 +66,7 @@ def yes_no_from_statement(rng: random.Random, sentence: str) -> str:
 
 
 def _informal(rng: random.Random, question: str) -> str:
-    body = _bare(question).lower()
+    body = bare(question).lower()
     if rng.random() < 0.5:
         body = fold(body)
     if rng.random() < 0.3:
@@ -80,7 +80,7 @@ def _informal(rng: random.Random, question: str) -> str:
 def _statement(rng: random.Random, question: str, topic: str) -> str:
     if rng.random() < 0.35 and not topic.rstrip().endswith("?"):
         return rng.choice(_STATEMENT_TOPIC).format(t=_lower_first(topic))
-    body = _lower_first(_bare(question))
+    body = _lower_first(bare(question))
     opener = rng.choice(_STATEMENT_OPEN)
     if opener.startswith(("Tengo una duda", "Les escribo")):
         return f"{opener}: {body}."
@@ -100,7 +100,7 @@ def _long(rng: random.Random, question: str, context: str | None, area: str) -> 
 
 
 def _vague(rng: random.Random, topic: str) -> str:
-    words = [w for w in _bare(topic).split() if not _INTERROGATIVE.match(w)] or _bare(topic).split()
+    words = [w for w in bare(topic).split() if not _INTERROGATIVE.match(w)] or bare(topic).split()
     short = " ".join(words[: rng.randint(1, min(4, max(1, len(words))))])
     text = rng.choice(_VAGUE).format(t=short.lower() if rng.random() < 0.6 else short)
     return text
@@ -110,7 +110,7 @@ def render(rng: random.Random, style: str, *, question: str, topic: str, context
     """The message a student would send, in one of the five styles."""
     if style == "direct":
         q = question.strip()
-        return q if q.endswith("?") or not _INTERROGATIVE.match(_bare(q)) else f"¿{_bare(q)}?"
+        return q if q.endswith("?") or not _INTERROGATIVE.match(bare(q)) else f"¿{bare(q)}?"
     if style == "informal":
         return _informal(rng, question)
     if style == "statement":
@@ -120,3 +120,46 @@ def render(rng: random.Random, style: str, *, question: str, topic: str, context
     if style == "vague":
         return _vague(rng, topic)
     raise ValueError(f"unknown style {style!r}")
+
+
+# ---------------------------------------------------------------- how students really type
+_GREETINGS = ["hola", "hola buenas", "buenas tardes", "buen dia", "holaa", "que tal", "hola, disculpen", "buenas noches", "saludos"]
+_CONTEXT = [
+    "estoy en {n} semestre", "trabajo de dia", "soy de primer ingreso", "ya cerre pensum", "me atrase un semestre",
+    "estoy haciendo las practicas", "soy de la jornada nocturna", "vengo de otra carrera", "estoy por graduarme",
+]
+_SHORTHAND = {"que ": "q ", "porque": "xq", "por favor": "porfa", "para ": "pa ", "también": "tmb", "qué ": "q ", "cuando": "cuando", "de ": "d "}
+
+
+def typo(rng: random.Random, text: str) -> str:
+    """One keyboard slip: a dropped, doubled or swapped letter in a longer word."""
+    words = text.split()
+    long_words = [i for i, w in enumerate(words) if len(w) > 4 and w.isalpha()]
+    if not long_words:
+        return text
+    i = rng.choice(long_words)
+    w, j = words[i], rng.randrange(1, len(words[i]) - 2)
+    kind = rng.choice(("drop", "double", "swap"))
+    words[i] = w[:j] + w[j + 1 :] if kind == "drop" else w[: j + 1] + w[j:] if kind == "double" else w[:j] + w[j + 1] + w[j] + w[j + 2 :]
+    return " ".join(words)
+
+
+def student_like(rng: random.Random, question: str) -> str:
+    """How a student types a question: lower case, often no accents or opening marks, slips, a greeting or a line of context."""
+    body = bare(question)
+    body = body[:1].lower() + body[1:]
+    if rng.random() < 0.7:
+        body = fold(body)
+    if rng.random() < 0.35:
+        for long, short in _SHORTHAND.items():
+            if rng.random() < 0.5:
+                body = body.replace(long, short)
+    for _ in range(rng.choice((0, 0, 0, 1))):  # a slip now and then: unknown words must not become a sign of the domain
+        body = typo(rng, body)
+    body += rng.choice(["?", "", "??", " ?", "?"])
+    parts = []
+    if rng.random() < 0.55:
+        parts.append(rng.choice(_GREETINGS) + rng.choice([", ", " ", "! ", ". "]))
+    if rng.random() < 0.3:
+        parts.append(rng.choice(_CONTEXT).format(n=rng.choice(_ORDINALS)) + rng.choice([" y ", ", ", ". "]))
+    return ("".join(parts) + body).strip()

@@ -15,6 +15,7 @@ from pipeline.chunking import Chunk
 from pipeline.text import fold
 
 STYLES = styles.STYLES
+NO_INFO_SOURCES = frozenset({"offline-campus", "feedback-no-info"})  # in domain, but the documents do not answer them
 
 
 @dataclass(slots=True)
@@ -301,20 +302,54 @@ def institution_names(chunks: Sequence[Chunk], *, limit: int = 4) -> list[str]:
     return [f"la {n}" if n.startswith(("Facultad", "Universidad", "Escuela")) else f"el {n}" for n in named] + ["la facultad", "la facu", "la universidad"]
 
 
+CAMPUS_PLACES = ("el salón {n}", "el edificio T-{m}", "el aula {n}", "el laboratorio {m}", "la oficina de control académico", "la dirección de escuela", "el auditorio", "la ventanilla de pagos", "el módulo {m}", "la sala de profesores")
+PLACE_FRAMES = ("¿Dónde queda {p}?", "¿En qué edificio está {p}?", "¿Cómo llego a {p}?", "¿{p} en qué piso está?", "¿A qué hora abren {p}?", "¿Hasta qué hora atienden en {p}?")
+PERMISSIONS = (
+    "faltar una semana a clases por una cita médica", "ausentarme de las prácticas por un viaje de trabajo", "no ir al EPS unos días por enfermedad",
+    "entrar al laboratorio fuera de horario", "faltar a un parcial por un funeral", "llevar las clases a distancia un mes", "salir antes de la práctica",
+)
+PERMISSION_FRAMES = ("¿A quién le pido permiso para {x}?", "¿Cómo solicito permiso para {x}?", "Necesito permiso para {x}, ¿qué hago?", "¿Se puede pedir permiso para {x}?")
+
+
+def _campus_question(rng: random.Random, names: list[str]) -> tuple[str, str]:
+    roll = rng.random()
+    if roll < 0.2:
+        place = rng.choice(CAMPUS_PLACES).format(n=rng.randint(100, 420), m=rng.randint(1, 12))
+        return rng.choice(PLACE_FRAMES).format(p=place), place
+    if roll < 0.35:
+        x = rng.choice(PERMISSIONS)
+        return rng.choice(PERMISSION_FRAMES).format(x=x), x
+    service = rng.choice(CAMPUS_SERVICES)
+    return rng.choice(CAMPUS_FRAMES).format(inst=rng.choice(names), s=service), service
+
+
 def campus_questions(chunks: Sequence[Chunk], *, n: int = 200, seed: int = 17) -> list[Example]:
-    """In-domain questions about the institution's own services, in the five styles."""
+    """In-domain questions about the institution's own places, services, schedules and permissions, in the five styles."""
     rng = random.Random(seed)
     names = institution_names(chunks)
     out, seen = [], set()
     for _ in range(n * 3):
         if len(out) >= n:
             break
-        service = rng.choice(CAMPUS_SERVICES)
-        question = rng.choice(CAMPUS_FRAMES).format(inst=rng.choice(names), s=service)
-        style = rng.choice(STYLES)
-        text = styles.render(rng, style, question=question[0] + question[1].upper() + question[2:] if question.startswith("¿") else question, topic=service)
+        question, service = _campus_question(rng, names)
+        style = rng.choice(STYLES + ("student",))
+        question = question[0] + question[1].upper() + question[2:] if question.startswith("¿") else question
+        text = styles.student_like(rng, question) if style == "student" else styles.render(rng, style, question=question, topic=service)
         if text in seen:
             continue
         seen.add(text)
         out.append(Example(text=text, label=1, style=style, source="offline-campus", topic=f"campus:{service}"))
+    return out
+
+
+def student_questions(examples: Sequence[Example], *, n: int = 600, seed: int = 19) -> list[Example]:
+    """In-domain messages typed the way students type (see styles.student_like), from direct and short questions."""
+    rng = random.Random(seed)
+    pool = [e for e in examples if e.label == 1 and e.style in ("direct", "vague") and e.source == "offline-template"]
+    out, seen = [], set()
+    for e in rng.sample(pool, min(len(pool), n)):
+        text = styles.student_like(rng, e.text)
+        if fold(text) not in seen:
+            seen.add(fold(text))
+            out.append(Example(text=text, label=1, style="student", source="offline-student", chunk_ids=e.chunk_ids, topic=e.topic))
     return out

@@ -11,7 +11,7 @@ from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.features import FeatureSpace
 from classifiers.gate import MODELS, Gate, choose_threshold
-from classifiers.synthetic import Example, dataset_hash
+from classifiers.synthetic import NO_INFO_SOURCES, Example, dataset_hash
 from pipeline.embeddings import Embedder
 
 
@@ -37,6 +37,21 @@ def heldout_split(groups: Sequence[str], y: np.ndarray, *, seed: int, fraction: 
         for i in idx:
             (held if groups[i] in held_names else train).append(i)
     return np.array(sorted(train)), np.array(sorted(held))
+
+
+def group_folds(groups: Sequence[str], y: np.ndarray, *, seed: int, k: int = 3) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`k` (train, held-out) index pairs; whole groups go to one fold, each class's groups dealt round-robin over the folds."""
+    rng = np.random.default_rng(seed)
+    fold_of = np.zeros(len(y), dtype=int)
+    for label in (0, 1):
+        idx = np.flatnonzero(y == label)
+        names = sorted({groups[i] for i in idx})
+        rng.shuffle(names)
+        where = {name: j % k for j, name in enumerate(names)}
+        for i in idx:
+            fold_of[i] = where[groups[i]]
+    folds = [(np.flatnonzero(fold_of != f), np.flatnonzero(fold_of == f)) for f in range(k)]
+    return [(tr, ho) for tr, ho in folds if len(ho) and len(set(y[tr].tolist())) == 2] or [heldout_split(groups, y, seed=seed)]
 
 
 def _stack(dense: np.ndarray, sparse, rows: np.ndarray, mean: np.ndarray, scale: np.ndarray):
@@ -116,7 +131,7 @@ def train_gate(
     min_in_recall: float = 0.98,
     seed: int = 7,
 ) -> Gate:
-    """Fit on labelled examples; calibrate and choose the threshold on a held-out split of whole groups."""
+    """Fit on labelled examples; calibrate and choose the threshold on out-of-fold scores (whole groups held out)."""
     if model not in MODELS:
         raise GateError(f"unknown gate model {model!r}; choose from {', '.join(MODELS)}")
     texts = [e.text for e in examples]
@@ -126,20 +141,21 @@ def train_gate(
     groups = [e.group for e in examples]
     dense, sparse = space.transform(texts, embedder=embedder, query_vecs=query_vecs)
     rows = balance(y, seed=seed) if balanced else np.arange(len(y))
-    tr_local, ho_local = heldout_split([groups[i] for i in rows], y[rows], seed=seed)
-    tr, ho = rows[tr_local], rows[ho_local]
-    first = _Fitted(model, dense, sparse, y, tr, k=k, seed=seed)
-    g = first.gate(space)
-    if model == "svm":
+    folds = group_folds([groups[i] for i in rows], y[rows], seed=seed)
+    out_of_fold = np.zeros(len(rows))  # each example scored by a model that did not see its group
+    for tr_local, ho_local in folds:
+        g = _Fitted(model, dense, sparse, y, rows[tr_local], k=k, seed=seed).gate(space)
+        ho = rows[ho_local]
         ho_sparse = sparse[ho] if sparse is not None else None
-        calibration = platt(g.margin(dense[ho], ho_sparse), y[ho])
-        g.calibration = calibration
-    else:
-        calibration = (1.0, 0.0)
-    p_ho = g.probabilities_from_features(dense[ho], sparse[ho] if sparse is not None else None)
-    threshold = choose_threshold(y[ho], p_ho, min_in_recall=min_in_recall)
-    held = binary_report(y[ho].tolist(), (p_ho >= threshold).astype(int).tolist())
+        out_of_fold[ho_local] = g.margin(dense[ho], ho_sparse) if model == "svm" else g.probabilities_from_features(dense[ho], ho_sparse)
+    calibration = platt(out_of_fold, y[rows]) if model == "svm" else (1.0, 0.0)
+    if model == "svm":
+        out_of_fold = 1.0 / (1.0 + np.exp(-np.clip(calibration[0] * out_of_fold + calibration[1], -50, 50)))
+    threshold = choose_threshold(y[rows], out_of_fold, min_in_recall=min_in_recall)
+    held = binary_report(y[rows].tolist(), (out_of_fold >= threshold).astype(int).tolist())
     final = _Fitted(model, dense, sparse, y, rows, k=k, seed=seed).gate(space, threshold=threshold, calibration=calibration)
+    tr, ho = rows[folds[0][0]], rows[folds[0][1]]
+    info = fit_information(examples, dense, final, tr, ho, seed=seed)
     final.meta = {
         "balanced": balanced,
         "embedder": getattr(embedder, "name", None),
@@ -149,14 +165,41 @@ def train_gate(
         "dataset_hash": dataset_hash(examples),
         "heldout": {k_: v for k_, v in held.items() if k_ != "confusion"},
         "heldout_accuracy": held["accuracy"],
+        "information_heldout": info,
         "trained_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
     }
     return final
 
 
-def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
-    """Templated in-domain questions from the chunks, plus the bank and templated out-of-domain questions."""
-    from classifiers.ood import offline_ood
-    from classifiers.synthetic import campus_questions, offline_questions
+def fit_information(examples: Sequence[Example], dense: np.ndarray, gate: Gate, tr: np.ndarray, ho: np.ndarray, *, seed: int) -> dict | None:
+    """Give `gate` its second boundary (answerable vs in domain without information) from the in-domain examples; held-out report."""
+    from sklearn.linear_model import LogisticRegression
 
-    return offline_questions(chunks, seed=seed) + campus_questions(chunks, seed=seed + 4) + offline_ood(seed=seed + 16)
+    answerable = np.array([e.label == 1 and e.source not in NO_INFO_SOURCES for e in examples], dtype=np.int64)
+    in_domain = np.array([e.label == 1 for e in examples])
+    tr_in, ho_in = tr[in_domain[tr]], ho[in_domain[ho]]
+    if len(set(answerable[tr_in].tolist())) < 2:
+        return None
+    x = (dense - gate.mean) / gate.scale
+    clf = LogisticRegression(C=1.0, max_iter=3000, class_weight="balanced", random_state=seed).fit(x[tr_in], answerable[tr_in])
+    gate.info_coef, gate.info_intercept = np.asarray(clf.coef_[0], dtype=np.float32), float(clf.intercept_[0])
+    p = gate.info_probabilities(dense[ho_in])
+    gate.info_threshold = choose_threshold(answerable[ho_in], p, min_in_recall=0.95) if len(ho_in) else 0.5
+    final = LogisticRegression(C=1.0, max_iter=3000, class_weight="balanced", random_state=seed).fit(x[in_domain], answerable[in_domain])
+    gate.info_coef, gate.info_intercept = np.asarray(final.coef_[0], dtype=np.float32), float(final.intercept_[0])
+    rep = binary_report(answerable[ho_in].tolist(), (p >= gate.info_threshold).astype(int).tolist())
+    return {"f1_answerable": rep["f1_in"], "f1_no_info": rep["f1_out"], "threshold": gate.info_threshold}
+
+
+def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
+    """Templated in-domain questions from the chunks (also typed as students type), campus business without documents,
+    near misses built from the documents, and the bank and templated out-of-domain questions."""
+    from classifiers.near_miss import near_miss_questions
+    from classifiers.ood import offline_ood
+    from classifiers.synthetic import campus_questions, offline_questions, student_questions
+
+    questions = offline_questions(chunks, seed=seed)
+    return (
+        questions + student_questions(questions, seed=seed + 2) + campus_questions(chunks, n=400, seed=seed + 4)
+        + near_miss_questions(chunks, seed=seed + 8) + offline_ood(n_templated=1500, seed=seed + 16)
+    )

@@ -168,13 +168,14 @@ class GateSettings(BaseModel):
     """The out-of-domain gate."""
 
     enabled: bool = True
-    features: str = Field(default="similarity+tfidf+lexical", description="'+'-joined: embedding, similarity, tfidf, lexical.")
+    features: str = Field(default="similarity+tfidf+lexical+intent", description="'+'-joined: embedding, similarity, tfidf, lexical, intent.")
     model: Literal["svm", "logreg", "knn"] = "logreg"
     balanced: bool = True
     auto_reply_out_of_domain: bool = False
     min_in_recall: float = Field(default=0.98, gt=0.0, le=1.0, description="Held-out in-domain recall the threshold must keep.")
     knn_k: int = Field(default=15, ge=1)
-    feedback_weight: int = Field(default=3, ge=1, description="How many times each staff-labelled example counts.")
+    feedback_weight: int = Field(default=3, ge=1, description="How many times each staff correction of the gate counts.")
+    retrain_weekly: bool = Field(default=True, description="`orienta run` retrains the gate from staff decisions every week (adopted only if not worse).")
     llm_in_domain: int = Field(default=300, ge=1)
     llm_out_of_domain: int = Field(default=300, ge=0)
 

@@ -57,6 +57,8 @@ TEXTS["es"].update(
         "review_gate_in": "en dominio",
         "review_gate_out": "FUERA DE DOMINIO",
         "review_gate_none": "sin gate",
+        "review_gate_no_info": "en dominio, sin información en los documentos",
+        "review_gate_reasons": "motivos",
         "review_method": "Método · modelo",
         "review_conversation": "Conversación ({n} turnos anteriores)",
         "review_turn_student": "Estudiante",

@@ -92,6 +92,8 @@ class DraftCreate(DraftBase):
     gate_score: float | None = None
     gate_in_domain: bool | None = None
     context: dict[str, Any] = {}
+    gate_outcome: str | None = None
+    gate_reasons: list[str] = []
 
 
 class Draft(DraftBase, table=True):
@@ -108,6 +110,8 @@ class Draft(DraftBase, table=True):
     latency_ms: float = 0.0
     gate_score: float | None = None
     gate_in_domain: bool | None = None
+    gate_outcome: str | None = Field(default=None, max_length=16, description="answerable | no_info | out_of_domain")
+    gate_reasons: list[str] = Field(default_factory=list, sa_column=Column(JSON), description="The features that weighed most in the gate's decision.")
     slack_channel: str | None = Field(default=None, max_length=64)
     slack_ts: str | None = Field(default=None, max_length=64)
     context: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON), description="Earlier turns, standalone query and question parts it was drafted from.")

@@ -32,8 +32,9 @@ def ask_cmd(
         fail(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
     if method:
         svc.settings.llm.method = method  # type: ignore[assignment]
-    answer, in_domain, score = draft_for(svc, redact(question).text)
-    data = answer.as_dict() | {"gate": {"in_domain": in_domain, "score": score}}
+    answer, decision = draft_for(svc, redact(question).text)
+    in_domain, score = (decision.in_domain, decision.score) if decision is not None else (None, None)
+    data = answer.as_dict() | {"gate": {"in_domain": in_domain, "score": score, "outcome": decision.outcome if decision else None, "reasons": decision.reasons if decision else []}}
     if as_json:
         print_json(data)
         return

@@ -1,4 +1,4 @@
-"""`orienta gate train|eval`."""
+"""`orienta gate train|eval|retrain`."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def train_cmd(
     ctx: typer.Context,
     llm: bool = typer.Option(False, "--llm", help="Generar las preguntas sintéticas con el LLM (necesita ANTHROPIC_API_KEY)."),
     offline: bool = typer.Option(False, "--offline", help="Generarlas con las plantillas sin conexión (por defecto)."),
-    features: Optional[str] = typer.Option(None, "--features", help="Unidas con '+': embedding, similarity, tfidf, lexical."),
+    features: Optional[str] = typer.Option(None, "--features", help="Unidas con '+': embedding, similarity, tfidf, lexical, intent."),
     model: Optional[str] = typer.Option(None, "--model", help="svm, logreg o knn."),
     balanced: Optional[bool] = typer.Option(None, "--balanced/--full", help="Entrenar con el conjunto balanceado por clase o con el completo."),
     include_feedback: bool = typer.Option(False, "--include-feedback", help="Agregar las decisiones del equipo (rechazos por fuera de alcance, aprobaciones)."),
@@ -82,3 +82,19 @@ def eval_cmd(
         console.print("[yellow]the gate is stale: the documents changed since it was trained[/]")
     if "plot" in report:
         console.print(f"  plot: {report['plot']} (K-Means/class agreement {report['cluster_agreement']:.2f})")
+
+
+@gate_app.command("retrain")
+def retrain_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
+    """Reentrena el gate con las decisiones del equipo (las correcciones pesan más); se adopta solo si no empeora en decisiones reservadas."""
+    from bot.gate_retraining import figures_moved, retrain_from_feedback
+
+    try:
+        with console.status("Reentrenando el gate con las decisiones del equipo…"):
+            report = retrain_from_feedback(services(ctx))
+    except GateError as exc:
+        fail(str(exc))
+    if as_json:
+        print_json(report.as_dict())
+        return
+    console.print(f"{report.n_feedback} decisiones ({report.n_corrections} correcciones): {figures_moved(report)}", highlight=False)

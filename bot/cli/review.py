@@ -40,7 +40,7 @@ def draft_summary(draft, message) -> dict:
         "sender": message.sender,
         "subject": message.subject,
         "question": message.cleaned_text,
-        "gate": {"in_domain": message.gate_in_domain, "score": message.gate_score},
+        "gate": {"in_domain": message.gate_in_domain, "score": message.gate_score, "outcome": draft.gate_outcome, "reasons": draft.gate_reasons or []},
         "method": draft.method,
         "model": draft.model,
         "no_info": draft.no_info,
@@ -96,7 +96,10 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
     console.print(f"[bold]De:[/] {data['sender']}   [bold]Asunto:[/] {data['subject']}", highlight=False)
     gate = data["gate"]
     if gate["in_domain"] is not None:
-        console.print(f"[bold]Gate:[/] {'en dominio' if gate['in_domain'] else 'FUERA DE DOMINIO'} (score {gate['score']:.2f})")
+        label = t("review_gate_no_info") if gate["outcome"] == "no_info" else t("review_gate_in") if gate["in_domain"] else t("review_gate_out")
+        console.print(f"[bold]Gate:[/] {label} (score {gate['score']:.2f})", highlight=False)
+        if gate["reasons"]:
+            console.print(f"[bold]Motivos del gate:[/] {'; '.join(gate['reasons'])}", highlight=False, markup=False)
     console.print(f"[bold]Método:[/] {data['method']} · {data['model']}")
     curated = next((f for f in data["flags"] if f.get("kind") == CURATED_FLAG), None)
     if curated:

@@ -116,7 +116,12 @@ def _gate(message: InboundMessage, draft: Draft, lang: str) -> str:
     if in_domain is None:
         return t("review_gate_none", lang)
     label = t("review_gate_in", lang) if in_domain else f"*{t('review_gate_out', lang)}*"
-    return f"{label} ({score:.2f})" if score is not None else label
+    if in_domain and draft.gate_outcome == "no_info":
+        label = f"*{t('review_gate_no_info', lang)}*"
+    label = f"{label} ({score:.2f})" if score is not None else label
+    if draft.gate_reasons:
+        label += f"\n_{t('review_gate_reasons', lang)}:_ " + escape("; ".join(draft.gate_reasons[:3]))
+    return label
 
 
 def references_text(references: list[dict[str, Any]], lang: str = "es") -> str:

@@ -53,6 +53,8 @@ def test_llm_dataset_records_provenance_from_structured_replies(anthropic_server
             return _json("¿Qué becas hay y cómo las pido?", [1, 2])
         if "AL MENOS UNO" in system:
             return _json("che cuando cierra la inscripcion", [1])
+        if "La categoría pedida es: " in system:
+            return _json("¿Qué piden para el examen final en la Facultad de Derecho?")
         return _json("¿Quién ganó el Mundial de 1950?")
 
     anthropic_server.set_responder(responder)
@@ -61,10 +63,14 @@ def test_llm_dataset_records_provenance_from_structured_replies(anthropic_server
     ins, outs = [r for r in rows if r.label == 1], [r for r in rows if r.label == 0]
     assert len(ins) == 8 and len(outs) == 2
     ids = {c.id for c in chunks}
-    assert all(r.source == "llm" and r.style in STYLES and r.prompt_hash for r in rows)
+    assert all(r.source in ("llm", "llm-near-miss") and r.style in STYLES and r.prompt_hash for r in rows)
     assert all(r.chunk_ids and set(r.chunk_ids) <= ids for r in ins)
     assert {r.prompt_hash for r in ins} <= {prompt_hash("in_domain_any"), prompt_hash("in_domain_all")}
     assert outs[0].text == "¿Quién ganó el Mundial de 1950?" and outs[0].prompt_hash == prompt_hash("out_of_domain")
+    near = outs[1]  # every other out-of-domain question is a near miss, its category kept in the topic
+    assert near.source == "llm-near-miss" and near.topic == "other_institution:llm" and near.prompt_hash == prompt_hash("out_of_domain_near_miss")
+    near_prompt = calls[9]["system"][0]["text"]
+    assert "other_institution" in near_prompt and "Facultad de Ingeniería" in near_prompt and "Física Básica" in near_prompt
     assert len(calls) == 10
     first = calls[0]
     assert "tool_choice" not in first and "temperature" not in first and first["output_config"]["format"]["schema"]["required"] == ["question", "chunks_used"]

@@ -21,7 +21,7 @@ def test_templated_questions_are_labelled_out_and_spread_over_kinds():
     rows = templated_ood(n=200, seed=3)
     assert len(rows) == 200 and all(r.label == 0 for r in rows)
     assert len({r.topic.split(":")[0] for r in rows}) >= 6
-    assert len(offline_ood(n_templated=50)) == len(load_ood_bank()) + 50 + len(nearby_places())
+    assert len(offline_ood(n_templated=50)) == len(load_ood_bank()) + 50 + len(nearby_places(n=160))
 
 
 def test_places_near_the_institution_are_out_of_domain_near_misses():

@@ -53,5 +53,19 @@ def test_campus_questions_name_the_institution_from_the_documents(chunks):
     assert names[0] == "la Facultad de Ingeniería" and "la facultad" in names
     rows = campus_questions(chunks, n=60)
     assert len(rows) == 60 and all(r.label == 1 and r.source == "offline-campus" for r in rows)
-    assert {r.style for r in rows} == set(STYLES)
+    assert {r.style for r in rows} == set(STYLES) | {"student"}
+    topics = " ".join(r.topic or "" for r in campus_questions(chunks, n=200))
+    assert any(t in topics for t in ("salón", "edificio", "aula")) and any(w in topics for w in ("faltar", "ausentarme", "no ir"))  # places and permissions
     assert any("Facultad de Ingeniería" in r.text for r in rows)
+
+
+def test_student_questions_are_typed_like_students_and_keep_their_chunks(chunks):
+    from classifiers.synthetic import student_questions
+
+    questions = offline_questions(chunks, seed=3)
+    rows = student_questions(questions, n=40, seed=3)
+    assert rows and all(r.label == 1 and r.source == "offline-student" and r.chunk_ids for r in rows)
+    originals = {e.text for e in questions}
+    assert not any(r.text in originals for r in rows)
+    assert sum(r.text == r.text.lower() for r in rows) >= len(rows) * 0.6  # mostly lower case, as typed
+    assert any(not r.text.startswith("¿") for r in rows)

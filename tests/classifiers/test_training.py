@@ -33,7 +33,7 @@ def space(chunks, chunk_vectors):
 
 @pytest.mark.parametrize("model", ["svm", "logreg", "knn"])
 def test_each_model_learns_the_offline_dataset(model, chunks, chunk_vectors, fake_embedder):
-    space = FeatureSpace.fit("similarity+lexical", chunk_texts=[c.embed_text for c in chunks], chunk_vectors=chunk_vectors)
+    space = FeatureSpace.fit("similarity+lexical+intent", chunk_texts=[c.embed_text for c in chunks], chunk_vectors=chunk_vectors)  # near misses need intent
     data = offline_dataset(chunks)
     gate = train_gate(data, space=space, embedder=fake_embedder, model=model)
     p = gate.probabilities(["¿Cuántos créditos tiene Física Básica?", "¿Quién ganó el mundial de 1986?"], fake_embedder)

@@ -1,7 +1,7 @@
 """conversations: inbound messages linked into threads, drafts keep the context they were drafted from
 
 Revision ID: 0004_conversations
-Revises: 0002_evaluation
+Revises: 0003_gate_outcome
 Create Date: 2026-11-23 21:30:00.000000
 
 """
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 
 # revision identifiers, used by Alembic.
 revision: str = '0004_conversations'
-down_revision: Union[str, Sequence[str], None] = '0002_evaluation'
+down_revision: Union[str, Sequence[str], None] = '0003_gate_outcome'
 branch_labels: Union[str, Sequence[str], None] = None
 depends_on: Union[str, Sequence[str], None] = None
 

@@ -159,3 +159,11 @@ def test_card_of_a_follow_up_shows_its_conversation_and_the_standalone_query():
 def test_card_of_a_message_with_several_questions_lists_them_in_order():
     text = _all_text(B.review_card(_draft(context={"parts": ["¿Hasta cuándo me inscribo?", "¿Cuándo abren las becas?"]}), _message())["blocks"])
     assert "1. ¿Hasta cuándo me inscribo?" in text and text.index("1. ¿Hasta") < text.index("2. ¿Cuándo abren las becas?")
+
+
+def test_card_shows_the_gates_outcome_and_its_reasons():
+    draft = _draft(gate_outcome="no_info", gate_reasons=["lugar, servicio u horario del campus (+2.1)", "parecido a los documentos (+0.8)"])
+    text = _all_text(B.review_card(draft, _message())["blocks"])
+    assert "sin información en los documentos" in text and "lugar, servicio u horario del campus (+2.1)" in text
+    out = _all_text(B.review_card(_draft(gate_in_domain=False, gate_score=0.08, gate_outcome="out_of_domain", gate_reasons=["nombra otra institución (-3.4)"]), _message())["blocks"])
+    assert "FUERA DE DOMINIO" in out and "nombra otra institución (-3.4)" in out

@@ -1,0 +1,181 @@
+"""Intent features: whose business a message is (this office's, another institution's) and what it asks for.
+
+Beside topic similarity the gate looks at: does the message name another institution (an entity check against the
+names the office's documents use), is its subject a course's content rather than its administration, and is it a
+request to produce something ("hazme", "redactá", "resolvé") rather than a question. Each feature has a name and a
+Spanish description so a decision can be explained.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from pipeline.text import fold
+
+# (name, description shown to reviewers)
+FEATURES: tuple[tuple[str, str], ...] = (
+    ("other_institution", "nombra otra institución"),
+    ("own_institution", "nombra a la propia institución"),
+    ("course_content", "pregunta por el contenido de un curso"),
+    ("content_cues", "palabras de ejercicio o de materia"),
+    ("admin_cues", "palabras de trámite, requisito, fecha o regla"),
+    ("request", "pide producir algo (hazme, redactá, resolvé)"),
+    ("coding", "pide código o programación"),
+    ("opinion", "pide una opinión o conversación"),
+    ("jobs", "pregunta por trabajo o salario"),
+    ("campus", "lugar, servicio u horario del campus"),
+)
+NAMES = tuple(n for n, _ in FEATURES)
+
+_INSTITUTION = re.compile(r"\b(facultad|universidad|escuela|colegio|instituto|academia|ministerio|camara)\s+(?:de|del)\s+((?:(?:la|las|los|el)\s+)?[a-z0-9ñ]+(?:\s+(?:y\s+)?[a-z0-9ñ]+){0,2})")
+_BODIES = {"colegio", "ministerio", "camara", "academia"}  # professional and public bodies: never the office's business
+_STOP = {"de", "del", "la", "las", "los", "el", "en", "y", "mi", "su", "tu", "esta", "este", "que", "para", "a", "o", "no", "si"}
+_FIELD_CONTEXT = r"(?:carrera|facultad|escuela|licenciatura|pensum|admision|estudiantes?|estudiar|estudio|ingreso|inscripcion)\s+(?:de\s+|en\s+|a\s+|para\s+)?"
+_OWN_FIELD = re.compile(r"\b(?:ingenieria|carrera de|licenciatura en)\s+(?:en\s+)?([a-z]+(?:\s+y\s+[a-z]+)?)")
+_CONTENT = re.compile(
+    r"\b(resuelv\w*|resolv\w*|resolucion|ejercicio\w*|problema de|formula\w*|calcul[ao]\w*|calcular\w*|derivad\w*|integra[lr]\w*|ecuacion\w*|teorema\w*|ley de|"
+    r"explica\w*|no entiendo|no le entiendo|demostra\w*|despeja\w*|grafica\w*|matriz|vector\w*|aceleracion|velocidad|fuerza|circuito|voltaje|"
+    r"corriente|resistencia de|momento de|limite|funcion|algoritmo|tarea|deber|diagrama|balancea\w*|reaccion\w*|molecula\w*|probabilidad)\b"
+    r"|\d+\s*(?:kg|kn|n|m/s|cm|mm|v|ohm\w*|grados|°)\b|[=^]|\bx\s*[-+*/]"
+)
+_ADMIN = re.compile(
+    r"\b(requisito\w*|prerrequisito\w*|inscri\w*|asign\w*|credito\w*|nota\w*|zona|aprob\w*|reprob\w*|retrasada\w*|fecha\w*|plazo\w*|tramit\w*|"
+    r"constancia\w*|solvencia\w*|pag[oa]\w*|cuota\w*|cierre|pensum|carnet|matricula\w*|reglamento\w*|normativo\w*|permiso\w*|horario\w*|"
+    r"beca\w*|titulo|graduacion|graduarme|examen\w*|parcial\w*|curso\w*|semestre\w*|practicas?|eps|equivalencia\w*|revalida\w*|certificado\w*|"
+    r"portal|usuario|contrasena|correo|constancia|obligatori\w*|repetir|desist\w*|baja|cupo\w*|convocatoria\w*)\b"
+)
+_REQUEST = re.compile(
+    r"(?:^|[,.!¡]\s*|\b(?:porfa|por favor|podrias|podes|puedes|me puedes|me podes)\s+)(haz\w*|hace(?:me|nos)?|hac[eé]\w*|redact\w*|escrib[ie]\w*|resuelv\w*|resolv[eé]\w*|traduc\w*|"
+    r"resum\w*|corrig\w*|correg\w*|genera\w*|crea(?:me)?|dame|arma(?:me)?|program\w*|dise[nñ]a\w*|elabora\w*|pasame|completa\w*)\b"
+)
+_CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
+_OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
+_JOBS = re.compile(r"\b(gana\w*|salario\w*|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de|trabajar (?:en|como|de)|busco trabajo|cobra\w*|entrevista de trabajo|oferta\w* laboral\w*|salida laboral)\b")
+_CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
+
+
+INSTITUTIONS_PATH = Path(__file__).resolve().parent / "data" / "institutions.json"
+_COURSE_LINE = re.compile(r"^\s*(?:nombre|curso|materia|asignatura)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_NOT_A_COURSE = re.compile(r"practica|eps|seminario|social humanistica|tecnicas de estudio")
+
+
+@lru_cache(maxsize=1)
+def bundled_institutions() -> dict[str, tuple[str, ...]]:
+    """The bundled faculties, universities and professional bodies of Spanish-speaking countries."""
+    data = json.loads(INSTITUTIONS_PATH.read_text(encoding="utf-8"))
+    return {k: tuple(v) for k, v in data.items() if not k.startswith("_")}
+
+
+def course_names_in(texts: Sequence[str]) -> list[str]:
+    """Course names the documents list in their records ("nombre: Física Básica"), without practice/EPS items."""
+    names: dict[str, str] = {}
+    for text in texts:
+        for m in _COURSE_LINE.finditer(text):
+            name = m.group(1)
+            if 3 < len(name) < 60 and not _NOT_A_COURSE.search(fold(name)):
+                names.setdefault(fold(name), name)
+    return sorted(names.values())
+
+
+def _tail(match: re.Match) -> list[str]:
+    return [w for w in match.group(2).split() if w not in _STOP]
+
+
+def _field_words() -> list[str]:
+    """Folded subject words of the bundled faculties and schools ("Facultad de Medicina" -> "medicina")."""
+    words = []
+    for name in bundled_institutions().get("faculties", ()):
+        tail = [w for w in fold(name).split()[2:] if w not in _STOP and w != "ciencias"]
+        words += tail[:1]
+    return sorted(set(words))
+
+
+@dataclass
+class IntentModel:
+    """The office's own names and course names, read from its documents."""
+
+    own_words: list[str] = field(default_factory=list)  # folded words the documents put after facultad/universidad/escuela/ingeniería
+    other_fields: list[str] = field(default_factory=list)  # bundled faculty subjects the documents hardly mention
+    vocabulary: list[str] = field(default_factory=list)  # every folded word of the documents
+    courses: list[str] = field(default_factory=list)  # folded course names
+    other_names: list[str] = field(default_factory=list)  # folded bundled institutions the documents never name
+    _vocab: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._vocab = frozenset(self.vocabulary)
+
+    @classmethod
+    def fit(cls, chunk_texts: Sequence[str]) -> "IntentModel":
+        """Read the office's own institution words and course names from its documents."""
+        corpus = fold(" ".join(" ".join(t.split()) for t in chunk_texts))
+        counts: dict[str, int] = {}
+        heads: set[str] = set()  # the word right after "Facultad de" is the institution's name even if said once
+        for m in _INSTITUTION.finditer(corpus):
+            tail = _tail(m)
+            heads.update(tail[:1])
+            for w in tail[1:3]:
+                counts[w] = counts.get(w, 0) + 1
+        for m in _OWN_FIELD.finditer(corpus):
+            for w in m.group(1).split():
+                counts[w] = counts.get(w, 0) + 1
+        own_words = sorted({w for w, c in counts.items() if c >= 2 and len(w) > 2} | {w for w in heads if len(w) > 2})
+        words = Counter(corpus.split())
+        other_fields = [f for f in _field_words() if f not in own_words and words[f] < 3]
+        others = [fold(n) for names in bundled_institutions().values() for n in names]
+        return cls(
+            own_words=own_words,
+            other_fields=other_fields,
+            vocabulary=sorted(set(words)),
+            courses=sorted({fold(c) for c in course_names_in(chunk_texts) if len(c) >= 5}),
+            other_names=sorted({n for n in others if n and n not in corpus}),
+        )
+
+    def institution_mentions(self, folded: str) -> tuple[int, int]:
+        """(other, own) institution mentions in a folded text."""
+        other = own = 0
+        for m in _INSTITUTION.finditer(folded):
+            tail = _tail(m)
+            unknown_second = len(tail) > 1 and tail[1] not in self.own_words and tail[1] not in self._vocab
+            if m.group(1) in _BODIES or (tail and (tail[0] not in self.own_words or unknown_second)):
+                other += 1
+            else:
+                own += 1
+        own += len(re.findall(r"\b(?:la|esta|mi) (?:facultad|facu|universidad|escuela)\b(?! de)", folded))
+        if self.other_fields:
+            fields = "|".join(map(re.escape, self.other_fields))
+            other += len(re.findall(rf"\b{_FIELD_CONTEXT}(?:{fields})\b", folded))
+        for name in self.other_names:
+            if len(name) >= 4 and re.search(rf"\b{re.escape(name)}\b", folded):
+                other += 1
+        return other, own
+
+    def row(self, text: str) -> list[float]:
+        f = fold(" ".join(text.split()))
+        other, own = self.institution_mentions(f)
+        course = any(c in f for c in self.courses)
+        content = len(_CONTENT.findall(f))
+        admin = len(_ADMIN.findall(f))
+        course_content = float(course and content > 0 and content >= admin)
+        return [
+            float(min(other, 2)), float(min(own, 2)), course_content, float(min(content, 4)), float(min(admin, 4)),
+            float(bool(_REQUEST.search(f))), float(min(len(_CODING.findall(f)), 2)), float(bool(_OPINION.search(f))),
+            float(bool(_JOBS.search(f))), float(bool(_CAMPUS.search(f))),
+        ]
+
+    def transform(self, texts: Sequence[str]) -> np.ndarray:
+        return np.asarray([self.row(t) for t in texts], dtype=np.float32).reshape(len(texts), len(NAMES))
+
+    def as_dict(self) -> dict:
+        return {"own_words": self.own_words, "other_fields": self.other_fields, "vocabulary": self.vocabulary, "courses": self.courses, "other_names": self.other_names}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "IntentModel":
+        return cls(own_words=list(d.get("own_words", [])), other_fields=list(d.get("other_fields", [])), vocabulary=list(d.get("vocabulary", [])), courses=list(d.get("courses", [])), other_names=list(d.get("other_names", [])))

@@ -1,0 +1,188 @@
+"""Near-miss out-of-domain questions built from the office's own documents: their words, someone else's business.
+
+Categories (kept in each example's topic as "<category>:<detail>" so evaluations can break results down):
+  other_institution  the office's procedures asked about another faculty, university or professional body
+  homework           a course's subject matter (course names from the documents) rather than its administration
+  writing            write, translate, summarise or correct a text
+  coding             write or fix code
+  opinion            opinions and chit-chat about the field
+  jobs               jobs, salaries, CVs
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+
+from classifiers import styles
+from classifiers.intent import bundled_institutions, course_names_in
+from classifiers.synthetic import Example, institution_names, read_chunk
+from pipeline.chunking import Chunk
+from pipeline.text import fold
+
+CATEGORIES = ("other_institution", "homework", "writing", "coding", "opinion", "jobs")
+
+
+def other_institutions(own: Sequence[str]) -> list[str]:
+    """Bundled institutions that are not the office's own (compared without accents or case)."""
+    mine = {fold(n.removeprefix("la ").removeprefix("el ")) for n in own}
+    return [n for names in bundled_institutions().values() for n in names if fold(n) not in mine]
+
+
+# Generic course names used when the documents list none (a small office may not publish its curriculum).
+GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Lineal", "Programación 1", "Estadística", "Dibujo Técnico", "Economía")
+# Subject matter, not administration: what a homework question is about.
+PROBLEMS = (
+    "un bloque de {n} kg baja por un plano inclinado, ¿cuál es su aceleración?", "¿cómo saco la derivada de x^{n} por seno de x?",
+    "tengo que integrar por partes x·e^x y no me sale", "¿cómo calculo las reacciones de una viga con una carga de {n} kN?",
+    "¿cómo se balancea la ecuación de la combustión del propano?", "¿cuál es la corriente en un circuito con {n} ohmios y 12 V?",
+    "¿cómo se recorre un árbol binario en inorden?", "¿cómo se calcula el determinante de una matriz de 3x3?",
+    "¿qué es la entalpía y cómo la calculo en este ejercicio?", "¿cómo planteo el método simplex para maximizar la ganancia?",
+    "¿cómo se calcula la probabilidad con la distribución normal si la media es {n}?", "¿cómo saco el centro de masa de una placa?",
+    "explícame la segunda ley de Newton con un ejemplo", "¿cómo se resuelve una ecuación diferencial de primer orden?",
+    "¿qué fórmula uso para el caudal en una tubería de {n} cm?", "¿cómo dibujo la vista isométrica de esta pieza?",
+    "¿cómo hago la tabla de verdad de este circuito lógico?", "no entiendo el teorema de Thevenin, ¿me lo explicás?",
+    "¿cómo se calcula el momento flector máximo?", "¿cuánto da el límite de sen(x)/x cuando x tiende a 0?",
+)
+HOMEWORK_FRAMES = (
+    "¿Cómo resuelvo este problema de {c}? {p}", "tengo tarea de {c}: {p}", "Mi catedrático de {c} dejó este ejercicio: {p}",
+    "ayuda con {c} porfa, {p}", "Estoy estudiando para el parcial de {c} y no entiendo esto: {p}", "{p} (es de {c})",
+    "¿Me explican el tema de {c}? {p}", "¿Me resuelven este ejercicio de {c}? {p}",
+)
+# Homework told without the problem itself: the course is named, the subject matter is what is asked.
+HOMEWORK_PLAIN = (
+    "¿Me ayudan con la tarea de {c}?", "no le entiendo a {c}, ¿cómo se hacen los ejercicios?", "¿Cómo planteo el problema 3 de la hoja de {c}?",
+    "mi catedrático de {c} dejó un ejercicio y no sé cómo se hace", "¿Qué fórmula se usa en {c} para este tipo de problemas?",
+    "¿Me explicás el tema de la semana pasada de {c}?", "necesito resolver la guía de ejercicios de {c}", "¿Alguien me explica la teoría de {c}?",
+)
+WRITING = (
+    ("redáctame la introducción de mi tesis sobre {s}", "writing"), ("hazme un resumen de {s} para mi curso", "writing"),
+    ("escribe un ensayo de dos páginas sobre {s}", "writing"), ("traduce al inglés este párrafo sobre {s}", "writing"),
+    ("corrígeme la ortografía de este texto sobre {s}", "writing"), ("redactá el marco teórico de un trabajo sobre {s}", "writing"),
+    ("hazme una presentación sobre {s}", "writing"), ("escribime las conclusiones de un informe sobre {s}", "writing"),
+    ("resume este artículo sobre {s} en tres párrafos", "writing"), ("escribe una carta de motivación para una beca en el extranjero", "writing"),
+    ("hazme un programa en Python que calcule {s}", "coding"), ("¿cómo conecto Java con MySQL para mi proyecto de {s}?", "coding"),
+    ("tengo un error de compilación en C++ en mi proyecto de {s}, ¿qué hago?", "coding"), ("escribe el código en JavaScript de {s}", "coding"),
+    ("¿cómo hago una consulta SQL que agrupe por mes?", "coding"), ("hazme un script en Python para {s}", "coding"),
+    ("mi código de Arduino no lee el sensor, ayuda", "coding"), ("¿cómo se declara un puntero en C?", "coding"),
+    ("¿cómo arreglo un NullPointerException en Java?", "coding"), ("hazme la página web de {s} en HTML y CSS", "coding"),
+)
+OPINION = (
+    "¿Qué opinás de la inteligencia artificial en {f}?", "¿Qué es mejor, {f} o {g}?", "¿Cuál tiene más futuro, {f} o {g}?",
+    "dame ideas de temas de tesis de {f}", "¿Vale la pena estudiar {f}?", "¿Crees que {f} va a desaparecer con la IA?",
+    "¿Qué piensas de los ingenieros de {f}?", "hola bot, ¿cómo estás? ¿te gusta {f}?", "¿Me recomiendas una laptop para {f}?",
+    "¿Cuál es el mejor libro de {f}?", "¿Qué opinas de ChatGPT para estudiar {f}?", "¿Es difícil {f}? ¿vos qué pensás?",
+)
+JOBS = (
+    "¿Cuánto gana un profesional de {f} recién graduado?", "¿Qué empresas contratan gente de {f}?", "¿Cómo armo mi CV para un trabajo de {f}?",
+    "¿Cuál es el salario promedio en {f}?", "¿Dónde busco trabajo de medio tiempo en {f}?", "¿Cuánto cobra un consultor de {f} por hora?",
+    "¿Hay trabajo de {f} en el extranjero?", "¿Qué piden en una entrevista de trabajo de {f}?", "¿Cuánto pagan en una pasantía de {f}?",
+)
+INSTITUTION_FRAMES = (
+    "¿{q} en {i}?", "{q} en {i}", "¿Cómo es {t} en {i}?", "¿{i} también tiene {t}?", "¿Qué requisitos pide {i} para {t}?",
+    "Mi hermano estudia en {i}, ¿cómo hace {t} allá?", "¿Cuánto cuesta {t} en {i}?", "¿Cuándo son las fechas de {t} en {i}?",
+    "Quiero pasarme a {i}, ¿cómo es {t} ahí?", "¿Dónde consulto lo de {t} de {i}?",
+)
+_FIELD_WORDS = re.compile(r"\b(Ingenier[ií]a(?: en)? [A-ZÁÉÍÓÚ][\wáéíóú]+(?: [A-ZÁÉÍÓÚ][\wáéíóú]+)?|Arquitectura|Medicina|Derecho)\b")
+
+
+def course_names(chunks: Sequence[Chunk]) -> list[str]:
+    """Course names listed in the documents; generic ones when there are none."""
+    return course_names_in([c.text for c in chunks]) or list(GENERIC_COURSES)
+
+
+def fields_of(chunks: Sequence[Chunk]) -> list[str]:
+    """The professions the documents are about (document titles and 'Ingeniería X' mentions), plus generic ones."""
+    found: dict[str, str] = {}
+    for c in chunks:
+        for m in _FIELD_WORDS.finditer(" ".join(c.text.split()[:400])):
+            found.setdefault(fold(m.group(1)), m.group(1))
+    return sorted(found.values())[:20] + ["ingeniería", "programación", "la carrera"]
+
+
+def procedures(chunks: Sequence[Chunk], *, limit: int = 300, seed: int = 5) -> list[str]:
+    """The office's procedures and rules as topics (headings, article titles, noun phrases from the documents)."""
+    rng = random.Random(seed)
+    topics: dict[str, str] = {}
+    for c in chunks:
+        for t in read_chunk(c).topics:
+            if 6 <= len(t) <= 50 and not re.search(r"\d{3,}|https?:", t):
+                topics.setdefault(fold(t), t)
+    out = sorted(topics.values())
+    rng.shuffle(out)
+    return out[:limit]
+
+
+def _example(rng: random.Random, question: str, topic: str, category: str, seen: set[str]) -> Example | None:
+    style = rng.choice(("direct", "direct", "informal", "informal", "long", "statement"))
+    text = styles.render(rng, style, question=question, topic=topic, area="ingeniería")
+    if category in ("writing", "coding", "homework") and style == "statement":
+        text = question  # a request is not turned into "Quisiera saber si ..."
+    key = fold(text)
+    if key in seen or len(text) < 8:
+        return None
+    seen.add(key)
+    return Example(text=text, label=0, style=style, source="near-miss", topic=f"{category}:{topic[:60]}")
+
+
+def near_miss_questions(chunks: Sequence[Chunk], *, per_category: int = 120, seed: int = 41) -> list[Example]:
+    """Out-of-domain questions in the office's own words, `per_category` of each category."""
+    rng = random.Random(seed)
+    seen: set[str] = set()
+    own = institution_names(chunks)
+    others = other_institutions(own)
+    procs = procedures(chunks) or ["la inscripción", "el examen final", "las becas"]
+    courses = course_names(chunks)
+    fields = fields_of(chunks)
+    makers = {
+        "other_institution": lambda: _institution(rng, procs, others),
+        "homework": lambda: _homework(rng, courses),
+        "writing": lambda: _request(rng, "writing", procs, courses),
+        "coding": lambda: _request(rng, "coding", procs, courses),
+        "opinion": lambda: _opinion(rng, fields),
+        "jobs": lambda: _jobs(rng, fields),
+    }
+    out: list[Example] = []
+    for category, make in makers.items():
+        got = 0
+        for _ in range(per_category * 4):
+            if got >= per_category:
+                break
+            question, topic = make()
+            ex = _example(rng, question, topic, category, seen)
+            if ex is not None:
+                out.append(ex)
+                got += 1
+    return out
+
+
+def _institution(rng: random.Random, procs: list[str], others: list[str]) -> tuple[str, str]:
+    t, inst = rng.choice(procs), rng.choice(others)
+    inst_ref = inst if inst[:1].islower() or inst.isupper() else (f"la {inst}" if inst.split()[0] in ("Facultad", "Universidad", "Escuela", "Pontificia") else f"el {inst}")
+    q = styles.bare(rng.choice(styles.TOPIC_QUESTIONS).format(t=t))
+    return rng.choice(INSTITUTION_FRAMES).format(q=q, t=t, i=inst_ref).replace("¿¿", "¿"), inst
+
+
+def _homework(rng: random.Random, courses: list[str]) -> tuple[str, str]:
+    course = rng.choice(courses)
+    if rng.random() < 0.35:
+        return rng.choice(HOMEWORK_PLAIN).format(c=course), course
+    problem = rng.choice(PROBLEMS).format(n=rng.randint(2, 40))
+    return rng.choice(HOMEWORK_FRAMES).format(c=course, p=problem), course
+
+
+def _request(rng: random.Random, kind: str, procs: list[str], courses: list[str]) -> tuple[str, str]:
+    template = rng.choice([tpl for tpl, k in WRITING if k == kind])
+    subject = rng.choice(courses) if rng.random() < 0.6 else rng.choice(procs)
+    return template.format(s=subject), subject
+
+
+def _opinion(rng: random.Random, fields: list[str]) -> tuple[str, str]:
+    f, g = rng.sample(fields, 2) if len(fields) > 1 else (fields[0], "medicina")
+    return rng.choice(OPINION).format(f=f, g=g), f
+
+
+def _jobs(rng: random.Random, fields: list[str]) -> tuple[str, str]:
+    f = rng.choice(fields)
+    return rng.choice(JOBS).format(f=f), f

@@ -1,0 +1,58 @@
+"""Three outcomes with reasons: answerable, in domain without information, out of domain; kept through save/load."""
+
+from __future__ import annotations
+
+import pytest
+
+from classifiers.features import FeatureSpace
+from classifiers.gate import ANSWERABLE, NO_INFO, OUT_OF_DOMAIN, Gate
+from classifiers.training import offline_dataset, train_gate
+
+
+@pytest.fixture(scope="module")
+def trained(request):
+    chunks = request.getfixturevalue("chunks")
+    embedder = request.getfixturevalue("fake_embedder")
+    vectors = embedder.embed_passages([c.embed_text for c in chunks])
+    space = FeatureSpace.fit("similarity+tfidf+lexical+intent", chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
+    return train_gate(offline_dataset(chunks), space=space, embedder=embedder, model="logreg", balanced=True), embedder
+
+
+@pytest.fixture(scope="module")
+def chunks():
+    from tests.classifiers.conftest import DOCS
+    from pipeline.chunking import Chunk
+
+    return [Chunk(doc_id=d, doc_title=title, text=t, position=i) for d, (title, texts) in DOCS.items() for i, t in enumerate(texts)]
+
+
+@pytest.fixture(scope="module")
+def fake_embedder():
+    from pipeline.embeddings import HashingEmbedder
+
+    return HashingEmbedder(dim=256)
+
+
+def test_near_misses_are_turned_away_with_reasons(trained):
+    gate, embedder = trained
+    for text in ("¿Qué piden para el examen por suficiencia en la Facultad de Derecho?", "redactame la introducción de mi tesis sobre exámenes", "¿cuánto gana un ingeniero recién graduado?"):
+        d = gate.decide(text, embedder)
+        assert d.outcome == OUT_OF_DOMAIN and not d.in_domain, (text, d)
+        assert d.reasons and all("(-" in r for r in d.reasons)
+
+
+def test_office_questions_are_let_in(trained):
+    gate, embedder = trained
+    d = gate.decide("hola, hasta cuando me puedo inscribir a examenes?", embedder)
+    assert d.in_domain and d.outcome in (ANSWERABLE, NO_INFO) and d.info_score is not None
+    assert all("(+" in r for r in d.reasons)
+
+
+def test_the_information_boundary_is_learned_and_saved(trained, tmp_path):
+    gate, embedder = trained
+    assert gate.info_coef.size and 0 < gate.info_threshold < 1
+    assert gate.meta["information_heldout"] is not None
+    texts = ["¿Cuántos créditos tiene Física Básica?", "¿dónde queda el salón 214?", "escribime un poema"]
+    gate.save(tmp_path)
+    again = Gate.load(tmp_path)
+    assert [(d.outcome, round(d.score, 6), d.reasons) for d in again.outcomes(texts, embedder)] == [(d.outcome, round(d.score, 6), d.reasons) for d in gate.outcomes(texts, embedder)]

@@ -1,0 +1,61 @@
+"""Intent features: the entity check, course content vs administration, request type."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from classifiers.intent import NAMES, IntentModel
+
+
+@pytest.fixture
+def intent(chunks):
+    return IntentModel.fit([c.text for c in chunks])
+
+
+def feats(intent, text):
+    return dict(zip(NAMES, intent.row(text)))
+
+
+def test_names_another_institution_but_not_its_own(intent):
+    assert feats(intent, "¿Qué piden para el examen privado en la Facultad de Derecho?")["other_institution"] > 0
+    assert feats(intent, "cuanto cuesta el semestre en la universidad rafael landivar")["other_institution"] > 0
+    assert feats(intent, "como me colegio en el colegio de ingenieros")["other_institution"] > 0
+    assert feats(intent, "admision para medicina, que piden")["other_institution"] > 0
+    own = feats(intent, "¿A qué hora abre la Facultad de Ingeniería?")
+    assert own["other_institution"] == 0 and own["own_institution"] > 0
+    assert feats(intent, "a que hora cierra la facultad los viernes")["other_institution"] == 0
+
+
+def test_course_content_is_not_course_administration(intent):
+    homework = feats(intent, "como resuelvo este problema de fisica basica: un bloque de 5 kg baja por un plano")
+    admin = feats(intent, "¿Cuáles son los prerrequisitos de Física Básica y cuántos créditos tiene?")
+    assert homework["course_content"] == 1 and homework["content_cues"] > 0
+    assert admin["course_content"] == 0 and admin["admin_cues"] > 0
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("redactame la introduccion de mi tesis", "request"),
+        ("hola, hazme un resumen de este articulo", "request"),
+        ("escribe un programa en python que ordene una lista", "coding"),
+        ("que opinas de la inteligencia artificial", "opinion"),
+        ("cuanto gana un ingeniero recien graduado", "jobs"),
+        ("donde queda el salon 301", "campus"),
+    ],
+)
+def test_each_intent_fires_on_its_kind_of_message(intent, text, name):
+    assert feats(intent, text)[name] > 0
+
+
+def test_a_plain_office_question_fires_no_outside_intent(intent):
+    f = feats(intent, "¿Hasta cuándo me puedo inscribir a los exámenes?")
+    assert all(f[n] == 0 for n in ("other_institution", "request", "coding", "opinion", "jobs", "course_content"))
+
+
+def test_round_trips_through_json(intent):
+    again = IntentModel.from_dict(json.loads(json.dumps(intent.as_dict())))
+    text = "requisitos del privado en la facultad de derecho"
+    assert again.row(text) == intent.row(text)
