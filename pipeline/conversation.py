@@ -12,6 +12,7 @@ from pydantic import BaseModel, Field
 
 from pipeline.errors import PipelineError
 from pipeline.generation.lexical import query_keys
+from pipeline.question import fence_question
 from pipeline.question_split import asking_sentences
 from pipeline.redaction import strip_placeholders
 
@@ -89,7 +90,6 @@ def rewrite_query(llm, question: str, history: Sequence[Turn]) -> tuple[str, obj
     """With an LLM: one short structured call that makes the follow-up standalone; the offline combination when it fails.
 
     Returns (query, usage or None)."""
-    from pipeline.generation.rag import fence_question
     from pipeline.prompts import load_prompt
 
     if not history:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 DEFAULT_MAX_CHARS = 2000
 SCAN_FACTOR = 25  # only the first and the last SCAN_FACTOR x budget characters are looked at: work per message stays bounded
@@ -48,3 +49,9 @@ def focus_question(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
             chosen[i] = piece
             room -= len(piece)
     return "".join(chosen[i] for i in sorted(chosen)).strip()
+
+
+def fence_question(question: str) -> str:
+    """Student text as data: fence tags inside it are neutralised (also spaced, fullwidth and small-form variants, folded by NFKC)."""
+    cleaned = re.sub(r"<\s*/?\s*consulta\b[^>]*>", "", unicodedata.normalize("NFKC", question), flags=re.IGNORECASE)
+    return f"<consulta>\n{cleaned}\n</consulta>"

@@ -13,10 +13,11 @@ from pipeline.conversation import Turn, with_history
 from pipeline.derivation import Step, parse_text, steps_from_data, validate
 from pipeline.errors import DerivationError
 from pipeline.generation import Answer, format_reply, references_for, register
-from pipeline.generation.rag import fence_question, render_extracts
+from pipeline.generation.rag import render_extracts
 from pipeline.index import Hit
 from pipeline.llm import LLM, LLMResponse, Usage
 from pipeline.prompts import load_prompt
+from pipeline.question import fence_question
 from pipeline.texts import t
 from pipeline.verifier import StepVerifier, VerifierConfig
 

@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from pipeline.conversation import Turn, with_history
 from pipeline.errors import GenerationError
 from pipeline.generation import Answer, Reference, register
-from pipeline.generation.rag import NO_INFO_MARKERS, fence_question, outcome_notes
+from pipeline.generation.rag import NO_INFO_MARKERS, outcome_notes
 from pipeline.index import Hit
 from pipeline.llm import LLM
 from pipeline.prompts import load_prompt
+from pipeline.question import fence_question
 
 
 @register("long-context")

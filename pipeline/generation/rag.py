@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
-import re
 import time
-import unicodedata
 from collections.abc import Sequence
 
-from pipeline.generation import Answer, Reference, register
 from pipeline.conversation import Turn, with_history
+from pipeline.generation import Answer, Reference, register
 from pipeline.index import Hit
 from pipeline.llm import LLM
 from pipeline.prompts import load_prompt
+from pipeline.question import fence_question
 
 NO_INFO_MARKERS = ("no tengo información", "no tengo informacion", "no hay información", "no encontré información", "no information")
 
@@ -24,12 +23,6 @@ def render_extracts(hits: list[Hit]) -> str:
         head = f"[{n}] {c.doc_title}" + (f" — {c.section}" if c.section and c.section != c.doc_title else "") + (f" ({c.url})" if c.url else "")
         blocks.append(f"{head}\n{c.text}")
     return "\n\n".join(blocks)
-
-
-def fence_question(question: str) -> str:
-    """Student text as data: fence tags inside it are neutralised (also spaced, fullwidth and small-form variants, folded by NFKC)."""
-    cleaned = re.sub(r"<\s*/?\s*consulta\b[^>]*>", "", unicodedata.normalize("NFKC", question), flags=re.IGNORECASE)
-    return f"<consulta>\n{cleaned}\n</consulta>"
 
 
 def unknown_links(text: str, sources: str) -> list[str]:

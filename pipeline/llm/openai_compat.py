@@ -8,7 +8,6 @@ client uses the SDK's own).
 
 from __future__ import annotations
 
-import json
 import time
 from typing import Any
 

@@ -6,8 +6,9 @@ import pytest
 
 from pipeline.chunking import Chunk
 from pipeline.generation.long_context import LongContextGenerator
-from pipeline.generation.rag import RAGGenerator, fence_question
+from pipeline.generation.rag import RAGGenerator
 from pipeline.llm import AnthropicLLM
+from pipeline.question import fence_question
 from tests.pipeline.claude_rules import assert_valid
 from tests.pipeline.generation_helpers import BECAS, EXAMENES, exam_hits
 from tests.servers.api_fixtures import anthropic_server  # noqa: F401  (fixture)
