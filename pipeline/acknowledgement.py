@@ -24,7 +24,10 @@ _ASKS = re.compile(
     r"|\b(?:cuando|cuanto|cuanta|cuantos|cuantas|donde|cual|cuales|quien|como (?:hago|puedo|se|pido|es)|que (?:pasa|hago|tengo|necesito|debo))\b"
     r"|\b(?:necesit\w*|quisiera|queria|quiero saber|me gustaria|me podr\w*|podri\w*|pueden|se puede|hay que|"
     r"me falta\w*|falta saber|no entiendo|no me queda claro|sigo sin|no (?:me )?(?:puedo|pude|aparece|deja|llega|llego|funciona|anda|figura|encuentro|carga|sale)|"
-    r"error|problema|consulta|duda|otra cosa|otra pregunta|por otro lado|ademas|tambien)\b"
+    r"error|(?<!sin )problema|consulta|duda|otra cosa|otra pregunta|por otro lado|ademas|tambien)\b"
+    # a question typed without "?" after the thanks: "ok gracias, y la beca tiene cupos todavía"
+    r"|\b(?:y|pero) (?:el|la|los|las|si|para|del|con|en) \w+"
+    r"|\b(?:todavia|aun|sigue|siguen) (?:hay|tiene|tienen|quedan?|esta|estan|abiert\w*)\b|\b(?:hay|quedan?|tiene|tienen) (?:cupos?|lugar\w*|plazo|fecha|turnos?)\b"
 )
 _WORD = re.compile(r"[a-zñ]+")
 

@@ -31,3 +31,18 @@ def test_a_closing_with_a_new_question_or_problem_is_not_an_acknowledgement(text
 def test_a_long_message_is_never_taken_for_a_closing():
     text = "Gracias por todo. " + "Les cuento que este semestre estuve trabajando mucho y cursando dos materias a la vez. " * 5
     assert not is_closing(text) and classify(text).reason.startswith("long")
+
+
+@pytest.mark.parametrize(
+    ("text", "closing"),
+    [
+        ("Gracias! y para Sistemas es igual", False),  # a question typed without "?" after the thanks
+        ("perfecto, todavía hay cupos en el curso de verano", False),
+        ("dale, y el certificado de estudios lo retiro en bedelía", False),
+        ("gracias, tengo un problema con la inscripción", False),
+        ("Listo, lo hice sin problema, mil gracias", True),  # "sin problema" is not a problem
+        ("listo, gracias y buen finde", True),
+    ],
+)
+def test_a_question_without_question_mark_after_thanks_is_not_a_closing(text, closing):
+    assert classify(text).closing is closing, classify(text).reason
