@@ -9,7 +9,8 @@ trains the gate, stores and drafts every sample e-mail and Slack message, then d
   their conversation (after: standalone query from the earlier turns), for the answerable follow-ups;
 - closings: follow-ups expected to be acknowledged that got no draft;
 - acknowledgement detection precision/recall on tests/pipeline/data/acknowledgements.jsonl (written with the rules) and
-  on acknowledgements_holdout.jsonl (written afterwards and measured once, without changing the rules).
+  on acknowledgements_holdout.jsonl (written afterwards and measured once: precision 0.95, recall 0.95; its two errors were
+  then fixed in the rules, so from then on it is a development set too).
 Writes benchmarks/results/conversations.json.
 """
 
@@ -45,7 +46,7 @@ from review.db import session_scope  # noqa: E402
 from review.models import InboundMessage  # noqa: E402
 
 ACK_SET = ROOT / "tests" / "pipeline" / "data" / "acknowledgements.jsonl"  # written with the rules (development set)
-ACK_HOLDOUT = ROOT / "tests" / "pipeline" / "data" / "acknowledgements_holdout.jsonl"  # written afterwards, measured once, never tuned on
+ACK_HOLDOUT = ROOT / "tests" / "pipeline" / "data" / "acknowledgements_holdout.jsonl"  # written afterwards, measured once (0.95/0.95), then its two errors fixed
 
 
 def ack_figures(path: Path = ACK_SET) -> dict:
