@@ -43,8 +43,8 @@ def _earlier_email(session: Session, message: InboundMessage) -> InboundMessage 
         if found is None:
             reply = queue.find_reply_by_message_id(session=session, our_message_id=mid)
             found = session.get(InboundMessage, reply.message_id) if reply is not None else None
-        if found is not None and found.id != message.id:
-            return found
+        if found is not None and found.id != message.id and _same_sender(found, message):
+            return found  # a forwarded thread names another student's messages: it starts a conversation of its own
     if not message.sender or not _REPLY_PREFIX.match(message.subject or "") or not base_subject(message.subject):
         return None
     since = message.received_at - timedelta(days=SUBJECT_FALLBACK_DAYS)
@@ -57,6 +57,10 @@ def _earlier_email(session: Session, message: InboundMessage) -> InboundMessage 
         .order_by(col(InboundMessage.received_at).desc())
     ).all()
     return next((m for m in same if base_subject(m.subject) == base_subject(message.subject)), None)
+
+
+def _same_sender(a: InboundMessage, b: InboundMessage) -> bool:
+    return bool(a.sender) and (a.sender or "").strip().lower() == (b.sender or "").strip().lower()
 
 
 def _earlier_slack(session: Session, message: InboundMessage) -> InboundMessage | None:

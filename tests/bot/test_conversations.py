@@ -175,3 +175,18 @@ def test_with_claude_a_follow_up_is_rewritten_then_drafted_with_the_previous_exc
     assert draft.context["query"] == "¿La revisión de un parcial la hace el mismo docente que lo corrigió?"
     assert draft.text.startswith("La hace un docente distinto")
     assert_valid(anthropic_server)
+
+
+def test_a_forwarded_thread_of_another_student_is_not_linked(services, tmp_path):
+    """References name another student's message (a forward, a classmate's reply-all): no shared conversation, no shared turns."""
+    raw = followup("f01_examenes_borrarme.eml").read_bytes()
+    forwarded = raw.replace(b"martina.sosa98@gmail.example", b"otro.estudiante@correo.example")
+    assert forwarded != raw
+    path = tmp_path / "reenvio.eml"
+    path.write_bytes(forwarded.replace(b"Message-ID: <", b"Message-ID: <fwd-", 1))
+    deliver(services, email("01_inscripcion_examenes_febrero.eml"), path)
+    run_once(services)
+    with Session(services.engine) as s:
+        other = by_subject_and_sender(s)[("otro.estudiante@correo.example", "email")][0]
+        assert other.follows_id is None and other.conversation_id == other.id
+        assert "turns" not in (_latest(s, other).context or {})
