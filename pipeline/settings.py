@@ -340,7 +340,7 @@ class DraftingSettings(BaseModel):
     question_max_chars: int = Field(default=2000, ge=200, description="Characters of a message's question (its asking sentences first) that are embedded or sent to an LLM; the full text stays for the reviewer.")
     time_budget_s: float = Field(default=300.0, gt=0, description="A message whose drafting takes longer is quarantined with the reason and the worker moves on.")
     reuse_answers: bool = Field(default=True, description="Draft a close repeat of an approved question from its curated answer (while the cited documents are unchanged).")
-    reuse_similarity: float = Field(default=0.96, ge=0, le=1, description="Minimum embedding similarity between the new and the approved question (calibrated for precision; see benchmarks/answer_memory.py).")
+    reuse_similarity: float = Field(default=0.94, ge=0, le=1, description="Minimum embedding similarity between the new and the approved question (with retrieval agreement: the best hit must be a cited document; calibrated for precision on the dev half, see benchmarks/answer_memory.py).")
     reuse_lexical: float = Field(default=0.40, ge=0, le=1, description="Minimum content-word agreement (Jaccard) between the two questions.")
 
 

@@ -79,7 +79,7 @@ def summary_lines(digest: DigestView) -> list[str]:
     f, c = digest.as_dict(), digest.counts
     lines = [
         f"Recibidos {c['received']} · con borrador {c['drafted']} · enviados {c['sent']} · fuera de dominio {c['out_of_domain']} · en cuarentena {c['quarantined']}",
-        f"Seguimientos en una conversación {c.get('follow_ups', 0)} · cierres y agradecimientos sin borrador {c.get('acknowledged', 0)}",
+        f"Seguimientos en una conversación {c.get('follow_ups', 0)} · cierres y agradecimientos sin borrador {c.get('acknowledged', 0)} · desde respuestas aprobadas {f['reused']}",
         f"Aprobados {c['approved']} · editados {c['edited']} · rechazados {c['rejected']} · tiempo hasta la revisión p50 {num(f['time_to_review']['p50'], 0)} min, p90 {num(f['time_to_review']['p90'], 0)} min",
     ]
     if f["judge"].get("scored"):

@@ -42,7 +42,7 @@ def digest_cmd(
         print_json(digest.as_dict() | {"markdown": str(md), "html": str(html), "delivery": delivery})
         return
     c, f = digest.counts, digest.as_dict()
-    console.print(f"{week}: received {c['received']}, skipped {c['skipped']}, quarantined {c['quarantined']}, out of domain {c['out_of_domain']}, drafted {c['drafted']}, approved {c['approved']}, edited {c['edited']}, rejected {c['rejected']}, sent {c['sent']}")
+    console.print(f"{week}: received {c['received']}, skipped {c['skipped']}, quarantined {c['quarantined']}, out of domain {c['out_of_domain']}, drafted {c['drafted']}, approved {c['approved']}, edited {c['edited']}, rejected {c['rejected']}, sent {c['sent']}, reused {f['reused']}, acknowledged {c['acknowledged']}, follow-ups {c['follow_ups']}")
     ttr = f["time_to_review"]
     console.print(f"time to review p50 {ttr['p50']} min, p90 {ttr['p90']} min; acceptable {f['acceptable_rate']}; kappa {f['kappa']}; spearman {f['spearman']}; content gaps {len(f['content_gaps'])}; cost US$ {f['cost_usd']:.4f}")
     per_answer, hit = f["cost_per_answer_usd"], f["cache_hit_rate"]

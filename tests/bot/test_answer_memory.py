@@ -10,7 +10,7 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from bot import sample
-from bot.answer_memory import curated_draft
+from bot.answer_memory import curated_draft, current_hashes
 from bot.drafting import draft_message
 from bot.gating import curated_examples
 from bot.operations import ingest_documents
@@ -128,3 +128,16 @@ def test_answers_cli_list_show_retire_save(services):
     assert saved.exit_code == 0, saved.stderr
     row = json.loads(saved.stdout)
     assert (row["id"], row["state"], row["standard"]) == (aid, ACTIVE, True)
+
+
+def test_a_close_question_is_reused_only_when_retrieval_finds_a_cited_document(services):
+    first = _ask(services, QUESTION)
+    _approve(services, first)
+    assert curated_draft(services, "¿hasta cuándo me puedo inscribir a los exámenes de febrero?") is not None
+    with session_scope(services.engine) as session:
+        (kept,) = session.exec(select(CuratedAnswer)).all()
+        assert "examenes" in {r["doc_id"] for r in kept.references}
+        becas = current_hashes(services)["becas"]
+        kept.references = [{"doc_id": "becas", "title": "Becas", "content_hash": becas}]  # as if it cited another (unchanged) document
+        session.add(kept)
+    assert curated_draft(services, "¿hasta cuándo me puedo inscribir a los exámenes de febrero?") is None

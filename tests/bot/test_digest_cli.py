@@ -55,6 +55,14 @@ def test_digest_send_marks_the_week_delivered(cli, tmp_path, monkeypatch):
         assert session.get(DigestRun, WEEK).sent_at is not None  # the scheduler will not send this week again
 
 
+def test_digest_text_prints_the_counts_with_reused(cli):
+    result = cli("digest", "--week", WEEK)
+    assert result.exit_code == 0, result.output
+    line = " ".join(result.stdout.split())  # rich wraps long lines
+    assert "received 10," in line and "sent 3," in line
+    assert "reused 0," in line and "acknowledged 0," in line and "follow-ups 0" in line
+
+
 def test_bad_week_is_one_clear_error(cli):
     result = cli("digest", "--week", "2026-47")
     assert result.exit_code == 1 and "2026-W47" in result.output
