@@ -30,24 +30,24 @@ def check_config(svc: "Services") -> tuple[bool, str]:
     s = svc.settings
     data_dir = s.paths.data_dir
     if not data_dir.is_dir():
-        return False, f"data dir {data_dir} does not exist"
+        return False, f"la carpeta de datos {data_dir} no existe"
     probe = data_dir / ".doctor-write-test"
     try:
         probe.write_text("ok")
         probe.unlink()
     except OSError as exc:
-        return False, f"data dir {data_dir} is not writable: {exc}"
+        return False, f"no se puede escribir en la carpeta de datos {data_dir}: {exc}"
     missing = [str(p) for p in s.paths.documents if not Path(p).exists()]
     if missing:
-        return False, f"document folders missing: {', '.join(missing)}"
+        return False, f"faltan carpetas de documentos: {', '.join(missing)}"
     parts = [
-        f"data dir {data_dir}",
-        f"database {'server' if s.database.url else 'SQLite'}",
-        f"Qdrant {'server' if s.qdrant.url else 'local'}",
+        f"carpeta de datos {data_dir}",
+        f"base de datos {'en servidor' if s.database.url else 'SQLite'}",
+        f"Qdrant {'en servidor' if s.qdrant.url else 'local'}",
         f"embedder {s.embedding.backend}:{s.embedding.model}",
-        f"IMAP {'on' if s.imap.host else 'off'}",
-        f"SMTP {'on' if s.smtp.host else 'off'}",
-        f"Slack {'socket mode' if s.slack.socket_mode else 'HTTP' if s.slack.bot_token else 'off'}",
+        f"IMAP {'sí' if s.imap.host else 'no'}",
+        f"SMTP {'sí' if s.smtp.host else 'no'}",
+        f"Slack {'socket mode' if s.slack.socket_mode else 'HTTP' if s.slack.bot_token else 'no'}",
     ]
     return True, ", ".join(parts)
 
@@ -60,7 +60,7 @@ def check_database(svc: "Services") -> tuple[bool, str]:
 
     url = svc.settings.database_url
     if url.startswith("sqlite:///") and not Path(url.removeprefix("sqlite:///")).exists():
-        return False, f"no SQLite database at {url.removeprefix('sqlite:///')} yet (`orienta ingest` or `orienta run` creates it)"
+        return False, f"todavía no hay base SQLite en {url.removeprefix('sqlite:///')} (`orienta ingest` u `orienta run` la crean)"
     engine = make_engine(url)
     try:
         with engine.connect() as conn:
@@ -70,8 +70,8 @@ def check_database(svc: "Services") -> tuple[bool, str]:
         engine.dispose()
     where = f"{engine.dialect.name} {engine.url.render_as_string(hide_password=True)}"
     if current != head:
-        return False, f"{where}: schema at {current or 'no revision'}, code expects {head} (`orienta run` migrates at start)"
-    return True, f"{where}: migrations at head ({head})"
+        return False, f"{where}: esquema en {current or 'ninguna revisión'}, el código espera {head} (`orienta run` migra al arrancar)"
+    return True, f"{where}: migraciones al día ({head})"
 
 
 def check_qdrant(svc: "Services") -> tuple[bool, str]:
@@ -80,20 +80,20 @@ def check_qdrant(svc: "Services") -> tuple[bool, str]:
 
     s = svc.settings
     index = svc.index
-    where = f"server {s.qdrant.url}" if s.qdrant.url else f"local {s.paths.qdrant_dir}"
+    where = f"servidor {s.qdrant.url}" if s.qdrant.url else f"local {s.paths.qdrant_dir}"
     if not s.qdrant.url and not s.paths.qdrant_dir.is_dir():
-        return False, f"{where}: no index yet (run `orienta ingest`)"
+        return False, f"{where}: todavía no hay índice (corré `orienta ingest`)"
     client = index.client  # a server older than the minimum is refused here, naming the minimum
     version = f"v{check_server_version(client)}, " if s.qdrant.url else ""
     if not client.collection_exists(s.qdrant.collection):
-        return False, f"{where}: {version}no collection {s.qdrant.collection!r} yet (run `orienta ingest`)"
+        return False, f"{where}: {version}todavía no existe la colección {s.qdrant.collection!r} (corré `orienta ingest`)"
     params = client.get_collection(s.qdrant.collection).config.params
     vectors = params.vectors if isinstance(params.vectors, dict) else {}
     have = vectors[DENSE].size if DENSE in vectors else None
     want = svc.embedder.dim
     if have != want or SPARSE not in (params.sparse_vectors or {}):
-        return False, f"{where}: collection {s.qdrant.collection!r} has dense size {have}, the embedder gives {want} (run `orienta ingest --reset`)"
-    return True, f"{where}: {version}collection {s.qdrant.collection!r}, {index.count()} chunks, dense size {have} = embedder"
+        return False, f"{where}: la colección {s.qdrant.collection!r} tiene vectores densos de {have}, el embedder da {want} (corré `orienta ingest --reset`)"
+    return True, f"{where}: {version}colección {s.qdrant.collection!r}, {index.count()} fragmentos, vectores densos de {have} = embedder"
 
 
 def check_mailbox(svc: "Services") -> tuple[bool, str]:
@@ -104,22 +104,22 @@ def check_mailbox(svc: "Services") -> tuple[bool, str]:
     if not s.imap.host:
         maildir = s.paths.maildir
         if maildir is None:
-            return True, "no mailbox configured (ORIENTA_IMAP__HOST unset)"
-        return maildir.is_dir(), f"embedded Maildir {maildir}" + ("" if maildir.is_dir() else " does not exist")
+            return True, "sin buzón configurado (ORIENTA_IMAP__HOST sin definir)"
+        return maildir.is_dir(), f"Maildir local {maildir}" + ("" if maildir.is_dir() else " no existe")
     conn = connect(s.imap)
     try:
         typ, data = conn.select(f'"{s.imap.mailbox}"', readonly=True)
         if typ != "OK":
-            return False, f"{s.imap.account}: folder {s.imap.mailbox!r} cannot be opened: {data!r}"
+            return False, f"{s.imap.account}: no se puede abrir la carpeta {s.imap.mailbox!r}: {data!r}"
         exists = int(data[0]) if data and data[0] else 0
         _, uv = conn.response("UIDVALIDITY")
         uidvalidity = uv[0].decode() if uv and uv[0] else "?"
-        detail = f"{s.imap.account} ({s.imap.security}, {s.imap.auth}): {s.imap.mailbox} UIDVALIDITY {uidvalidity}, {exists} messages"
+        detail = f"{s.imap.account} ({s.imap.security}, {s.imap.auth}): {s.imap.mailbox} UIDVALIDITY {uidvalidity}, {exists} mensajes"
         if s.smtp.host and s.smtp.append_to_sent:
             typ, found = conn.list('""', f'"{s.imap.sent_mailbox}"')
             if typ != "OK" or not [f for f in found if f]:
-                return False, f"{detail}; Sent folder {s.imap.sent_mailbox!r} not found (ORIENTA_IMAP__SENT_MAILBOX)"
-            detail += f"; Sent folder {s.imap.sent_mailbox!r} present"
+                return False, f"{detail}; no se encontró la carpeta de enviados {s.imap.sent_mailbox!r} (ORIENTA_IMAP__SENT_MAILBOX)"
+            detail += f"; carpeta de enviados {s.imap.sent_mailbox!r} presente"
         return True, detail
     finally:
         try:
@@ -134,12 +134,12 @@ def check_smtp(svc: "Services") -> tuple[bool, str]:
 
     s = svc.settings
     if not s.smtp.host:
-        return True, f"no SMTP server configured: replies go to the outbox Maildir {s.paths.outbox_dir}"
+        return True, f"sin servidor SMTP: las respuestas van al Maildir de salida {s.paths.outbox_dir}"
     client = SmtpSender(s.smtp, s.imap)._open()
     try:
         client.ehlo_or_helo_if_needed()
         name = (client.ehlo_resp or b"").decode(errors="replace").splitlines()[0] if client.ehlo_resp else "?"
-        auth = "XOAUTH2" if s.smtp.auth == "xoauth2" else "password" if s.smtp.user else "no auth"
+        auth = "XOAUTH2" if s.smtp.auth == "xoauth2" else "contraseña" if s.smtp.user else "sin autenticación"
         return True, f"{s.smtp.host}:{s.smtp.port} ({s.smtp.security}, {auth}): {name}"
     finally:
         try:
@@ -163,30 +163,30 @@ def check_slack(svc: "Services") -> tuple[bool, str]:
 
     s = svc.settings.slack
     if s.bot_token is None:
-        return True, "Slack not configured (ORIENTA_SLACK__BOT_TOKEN unset)"
+        return True, "Slack sin configurar (ORIENTA_SLACK__BOT_TOKEN sin definir)"
     client = web_client(svc)
     try:
         auth = client.auth_test()
     except SlackApiError as exc:
-        return False, f"auth.test refused the bot token: {exc.response.get('error')}"
+        return False, f"auth.test rechazó el token del bot: {exc.response.get('error')}"
     granted = {x.strip() for x in (auth.headers.get("x-oauth-scopes") or auth.headers.get("X-OAuth-Scopes") or "").split(",") if x.strip()}
     missing = sorted(manifest_scopes() - granted)
-    detail = f"team {auth.get('team')}, bot {auth.get('user_id')}"
+    detail = f"equipo {auth.get('team')}, bot {auth.get('user_id')}"
     if missing:
-        return False, f"{detail}; the token lacks scopes of bot/slack/manifest.yml: {', '.join(missing)} (reinstall the app from the manifest)"
+        return False, f"{detail}; al token le faltan scopes de bot/slack/manifest.yml: {', '.join(missing)} (reinstalá la app desde el manifiesto)"
     if s.socket_mode and s.app_token is None:
-        return False, f"{detail}; socket mode needs ORIENTA_SLACK__APP_TOKEN (xapp-...)"
+        return False, f"{detail}; socket mode necesita ORIENTA_SLACK__APP_TOKEN (xapp-...)"
     if not s.review_channel:
-        return False, f"{detail}; ORIENTA_SLACK__REVIEW_CHANNEL is unset: review cards have nowhere to go"
+        return False, f"{detail}; ORIENTA_SLACK__REVIEW_CHANNEL sin definir: las tarjetas de revisión no tienen adónde ir"
     try:
         channel = client.conversations_info(channel=s.review_channel)["channel"]
     except SlackApiError as exc:
-        return False, f"{detail}; review channel {s.review_channel}: {exc.response.get('error')}"
+        return False, f"{detail}; canal de revisión {s.review_channel}: {exc.response.get('error')}"
     if channel.get("is_archived"):
-        return False, f"{detail}; review channel {s.review_channel} is archived"
+        return False, f"{detail}; el canal de revisión {s.review_channel} está archivado"
     if channel.get("is_member") is False:
-        return False, f"{detail}; the bot is not a member of review channel {s.review_channel} (/invite @orienta there)"
-    return True, f"{detail}; scopes match the manifest; review channel #{channel.get('name', s.review_channel)}"
+        return False, f"{detail}; el bot no es miembro del canal de revisión {s.review_channel} (/invite @orienta en ese canal)"
+    return True, f"{detail}; scopes iguales a los del manifiesto; canal de revisión #{channel.get('name', s.review_channel)}"
 
 
 def check_llm(svc: "Services", *, call: bool = False) -> tuple[bool, str]:
@@ -197,13 +197,13 @@ def check_llm(svc: "Services", *, call: bool = False) -> tuple[bool, str]:
     llm = svc.settings.llm
     provider = provider_of(llm)
     if provider == "extractive":
-        return True, "no LLM configured: offline extractive drafts (set ANTHROPIC_API_KEY for Claude)"
+        return True, "sin LLM: borradores extractivos sin conexión (definí ANTHROPIC_API_KEY para Claude)"
     models = sorted({role_model(llm, role) for role in ("draft", "judge", "synthetic")})
     problems: list[str] = []
     if provider == "anthropic":
         for model in models:
             if not model_info(model).known:
-                problems.append(f"{model} is not in the models table (pipeline/llm/models.toml)")
+                problems.append(f"{model} no está en la tabla de modelos (pipeline/llm/models.toml)")
                 continue
             try:
                 warning = check_model(model)
@@ -216,23 +216,23 @@ def check_llm(svc: "Services", *, call: bool = False) -> tuple[bool, str]:
         return False, "; ".join(problems)
     detail = f"{provider}: {', '.join(models)}"
     if not call:
-        return True, detail + " (no call made; --llm-call tries one)"
+        return True, detail + " (sin llamada; --llm-call prueba una)"
     response = svc.llm.complete(system="Respondé con una sola palabra.", user="¿Funciona? Respondé OK.", max_tokens=1024)  # type: ignore[union-attr]
-    return True, f"{detail}; one call: {response.usage.input_tokens}+{response.usage.output_tokens} tokens, {response.latency_ms:.0f} ms, stop {response.stop_reason}"
+    return True, f"{detail}; una llamada: {response.usage.input_tokens}+{response.usage.output_tokens} tokens, {response.latency_ms:.0f} ms, fin {response.stop_reason}"
 
 
 def check_gate(svc: "Services") -> tuple[bool, str]:
     from classifiers.errors import GateNotTrained
 
     if not svc.settings.gate.enabled:
-        return True, "gate disabled (ORIENTA_GATE__ENABLED=false)"
+        return True, "gate desactivado (ORIENTA_GATE__ENABLED=false)"
     try:
         gate = svc.gate
     except GateNotTrained:
-        return False, "not trained: run `orienta gate train`"
+        return False, "sin entrenar: corré `orienta gate train`"
     if gate.is_stale(svc.corpus_hash()):
-        return False, f"stale: the documents changed since it was trained ({gate.model}); run `orienta gate train`"
-    return True, f"trained on the current documents ({gate.model}, {gate.features}, threshold {gate.threshold:.3f})"
+        return False, f"desactualizado: los documentos cambiaron desde que se entrenó ({gate.model}); corré `orienta gate train`"
+    return True, f"entrenado con los documentos actuales ({gate.model}, {gate.features}, umbral {gate.threshold:.3f})"
 
 
 def check_disk(svc: "Services") -> tuple[bool, str]:
@@ -241,7 +241,7 @@ def check_disk(svc: "Services") -> tuple[bool, str]:
         path = path.parent
     free_mb = shutil.disk_usage(path).free / 2**20
     need = svc.settings.ops.min_free_disk_mb
-    return free_mb >= need, f"{free_mb:,.0f} MB free in {path} (minimum {need} MB, ORIENTA_OPS__MIN_FREE_DISK_MB)"
+    return free_mb >= need, f"{free_mb:,.0f} MB libres en {path} (mínimo {need} MB, ORIENTA_OPS__MIN_FREE_DISK_MB)"
 
 
 def checks(*, llm_call: bool = False) -> list[tuple[str, Callable[["Services"], tuple[bool, str]]]]:

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
-from bot.cli import _common
+from bot.cli import _common, _spanish
 from bot.cli._common import fail
 from bot.ops.logs import configure_logging
 
@@ -18,9 +19,41 @@ except ImportError:  # pragma: no cover - older typer on plain click
     from click import UsageError
 
 CREATES_DATA_DIR = {"demo", "ingest", "run"}  # the commands that may start from nothing
+HELP_OPTION = "Muestra esta ayuda y termina."
+PANELS = {"argument": "Argumentos", "option": "Opciones"}  # typer's `rich_help_panel`; unset, its panels say "Arguments"/"Options"
+
+
+class _SpanishHelp:
+    """click's --help option says "Show this message and exit." (not translatable): ours says it in Spanish."""
+
+    def get_help_option(self, ctx):
+        option = super().get_help_option(ctx)  # type: ignore[misc]
+        if option is not None:
+            option.help = HELP_OPTION
+        return option
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)  # type: ignore[misc]
+        for param in params:
+            param.rich_help_panel = getattr(param, "rich_help_panel", None) or PANELS.get(param.param_type_name)
+        return params
+
+
+class Command(_SpanishHelp, TyperCommand):
+    pass
+
+
+class Group(_SpanishHelp, TyperGroup):
+    def get_command(self, ctx, cmd_name):
+        command = super().get_command(ctx, cmd_name)
+        if command is not None and not getattr(command, "rich_help_panel", None):
+            command.rich_help_panel = "Comandos"
+        return command
+
 
 app = typer.Typer(
     name="orienta",
+    cls=Group,
     help="orienta: borradores de respuesta fundamentados para oficinas de atención estudiantil, siempre revisados por una persona.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
@@ -47,6 +80,17 @@ def _register() -> None:
     for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers, doctor):
         module.register(app)
     from bot.cli import eval_answers  # noqa: F401  (registers `eval answers` on eval_app)
+    _use_spanish_help(app)
+
+
+def _use_spanish_help(typer_app: typer.Typer) -> None:
+    """Every command and group of the tree gets the Spanish --help (typer's `cls`, set once here, not on each command)."""
+    for command in typer_app.registered_commands:
+        if command.cls in (None, TyperCommand):
+            command.cls = Command
+    for group in typer_app.registered_groups:
+        group.typer_instance.info.cls = Group
+        _use_spanish_help(group.typer_instance)
 
 
 _register()
@@ -61,7 +105,7 @@ def main() -> None:
         if not exc.format_message() and exc.ctx is not None:  # a group called without a command: its help
             typer.echo(exc.ctx.get_help())
             raise SystemExit(exc.exit_code) from None
-        fail(f"{exc.format_message()} (ver: {where} --help)", code=exc.exit_code)
+        fail(f"{_spanish.usage(exc.format_message())} (ver: {where} --help)", code=exc.exit_code)
     except typer.Abort:
         fail("interrumpido")
     except SystemExit:

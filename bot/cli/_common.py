@@ -12,6 +12,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
+from bot.cli import _spanish
 from bot.services import Services
 from pipeline.settings import Settings, load_settings
 
@@ -47,11 +48,11 @@ class Context:
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first.get("loc", ()))
-                fail(f"invalid configuration: {where}: {first.get('msg')}")
+                fail(f"configuración inválida: {where}: {_spanish.value(str(first.get('msg')))}")
             if self.init:
                 settings.paths.data_dir.mkdir(parents=True, exist_ok=True)
             if not self.create and not settings.paths.data_dir.is_dir():
-                fail(f"no such data dir: {settings.paths.data_dir} (check --data-dir / ORIENTA_DATA_DIR; `orienta ingest` or --init creates it)")
+                fail(f"no existe la carpeta de datos {settings.paths.data_dir} (revisá --data-dir / ORIENTA_DATA_DIR; `orienta ingest` o --init la crean)")
             self._services = Services(settings)
         return self._services
 
@@ -66,8 +67,9 @@ def fail(message: str, code: int = 1) -> NoReturn:
 
 
 def describe(exc: BaseException) -> str:
+    """The error's first line, in Spanish when it is one of the library's common messages."""
     text = str(exc) or type(exc).__name__
-    return text.splitlines()[0]
+    return _spanish.library(text.splitlines()[0])
 
 
 def print_json(data: Any) -> None:

@@ -11,7 +11,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from bot.cli._common import console, fail, print_json, services
+from bot.cli._common import console, describe, fail, print_json, services
 from review import answers
 from review.db import session_scope
 from review.errors import ReviewError
@@ -39,11 +39,11 @@ def list_cmd(
         with session_scope(services(ctx).engine) as session:
             rows = [answers.as_public(a) for a in answers.list_answers(session=session, state=state, limit=limit)]
     except ReviewError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json(rows)
         return
-    table = Table("#", "state", "std", "uses", "approved", "by", "question", "documents")
+    table = Table("#", "estado", "estándar", "usos", "aprobada", "por", "pregunta", "documentos")
     for r in rows:
         table.add_row(str(r["id"]), r["state"], "★" if r["standard"] else "", str(r["uses"]), (r["approved_at"] or "")[:10], r["approved_by"], r["question"][:60].replace("\n", " "), ", ".join(x["doc_id"] for x in r["references"]) or "—")
     console.print(table)
@@ -56,7 +56,7 @@ def show_cmd(ctx: typer.Context, answer_id: int = typer.Argument(..., help="Núm
         with session_scope(services(ctx).engine) as session:
             row = answers.as_public(answers.get_answer(session=session, answer_id=answer_id))
     except ReviewError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json(row)
         return
@@ -80,7 +80,7 @@ def retire_cmd(
         with session_scope(services(ctx).engine) as session:
             row = answers.as_public(answers.retire(session=session, answer_id=answer_id, actor=_actor(actor), reason=reason))
     except ReviewError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json(row)
         return
@@ -103,7 +103,7 @@ def save_cmd(
         with session_scope(svc.engine) as session:
             row = answers.as_public(answers.save_standard(session=session, draft_id=draft_id, actor=_actor(actor), current=hashes))
     except ReviewError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json(row)
         return
@@ -127,7 +127,7 @@ def faq_cmd(
     try:
         parse_week(week)
     except ValueError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     with session_scope(svc.engine) as session:
         suggestions = build_digest(session=session, week=week).faq_suggestions
     path = out or svc.settings.paths.reports_dir / f"faq-{week}.md"

@@ -29,7 +29,7 @@ def ask_cmd(
     """Redacta una respuesta a una pregunta, con referencias y la derivación."""
     svc = services(ctx)
     if method and method not in METHODS:
-        fail(f"unknown method {method!r}; choose from {', '.join(METHODS)}")
+        fail(f"método desconocido {method!r}; opciones: {', '.join(METHODS)}")
     if method:
         svc.settings.llm.method = method  # type: ignore[assignment]
     answer, decision = draft_for(svc, redact(question).text)
@@ -52,7 +52,7 @@ def ask_cmd(
         for f in step_flags:
             console.print(f"  [{f['step']}] {f['rule']}: {f['flag']}", highlight=False, markup=False)
     u = answer.usage
-    tokens = f"{u.input_tokens} in + {u.cache_read_tokens} caché leída + {u.cache_write_tokens} caché escrita / {u.output_tokens} out"
+    tokens = f"tokens: {u.input_tokens} de entrada + {u.cache_read_tokens} caché leída + {u.cache_write_tokens} caché escrita / {u.output_tokens} de salida"
     fallback = " · FALLBACK a RAG" if answer.fallback else ""
     console.print(f"\n[dim]{answer.method}{fallback} · {answer.model} · {gate} · {answer.latency_ms:.0f} ms · {tokens} · US$ {answer.cost_usd:.4f}[/]")
     for note in answer.notes:

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from bot.cli._common import console, fail, print_json
+from bot.cli._common import console, describe, fail, print_json
 from bot.demo import run_demo
 from pipeline.settings import load_settings
 
@@ -32,7 +32,7 @@ def demo_cmd(
     try:
         result = run_demo(settings, approve=approve, progress=lambda msg: None if as_json else console.print(f"[cyan]›[/] {msg}"))
     except RuntimeError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json({
             "data_dir": str(result.data_dir),

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from bot.cli._common import console, fail, print_json, services
+from bot.cli._common import console, describe, fail, print_json, services
 from review.weeks import iso_week, parse_week
 
 
@@ -29,7 +29,7 @@ def digest_cmd(
     try:
         parse_week(week)
     except ValueError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     digest, md, html = build_and_record(svc, week)
     delivery = None
     if send:
@@ -42,11 +42,11 @@ def digest_cmd(
         print_json(digest.as_dict() | {"markdown": str(md), "html": str(html), "delivery": delivery})
         return
     c, f = digest.counts, digest.as_dict()
-    console.print(f"{week}: received {c['received']}, skipped {c['skipped']}, quarantined {c['quarantined']}, out of domain {c['out_of_domain']}, drafted {c['drafted']}, approved {c['approved']}, edited {c['edited']}, rejected {c['rejected']}, sent {c['sent']}, reused {f['reused']}, acknowledged {c['acknowledged']}, follow-ups {c['follow_ups']}")
+    console.print(f"{week}: {c['received']} recibidos, {c['skipped']} omitidos, {c['quarantined']} en cuarentena, {c['out_of_domain']} fuera de dominio, {c['drafted']} borradores, {c['approved']} aprobados, {c['edited']} editados, {c['rejected']} rechazados, {c['sent']} enviados, {f['reused']} desde respuestas aprobadas, {c['acknowledged']} cierres sin borrador, {c['follow_ups']} seguimientos")
     ttr = f["time_to_review"]
-    console.print(f"time to review p50 {ttr['p50']} min, p90 {ttr['p90']} min; acceptable {f['acceptable_rate']}; kappa {f['kappa']}; spearman {f['spearman']}; content gaps {len(f['content_gaps'])}; cost US$ {f['cost_usd']:.4f}")
+    console.print(f"tiempo hasta la revisión p50 {ttr['p50']} min, p90 {ttr['p90']} min; aceptables {f['acceptable_rate']}; kappa {f['kappa']}; spearman {f['spearman']}; vacíos de contenido {len(f['content_gaps'])}; costo US$ {f['cost_usd']:.4f}")
     per_answer, hit = f["cost_per_answer_usd"], f["cache_hit_rate"]
-    console.print(f"cost per answer {'-' if per_answer is None else f'US$ {per_answer:.4f}'}; prompt cache hit rate {'-' if hit is None else f'{hit:.1%}'}")
+    console.print(f"costo por respuesta {'-' if per_answer is None else f'US$ {per_answer:.4f}'}; aciertos de caché del prompt {'-' if hit is None else f'{hit:.1%}'}")
     if delivery is not None:
-        console.print(f"sent: slack {delivery['slack_ts'] or '-'}, email {', '.join(delivery['emailed']) or '-'}" + (f" ({'; '.join(delivery['skipped'])})" if delivery["skipped"] else ""))
-    console.print(f"report: {html}")
+        console.print(f"enviado: Slack {delivery['slack_ts'] or '-'}, correo {', '.join(delivery['emailed']) or '-'}" + (f" ({'; '.join(delivery['skipped'])})" if delivery["skipped"] else ""))
+    console.print(f"informe: {html}")

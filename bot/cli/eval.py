@@ -28,22 +28,22 @@ def retrieval_cmd(
 ) -> None:
     """Recall@k por documento, MRR y latencia del índice actual."""
     if not qa.exists():
-        fail(f"no such file: {qa}")
+        fail(f"no existe el archivo {qa}")
     try:
         ks = sorted({int(x) for x in k.split(",") if x.strip()})
     except ValueError:
-        fail(f"--k must be comma-separated integers, got {k!r}")
+        fail(f"--k lleva enteros separados por comas (se recibió {k!r})")
     if not ks or min(ks) < 1:
-        fail("--k needs at least one positive cut-off")
+        fail("--k necesita al menos un corte positivo")
     if mode and mode not in MODES:
-        fail(f"unknown --mode {mode!r}; choose from {', '.join(MODES)}")
+        fail(f"--mode desconocido {mode!r}; opciones: {', '.join(MODES)}")
     try:
         rows = read_jsonl(qa)
     except ValueError as exc:
-        fail(f"{qa}: not valid JSON lines ({exc})")
+        fail(f"{qa}: no es JSON válido, una línea por objeto ({exc})")
     bad = next((i for i, r in enumerate(rows, 1) if not isinstance(r, dict) or "question" not in r or "doc" not in r), None)
     if bad:
-        fail(f"{qa}: line {bad} needs 'question' and 'doc'")
+        fail(f"{qa}: a la línea {bad} le falta 'question' o 'doc'")
     svc = services(ctx)
     if mode:
         svc.settings.retrieval.mode = mode  # type: ignore[assignment]

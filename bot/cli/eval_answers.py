@@ -15,9 +15,9 @@ def _split(value: str, cast, name: str) -> list:
     try:
         items = [cast(x.strip()) for x in value.split(",") if x.strip()]
     except ValueError:
-        fail(f"--{name} must be a comma-separated list, got {value!r}")
+        fail(f"--{name} lleva una lista separada por comas (se recibió {value!r})")
     if not items:
-        fail(f"--{name} is empty")
+        fail(f"--{name} está vacío")
     return list(dict.fromkeys(items))
 
 
@@ -49,12 +49,12 @@ def answers_cmd(
     from review.charts import comparison_chart
 
     if not qa.exists():
-        fail(f"no such file: {qa}")
+        fail(f"no existe el archivo {qa}")
     svc = services(ctx)
     s = svc.settings
     rows = read_jsonl(qa)
     if any("question" not in r for r in rows):
-        fail("every line of --qa needs a 'question'")
+        fail("cada línea de --qa necesita una 'question'")
     if limit:
         rows = rows[:: max(1, len(rows) // limit)][:limit] if sample else rows[:limit]
     configs = grid(
@@ -95,4 +95,4 @@ def answers_cmd(
     console.print(table)
     if report["note"]:
         console.print(report["note"])
-    console.print(f"chart: {chart_path}")
+    console.print(f"gráfico: {chart_path}")

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from bot.cli._common import console, fail, print_json, services
+from bot.cli._common import console, describe, fail, print_json, services
 from bot.gating import TrainOptions, evaluate_gate, train
 from bot.operations import read_jsonl
 from classifiers.errors import GateError
@@ -32,23 +32,23 @@ def train_cmd(
 ) -> None:
     """Entrena el gate con los documentos del índice (preguntas sintéticas, más las decisiones del equipo si se pide)."""
     if llm and offline:
-        fail("choose --llm or --offline, not both")
+        fail("elegí --llm o --offline, no las dos")
     if model is not None and model not in ("svm", "logreg", "knn"):
-        fail(f"unknown model {model!r}: choose svm, logreg or knn")
+        fail(f"modelo desconocido {model!r}: elegí svm, logreg o knn")
     options = TrainOptions(generator="llm" if llm else "offline", features=features, model=model, balanced=balanced, include_feedback=include_feedback)
     try:
         with console.status("Entrenando el gate…"):
             gate = train(services(ctx), options)
     except GateError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json(gate.meta | {"threshold": gate.threshold, "features": gate.features, "model": gate.model})
         return
     held = gate.meta["heldout"]
     console.print(
-        f"gate trained ({gate.model}, {gate.features}, {'balanced' if gate.meta['balanced'] else 'full'}, {gate.meta['generator']}): "
-        f"{gate.meta['n_in']} in-domain / {gate.meta['n_out']} out-of-domain examples ({gate.meta['feedback_examples']} from staff), "
-        f"threshold {gate.threshold:.3f}, held-out synthetic F1 in {held['f1_in']:.3f} / out {held['f1_out']:.3f}"
+        f"gate entrenado ({gate.model}, {gate.features}, {'balanceado' if gate.meta['balanced'] else 'completo'}, {gate.meta['generator']}): "
+        f"{gate.meta['n_in']} ejemplos del dominio / {gate.meta['n_out']} fuera de dominio ({gate.meta['feedback_examples']} del equipo), "
+        f"umbral {gate.threshold:.3f}, F1 en sintéticas reservadas: dentro {held['f1_in']:.3f} / fuera {held['f1_out']:.3f}"
     )
 
 
@@ -63,25 +63,25 @@ def eval_cmd(
     """Precisión, recall, F1, exactitud y matriz de confusión del gate guardado sobre preguntas etiquetadas."""
     for p in (in_domain, out_of_domain):
         if not p.exists():
-            fail(f"no such file: {p}")
+            fail(f"no existe el archivo {p}")
     ins = [r["question"] for r in read_jsonl(in_domain)]
     outs = [r["question"] for r in read_jsonl(out_of_domain)]
     try:
         report = evaluate_gate(services(ctx), ins, outs, plot=plot)
     except GateError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json(report)
         return
     (ii, io), (oi, oo) = report["confusion"]
-    console.print(f"n={report['n']} (in {report['n_in']}, out {report['n_out']})  threshold={report['threshold']:.3f}  accuracy={report['accuracy']:.3f}")
-    for name in ("in", "out"):
-        console.print(f"  {name:3}  precision={report[f'precision_{name}']:.3f}  recall={report[f'recall_{name}']:.3f}  F1={report[f'f1_{name}']:.3f}")
-    console.print(f"  confusion (rows true, cols predicted in/out): in [{ii} {io}]  out [{oi} {oo}]")
+    console.print(f"n={report['n']} (dentro {report['n_in']}, fuera {report['n_out']})  umbral={report['threshold']:.3f}  exactitud={report['accuracy']:.3f}")
+    for name, label in (("in", "dentro"), ("out", "fuera")):
+        console.print(f"  {label:6}  precisión={report[f'precision_{name}']:.3f}  recall={report[f'recall_{name}']:.3f}  F1={report[f'f1_{name}']:.3f}")
+    console.print(f"  confusión (filas: real; columnas: predicho dentro/fuera): dentro [{ii} {io}]  fuera [{oi} {oo}]")
     if report.get("stale"):
-        console.print("[yellow]the gate is stale: the documents changed since it was trained[/]")
+        console.print("[yellow]el gate está desactualizado: los documentos cambiaron desde que se entrenó[/]")
     if "plot" in report:
-        console.print(f"  plot: {report['plot']} (K-Means/class agreement {report['cluster_agreement']:.2f})")
+        console.print(f"  gráfico: {report['plot']} (acuerdo K-Means/clase {report['cluster_agreement']:.2f})")
 
 
 @gate_app.command("retrain")
@@ -93,7 +93,7 @@ def retrain_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json"
         with console.status("Reentrenando el gate con las decisiones del equipo…"):
             report = retrain_from_feedback(services(ctx))
     except GateError as exc:
-        fail(str(exc))
+        fail(describe(exc))
     if as_json:
         print_json(report.as_dict())
         return

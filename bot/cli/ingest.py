@@ -33,10 +33,10 @@ def ingest_cmd(
 ) -> None:
     """Indexa documentos: solo se procesan los nuevos o modificados; los borrados se quitan del índice."""
     if strategy and strategy not in CHUNKERS:
-        fail(f"unknown --strategy {strategy!r}; choose from {', '.join(sorted(CHUNKERS))}")
+        fail(f"--strategy desconocida {strategy!r}; opciones: {', '.join(sorted(CHUNKERS))}")
     for p in paths or []:
         if not p.exists():
-            fail(f"no such file or folder: {p}")
+            fail(f"no existe el archivo o carpeta {p}")
     svc = services(ctx)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True, disable=as_json) as progress:
@@ -54,14 +54,14 @@ def ingest_cmd(
         print_json(report.as_dict())
         return
     console.print(
-        f"added {len(report.added)}, updated {len(report.updated)}, unchanged {len(report.unchanged)}, removed {len(report.removed)}, "
-        f"failed {len(report.failed)}; chunks written {report.chunks} ({report.chunks_per_second:.1f}/s)"
+        f"{len(report.added)} agregados, {len(report.updated)} actualizados, {len(report.unchanged)} sin cambios, {len(report.removed)} quitados, "
+        f"{len(report.failed)} fallidos; {report.chunks} fragmentos escritos ({report.chunks_per_second:.1f}/s)"
     )
     for path, warnings in report.warnings.items():
         for w in warnings:
-            console.print(f"[yellow]warning[/] {w}", highlight=False)
+            console.print(f"[yellow]aviso[/] {w}", highlight=False)
     for path, reason in report.failed.items():
-        console.print(f"[red]skipped[/] {reason}", highlight=False)
+        console.print(f"[red]omitido[/] {reason}", highlight=False)
 
 
 def search_cmd(
@@ -73,7 +73,7 @@ def search_cmd(
 ) -> None:
     """Muestra los fragmentos que la recuperación encuentra para una pregunta."""
     if mode and mode not in MODES:
-        fail(f"unknown --mode {mode!r}; choose from {', '.join(MODES)}")
+        fail(f"--mode desconocido {mode!r}; opciones: {', '.join(MODES)}")
     svc = services(ctx)
     if mode:
         svc.settings.retrieval.mode = mode  # type: ignore[assignment]
@@ -104,8 +104,8 @@ def docs_list(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
 def _switch(ctx: typer.Context, doc_id: str, active: bool) -> None:
     n = set_document_active(services(ctx), doc_id, active)
     if not n:
-        fail(f"no indexed document with id {doc_id!r} (see `orienta docs list`)")
-    console.print(f"{doc_id}: {'active' if active else 'inactive'} ({n} chunks)")
+        fail(f"no hay ningún documento indexado con id {doc_id!r} (ver `orienta docs list`)")
+    console.print(f"{doc_id}: {'activo' if active else 'inactivo'} ({n} fragmentos)")
 
 
 @docs_app.command("activate")

@@ -20,6 +20,7 @@ from review.answers import CURATED_FLAG
 from review.db import session_scope
 from review.errors import ReviewError
 
+ACTIONS = {"approve": "aprobado", "edit": "editado y aprobado"}
 review_app = typer.Typer(help="Revisión de borradores: aprobar, editar o rechazar.", no_args_is_help=True)
 
 
@@ -87,7 +88,7 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
         try:
             draft, message = queue.get_draft(session=session, draft_id=draft_id)
         except ReviewError as exc:
-            fail(str(exc))
+            fail(describe(exc))
         data = draft_summary(draft, message) | {"draft": draft.text, "derivation": draft.derivation, "conversation": draft.context or {}}
     if as_json:
         print_json(data)
@@ -144,13 +145,13 @@ def _run(ctx: typer.Context, fn, as_json: bool, **kwargs) -> None:
         try:
             decision = fn(session=session, **kwargs)
         except ReviewError as exc:
-            fail(str(exc))
+            fail(describe(exc))
         data = {"decision_id": decision.id, "draft_id": decision.draft_id, "action": decision.action, "actor": decision.actor, "reason": decision.reason}
     data["slack_card_updated"] = _sync_slack_card(ctx, decision.draft_id)
     if as_json:
         print_json(data)
     else:
-        console.print(f"draft #{data['draft_id']}: {data['action']} by {data['actor']} — the reply goes out on the next `orienta run`." if data["action"] != "reject" else f"draft #{data['draft_id']}: rejected ({data['reason']}) by {data['actor']}.")
+        console.print(f"borrador #{data['draft_id']}: {ACTIONS.get(data['action'], data['action'])} por {data['actor']}; la respuesta sale en el próximo `orienta run`." if data["action"] != "reject" else f"borrador #{data['draft_id']}: rechazado ({data['reason']}) por {data['actor']}.")
 
 
 @review_app.command("approve")
@@ -190,7 +191,7 @@ def edit_cmd(
         finally:
             os.unlink(path)
         if text.strip() == original.strip():
-            fail("no changes made; use `orienta review approve` to send the draft as it is")
+            fail("no hubo cambios; para enviar el borrador tal como está, usá `orienta review approve`")
     _run(ctx, queue.edit, as_json, draft_id=draft_id, actor=_actor(actor), text=text, confirm_links=confirm_links)
 
 
@@ -218,7 +219,7 @@ def _sync_slack_card(ctx: typer.Context, draft_id: int) -> bool:
     try:
         sync_card(svc, web_client(svc), draft_id=draft_id)
     except Exception as exc:  # the edge: the decision is recorded; a stale card is synced on the next pass
-        err_console.print(f"[yellow]warning:[/] the Slack card was not updated: {describe(exc)}", highlight=False)
+        err_console.print(f"[yellow]aviso:[/] la tarjeta de Slack no se actualizó: {describe(exc)}", highlight=False)
         return False
     return True
 
@@ -228,7 +229,7 @@ def cards_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", 
     """Publica en el canal de revisión de Slack las tarjetas de los borradores pendientes y actualiza las decididas en otro lado."""
     svc = services(ctx)
     if svc.settings.slack.bot_token is None or not svc.settings.slack.review_channel:
-        fail("Slack review is not configured: set ORIENTA_SLACK__BOT_TOKEN and ORIENTA_SLACK__REVIEW_CHANNEL")
+        fail("la revisión en Slack no está configurada: definí ORIENTA_SLACK__BOT_TOKEN y ORIENTA_SLACK__REVIEW_CHANNEL")
     from bot.slack.poster import post_pending_cards
     from bot.slack.reviewing import sync_decided_cards
 

@@ -33,8 +33,8 @@ def run_cmd(
             print_json(report.as_dict())
         else:
             console.print(
-                f"stored {report.stored} (duplicates ignored {report.duplicates}), skipped {report.skipped}, quarantined {report.quarantined}, "
-                f"drafted {report.drafted}, sent {report.sent}, failed {report.failed}, uncertain {report.uncertain}, purged {report.purged}"
+                f"{report.stored} guardados ({report.duplicates} duplicados ignorados), {report.skipped} omitidos, {report.quarantined} en cuarentena, "
+                f"{report.drafted} borradores, {report.sent} enviados, {report.failed} fallidos, {report.uncertain} inciertos, {report.purged} purgados"
             )
         return
     from bot.app import Job, OrientaApp
@@ -51,8 +51,8 @@ def run_cmd(
     if svc.settings.digest.schedule:
         app.supervisor.add("scheduler", lambda beat: supervise_scheduler(svc, app.stop_event, beat))  # weekly digest; a missed week is caught up now
     ops = start_ops(svc, extra_checks=[("threads", lambda: (app.supervisor.ready(), json.dumps(app.supervisor.status(), default=str)))])
-    where = f"http://{ops.host}:{ops.port}" if ops else "off"
-    console.print(f"orienta running: IMAP {'on' if app.imap else 'off'}, Slack {'on' if app.slack else 'off'}, jobs {', '.join(j.name for j in app.jobs)}, weekly digest {'scheduled' if svc.settings.digest.schedule else 'off'}, health/metrics {where} (Ctrl-C to stop)")
+    where = f"http://{ops.host}:{ops.port}" if ops else "no"
+    console.print(f"orienta en marcha: IMAP {'sí' if app.imap else 'no'}, Slack {'sí' if app.slack else 'no'}, tareas {', '.join(j.name for j in app.jobs)}, resumen semanal {'programado' if svc.settings.digest.schedule else 'no'}, salud/métricas {where} (Ctrl-C para detener)")
     try:
         app.run()
     finally:

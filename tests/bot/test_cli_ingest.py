@@ -41,7 +41,7 @@ def test_ingest_search_docs_and_eval(cli, folder, tmp_path):
     table = cli("search", "becas de transporte", "--mode", "sparse")
     assert "becas" in table.stdout and "score" in table.stdout
 
-    assert "inactive" in cli("docs", "deactivate", "becas").stdout
+    assert "inactivo" in cli("docs", "deactivate", "becas").stdout
     hits = json.loads(cli("search", "becas de transporte", "--mode", "hybrid", "--json").stdout)
     assert "becas" not in {h["doc_id"] for h in hits}
     listed = json.loads(cli("docs", "list", "--json").stdout)
@@ -57,6 +57,6 @@ def test_ingest_search_docs_and_eval(cli, folder, tmp_path):
 
 
 def test_bad_options_fail_with_a_clear_message(cli, folder):
-    assert "unknown --strategy" in cli("ingest", str(folder), "--strategy", "magic").stderr
-    assert "unknown --mode" in cli("search", "hola", "--mode", "fuzzy").stderr
-    assert "no such file" in cli("ingest", str(folder / "nope")).stderr
+    assert "--strategy desconocida" in cli("ingest", str(folder), "--strategy", "magic").stderr
+    assert "--mode desconocido" in cli("search", "hola", "--mode", "fuzzy").stderr
+    assert "no existe el archivo" in cli("ingest", str(folder / "nope")).stderr

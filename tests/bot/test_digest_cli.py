@@ -59,8 +59,8 @@ def test_digest_text_prints_the_counts_with_reused(cli):
     result = cli("digest", "--week", WEEK)
     assert result.exit_code == 0, result.output
     line = " ".join(result.stdout.split())  # rich wraps long lines
-    assert "received 10," in line and "sent 3," in line
-    assert "reused 0," in line and "acknowledged 0," in line and "follow-ups 0" in line
+    assert "10 recibidos," in line and "3 enviados," in line
+    assert "0 desde respuestas aprobadas," in line and "0 cierres sin borrador," in line and "0 seguimientos" in line
 
 
 def test_bad_week_is_one_clear_error(cli):

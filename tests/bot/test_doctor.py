@@ -103,8 +103,8 @@ def test_doctor_working_and_broken_deployments(cli_env, monkeypatch, secure_acco
         assert [f["check"] for f in good] == CHECKS
         assert code == 0 and all(f["ok"] for f in good), good
         by = {f["check"]: f["detail"] for f in good}
-        assert "migrations at head" in by["database"] and "UIDVALIDITY" in by["mailbox"] and "Sent folder 'Sent' present" in by["mailbox"]
-        assert "starttls" in by["smtp"] and "scopes match the manifest" in by["slack"] and "one call" in by["llm"]
+        assert "migraciones al día" in by["database"] and "UIDVALIDITY" in by["mailbox"] and "carpeta de enviados 'Sent' presente" in by["mailbox"]
+        assert "starttls" in by["smtp"] and "scopes iguales a los del manifiesto" in by["slack"] and "una llamada" in by["llm"]
         assert smtp.messages == [] and len(anthropic_server.requests) == 1  # nothing sent; exactly one tiny LLM call
         assert len(slack.calls_to("chat.postMessage")) == 0
 
@@ -122,10 +122,10 @@ def test_doctor_working_and_broken_deployments(cli_env, monkeypatch, secure_acco
         assert code == 1 and [f["check"] for f in bad] == CHECKS
         assert not any(f["ok"] for f in bad), [f for f in bad if f["ok"]]
         by = {f["check"]: f["detail"] for f in bad}
-        assert "no-such-folder" in by["config"] and "no revision" in by["database"] and "no index yet" in by["qdrant"]
+        assert "no-such-folder" in by["config"] and "ninguna revisión" in by["database"] and "todavía no hay índice" in by["qdrant"]
         assert "login" in by["mailbox"] and "not-the-password" not in json.dumps(bad)
-        assert "certificate" in by["smtp"] and "lacks scopes" in by["slack"] and "deprecated" in by["llm"]
-        assert "not trained" in by["gate"] and "minimum" in by["disk"]
+        assert "certificate" in by["smtp"] and "le faltan scopes" in by["slack"] and "deprecated" in by["llm"]
+        assert "sin entrenar" in by["gate"] and "mínimo" in by["disk"]
         assert smtp.messages == []
 
     table = [{"check": g["check"], "working": {"ok": g["ok"], "detail": g["detail"]}, "broken": {"ok": b["ok"], "detail": b["detail"]}} for g, b in zip(good, bad)]

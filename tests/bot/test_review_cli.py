@@ -28,11 +28,11 @@ def test_list_approve_reject_and_purge_from_the_terminal(settings):
     approved = json.loads(_cli(settings, "review", "approve", str(d1.id), "--as", "marta", "--json").stdout)
     assert (approved["action"], approved["actor"], approved["slack_card_updated"]) == ("approve", "marta", False)
     bad = _cli(settings, "review", "reject", str(d2.id), "--reason", "aburrido")
-    assert bad.exit_code == 1 and "unknown reject reason" in bad.stderr
+    assert bad.exit_code == 1 and "motivo de rechazo desconocido" in bad.stderr
     rejected = json.loads(_cli(settings, "review", "reject", str(d2.id), "--reason", "out_of_domain", "--json").stdout)
     assert rejected["reason"] == "out_of_domain"
     again = _cli(settings, "review", "approve", str(d2.id))
-    assert again.exit_code == 1 and "already handled" in again.stderr
+    assert again.exit_code == 1 and "ya fue atendido" in again.stderr
     assert json.loads(_cli(settings, "review", "list", "--json").stdout) == []
     purge = json.loads(_cli(settings, "review", "purge", "--days", "30", "--json").stdout)
     assert purge["messages"] == 0  # nothing is old enough
@@ -51,7 +51,7 @@ def test_a_declined_draft_is_shown_as_such_and_cannot_be_approved_empty(settings
     listed = {i["draft_id"]: i["outcome"] for i in json.loads(_cli(settings, "review", "list", "--json").stdout)}
     assert listed == {d.id: "refusal", cut.id: "truncated"}
     empty = _cli(settings, "review", "approve", str(d.id))
-    assert empty.exit_code == 1 and "empty" in empty.stderr
+    assert empty.exit_code == 1 and "vacío" in empty.stderr
     edited = json.loads(_cli(settings, "review", "edit", str(d.id), "--text", "Hola: te respondemos por correo.", "--json").stdout)
     assert edited["action"] == "edit"
 
