@@ -74,3 +74,17 @@ def describe(exc: BaseException) -> str:
 
 def print_json(data: Any) -> None:
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def week_option(week: str | None) -> str:
+    """The ISO week a command was given (this week when none), or a one-line error for one that does not exist."""
+    from datetime import datetime, timezone
+
+    from review.weeks import iso_week, parse_week
+
+    week = week or iso_week(datetime.now(timezone.utc))
+    try:
+        parse_week(week)
+    except ValueError as exc:
+        fail(describe(exc))
+    return week

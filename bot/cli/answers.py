@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import getpass
 import os
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Optional
 
 import typer
 from rich.table import Table
 
-from bot.cli._common import console, describe, fail, print_json, services
+from bot.cli._common import console, describe, fail, print_json, services, week_option
 from review import answers
 from review.db import session_scope
 from review.errors import ReviewError
@@ -120,14 +119,9 @@ def faq_cmd(
     """Exporta las entradas de FAQ sugeridas de la semana (vacíos que el personal respondió a mano) como Markdown para revisar e indexar."""
     from review.digest import build_digest
     from review.faq import render_faq_markdown
-    from review.weeks import iso_week, parse_week
 
     svc = services(ctx)
-    week = week or iso_week(datetime.now(timezone.utc))
-    try:
-        parse_week(week)
-    except ValueError as exc:
-        fail(describe(exc))
+    week = week_option(week)
     with session_scope(svc.engine) as session:
         suggestions = build_digest(session=session, week=week).faq_suggestions
     path = out or svc.settings.paths.reports_dir / f"faq-{week}.md"

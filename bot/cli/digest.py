@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
 from typing import Optional
 
 import typer
 
-from bot.cli._common import console, describe, fail, print_json, services
-from review.weeks import iso_week, parse_week
+from bot.cli._common import console, print_json, services, week_option
 
 
 def register(app: typer.Typer) -> None:
@@ -25,11 +23,7 @@ def digest_cmd(
     from bot.digest_build import build_and_record
 
     svc = services(ctx)
-    week = week or iso_week(datetime.now(timezone.utc))
-    try:
-        parse_week(week)
-    except ValueError as exc:
-        fail(describe(exc))
+    week = week_option(week)
     digest, md, html = build_and_record(svc, week)
     delivery = None
     if send:
