@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from classifiers import styles
-from classifiers.intent import bundled_institutions, course_names_in
+from classifiers.intent import bundled_institutions, course_names_in, spoken_course_names
 from classifiers.synthetic import Example, institution_names, read_chunk
 from pipeline.chunking import Chunk
 from pipeline.text import fold
@@ -165,7 +165,7 @@ def _institution(rng: random.Random, procs: list[str], others: list[str]) -> tup
 
 
 def _homework(rng: random.Random, courses: list[str]) -> tuple[str, str]:
-    course = rng.choice(courses)
+    course = rng.choice(spoken_course_names(rng.choice(courses)) or courses)
     if rng.random() < 0.35:
         return rng.choice(HOMEWORK_PLAIN).format(c=course), course
     problem = rng.choice(PROBLEMS).format(n=rng.randint(2, 40))
