@@ -70,6 +70,8 @@ _ENCYCLOPEDIC = re.compile(
     r"cual fue|que fue|que ha hecho|que pretende|que entidad|que proceso|que rama|que metodo|que sistema|historia|antiguo|antigua|siglo)\b"
 )
 
+# Generic course names used when the documents list none (a small office may not publish its curriculum).
+GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Lineal", "Programación 1", "Estadística", "Dibujo Técnico", "Economía")
 INSTITUTIONS_PATH = Path(__file__).resolve().parent / "data" / "institutions.json"
 _COURSE_LINE = re.compile(r"^\s*(?:nombre|curso|materia|asignatura)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _NOT_A_COURSE = re.compile(r"practica|eps|seminario|social humanistica|tecnicas de estudio")
@@ -157,7 +159,7 @@ class IntentModel:
             own_words=own_words,
             other_fields=other_fields,
             vocabulary=sorted(set(words)),
-            courses=sorted({fold(v) for c in course_names_in(chunk_texts) for v in spoken_course_names(c)}),
+            courses=sorted({fold(v) for c in course_names_in(chunk_texts) or GENERIC_COURSES for v in spoken_course_names(c)}),
             other_names=sorted({n for n in others if n and n not in corpus}),
         )
 
@@ -184,7 +186,8 @@ class IntentModel:
         f = fold(" ".join(text.split()))
         other, own = self.institution_mentions(f)
         course = bool(self._courses and self._courses.search(f))
-        content = len(_CONTENT.findall(f))
+        rest = self._courses.sub(" curso ", f) if course else f  # "Cálculo 1" names a course; it is not a calculation
+        content = len(_CONTENT.findall(rest))
         admin = len(_ADMIN.findall(f))
         course_content = float(course and content > 0 and content >= admin)
         return [
