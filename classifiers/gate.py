@@ -20,7 +20,7 @@ from pipeline.embeddings import Embedder
 from pipeline.redaction import strip_placeholders
 
 MODELS = ("svm", "logreg", "knn")
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4  # 4: two more intent features (personal, encyclopedic); a gate saved before has fewer columns
 
 
 ANSWERABLE, NO_INFO, OUT_OF_DOMAIN = "answerable", "no_info", "out_of_domain"

@@ -32,6 +32,8 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("opinion", "pide una opinión o conversación"),
     ("jobs", "pregunta por trabajo o salario"),
     ("campus", "lugar, servicio u horario del campus"),
+    ("personal", "habla de su propio caso (mi, puedo, tengo, me piden)"),
+    ("encyclopedic", "pregunta de enciclopedia (quién fundó, en qué año, qué tipo de)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
 
@@ -61,7 +63,15 @@ _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual
 _JOBS = re.compile(r"\b(gana\w*|salario\w*|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de|trabajar (?:en|como|de)|busco trabajo|cobra\w*|entrevista de trabajo|oferta\w* laboral\w*|salida laboral)\b")
 _CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
 
+# A student asks about their own case, in the first person or addressing the office; a quiz question asks about the world.
+_PERSONAL = re.compile(r"\b(me|mi|mis|yo|puedo|tengo|necesito|quiero|debo|hago|saco|estoy|soy|voy|pierdo|llevo|paso|pago|perdi|gane|aprobe|repeti|llevar|asignarme|inscribirme|graduarme|ustedes|pueden|podrian|porfa|hola|buenas)\b")
+_ENCYCLOPEDIC = re.compile(
+    r"\b(1[5-9]\d\d|20[0-2]\d|en que (?:ano|siglo|decada)|quien (?:fue|fundo|desarrollo|escribio|invento|descubrio|creo|propuso|dirigio)|que tipo de|que nombre|"
+    r"cual fue|que fue|que ha hecho|que pretende|que entidad|que proceso|que rama|que metodo|que sistema|historia|antiguo|antigua|siglo)\b"
+)
 
+# Generic course names used when the documents list none (a small office may not publish its curriculum).
+GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Lineal", "Programación 1", "Estadística", "Dibujo Técnico", "Economía")
 INSTITUTIONS_PATH = Path(__file__).resolve().parent / "data" / "institutions.json"
 _COURSE_LINE = re.compile(r"^\s*(?:nombre|curso|materia|asignatura)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _NOT_A_COURSE = re.compile(r"practica|eps|seminario|social humanistica|tecnicas de estudio")
@@ -83,6 +93,18 @@ def course_names_in(texts: Sequence[str]) -> list[str]:
             if 3 < len(name) < 60 and not _NOT_A_COURSE.search(fold(name)):
                 names.setdefault(fold(name), name)
     return sorted(names.values())
+
+
+_COURSE_PREFIX = re.compile(r"^(?:[aá]rea|curso(?: de)?|laboratorio de)\s+", re.IGNORECASE)
+_COURSE_NUMBER = re.compile(r"\s+(?:\d+|[ivx]+|[a-d])$", re.IGNORECASE)
+
+
+def spoken_course_names(name: str) -> list[str]:
+    """How students name a course: the listed name, without a leading "Área", without its trailing number
+    ("Área Matemática Intermedia 1" -> "Matemática Intermedia 1", "Matemática Intermedia")."""
+    plain = _COURSE_PREFIX.sub("", name.strip())
+    base = _COURSE_NUMBER.sub("", plain)
+    return list(dict.fromkeys(n for n in (name.strip(), plain, base) if len(n) >= 5))
 
 
 def _tail(match: re.Match) -> list[str]:
@@ -108,9 +130,12 @@ class IntentModel:
     courses: list[str] = field(default_factory=list)  # folded course names
     other_names: list[str] = field(default_factory=list)  # folded bundled institutions the documents never name
     _vocab: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+    _courses: re.Pattern | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._vocab = frozenset(self.vocabulary)
+        longest_first = sorted(self.courses, key=len, reverse=True)
+        self._courses = re.compile(r"\b(?:" + "|".join(map(re.escape, longest_first)) + r")\b") if longest_first else None
 
     @classmethod
     def fit(cls, chunk_texts: Sequence[str]) -> "IntentModel":
@@ -134,7 +159,7 @@ class IntentModel:
             own_words=own_words,
             other_fields=other_fields,
             vocabulary=sorted(set(words)),
-            courses=sorted({fold(c) for c in course_names_in(chunk_texts) if len(c) >= 5}),
+            courses=sorted({fold(v) for c in course_names_in(chunk_texts) or GENERIC_COURSES for v in spoken_course_names(c)}),
             other_names=sorted({n for n in others if n and n not in corpus}),
         )
 
@@ -160,14 +185,16 @@ class IntentModel:
     def row(self, text: str) -> list[float]:
         f = fold(" ".join(text.split()))
         other, own = self.institution_mentions(f)
-        course = any(c in f for c in self.courses)
-        content = len(_CONTENT.findall(f))
+        course = bool(self._courses and self._courses.search(f))
+        rest = self._courses.sub(" curso ", f) if course else f  # "Cálculo 1" names a course; it is not a calculation
+        content = len(_CONTENT.findall(rest))
         admin = len(_ADMIN.findall(f))
         course_content = float(course and content > 0 and content >= admin)
         return [
             float(min(other, 2)), float(min(own, 2)), course_content, float(min(content, 4)), float(min(admin, 4)),
             float(bool(_REQUEST.search(f))), float(min(len(_CODING.findall(f)), 2)), float(bool(_OPINION.search(f))),
-            float(bool(_JOBS.search(f))), float(bool(_CAMPUS.search(f))),
+            float(bool(_JOBS.search(f))), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
+            float(bool(_ENCYCLOPEDIC.search(f))),
         ]
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:

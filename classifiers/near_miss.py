@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from classifiers import styles
-from classifiers.intent import bundled_institutions, course_names_in
+from classifiers.intent import GENERIC_COURSES, bundled_institutions, course_names_in, spoken_course_names
 from classifiers.synthetic import Example, institution_names, read_chunk
 from pipeline.chunking import Chunk
 from pipeline.text import fold
@@ -30,8 +30,6 @@ def other_institutions(own: Sequence[str]) -> list[str]:
     return [n for names in bundled_institutions().values() for n in names if fold(n) not in mine]
 
 
-# Generic course names used when the documents list none (a small office may not publish its curriculum).
-GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Lineal", "Programación 1", "Estadística", "Dibujo Técnico", "Economía")
 # Subject matter, not administration: what a homework question is about.
 PROBLEMS = (
     "un bloque de {n} kg baja por un plano inclinado, ¿cuál es su aceleración?", "¿cómo saco la derivada de x^{n} por seno de x?",
@@ -165,7 +163,7 @@ def _institution(rng: random.Random, procs: list[str], others: list[str]) -> tup
 
 
 def _homework(rng: random.Random, courses: list[str]) -> tuple[str, str]:
-    course = rng.choice(courses)
+    course = rng.choice(spoken_course_names(rng.choice(courses)) or courses)
     if rng.random() < 0.35:
         return rng.choice(HOMEWORK_PLAIN).format(c=course), course
     problem = rng.choice(PROBLEMS).format(n=rng.randint(2, 40))
