@@ -88,7 +88,7 @@ def test_a_link_not_in_the_documents_is_flagged_shown_and_needs_confirmation(off
     shown = run("review", "show", str(draft.id)).stdout
     assert "NO están en los documentos" in shown and "evil.example/login" in shown
     refused = run("review", "approve", str(draft.id), code=1)
-    assert "links that are not in the documents" in refused.output
+    assert "enlaces que no están en los documentos" in refused.output and "--confirm-links" in refused.output
     run("review", "edit", str(draft.id), "--text", "Inscribite en https://evil.example/login.", code=1)  # the flagged link kept: still refused
     assert json.loads(run("review", "approve", str(draft.id), "--confirm-links", "--json").stdout)["action"] == "approve"
 
