@@ -38,9 +38,11 @@ import string
 import threading
 import time
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from urllib.parse import parse_qs, urlsplit
+
+from tests.servers.http_plumbing import StandInServer
 
 __all__ = ["FakeSlackServer", "Call", "SlackError"]
 
@@ -179,8 +181,7 @@ class FakeSlackServer:
 
         self.add_user(bot_user_id, name=bot_name, real_name=bot_name, is_bot=True)
 
-        self._httpd = _HTTPServer((host, port), _Handler)
-        self._httpd.fake = self  # type: ignore[attr-defined]
+        self._httpd = StandInServer((host, port), self, name="fake-slack", methods=("GET", "POST"))
         self._thread: Optional[threading.Thread] = None
         if start:
             self.start()
@@ -979,7 +980,7 @@ class FakeSlackServer:
     }
 
     # -- HTTP plumbing ----------------------------------------------------
-    def _parse_args(self, handler: "_Handler", body: bytes) -> Dict[str, Any]:
+    def _parse_args(self, handler: "BaseHTTPRequestHandler", body: bytes) -> Dict[str, Any]:
         args: Dict[str, Any] = {}
         query = urlsplit(handler.path).query
         for k, v in parse_qs(query, keep_blank_values=True).items():
@@ -1001,7 +1002,7 @@ class FakeSlackServer:
                 args["_multipart"] = True
         return args
 
-    def _handle(self, handler: "_Handler") -> None:
+    def _handle(self, handler: "BaseHTTPRequestHandler") -> None:
         length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
         path = urlsplit(handler.path).path
@@ -1072,7 +1073,7 @@ class FakeSlackServer:
             raise SlackError("not_allowed_token_type")
         return None
 
-    def _handle_upload(self, handler: "_Handler", path: str, body: bytes) -> None:
+    def _handle_upload(self, handler: "BaseHTTPRequestHandler", path: str, body: bytes) -> None:
         tok = path.rsplit("/", 1)[-1]
         with self._cond:
             fid = self._uploads.get(tok)
@@ -1089,7 +1090,7 @@ class FakeSlackServer:
         self._send(handler, 200, f"OK - {len(body)}".encode(), {"Content-Type": "text/plain; charset=utf-8"})
 
     @staticmethod
-    def _send(handler: "_Handler", status: int, body: bytes, headers: Dict[str, str]) -> None:
+    def _send(handler: "BaseHTTPRequestHandler", status: int, body: bytes, headers: Dict[str, str]) -> None:
         try:
             handler.send_response(status)
             for k, v in headers.items():
@@ -1100,22 +1101,3 @@ class FakeSlackServer:
             handler.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             handler.close_connection = True
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "fake-slack/1.0"
-
-    def do_POST(self) -> None:  # noqa: N802
-        self.server.fake._handle(self)  # type: ignore[attr-defined]
-
-    do_GET = do_POST
-
-    def log_message(self, format: str, *args: Any) -> None:
-        pass

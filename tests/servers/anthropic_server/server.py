@@ -59,7 +59,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 from urllib.parse import parse_qs
 
@@ -67,6 +67,8 @@ import datetime as dt
 
 from . import rules as model_rules
 from . import schemas
+from ..http_plumbing import StandInServer
+
 from .batches import BatchStore
 from .rules import RuleError, ThinkingPlan
 
@@ -234,8 +236,7 @@ class FakeAnthropicServer:
         self._lock = threading.RLock()
         self._cache: Dict[str, float] = {}  # prefix key -> expiry
         self._stopping = threading.Event()
-        self._httpd = _HTTPServer((host, port), _Handler)
-        self._httpd.fake = self  # type: ignore[attr-defined]
+        self._httpd = StandInServer((host, port), self, name="fake-anthropic", methods=("GET", "POST", "PUT", "DELETE"))
         self._thread: Optional[threading.Thread] = None
         if start:
             self.start()
@@ -663,7 +664,7 @@ class FakeAnthropicServer:
         except _ApiError as e:
             return e.status, {"type": "error", "error": {"type": e.error_type, "message": e.message}, "request_id": request_id}
 
-    def _route_batches(self, handler: "_Handler", rec: "RecordedRequest", path: str, query: Dict[str, List[str]], request_id: str) -> None:
+    def _route_batches(self, handler: "BaseHTTPRequestHandler", rec: "RecordedRequest", path: str, query: Dict[str, List[str]], request_id: str) -> None:
         parts = path[len("/v1/messages/batches"):].strip("/").split("/") if path != "/v1/messages/batches" else []
         verb = handler.command
         hdrs = {"request-id": request_id}
@@ -687,7 +688,7 @@ class FakeAnthropicServer:
             return self._send(handler, rec, 200, self.batches.results_jsonl(parts[0]), "application/binary", hdrs)
         raise _ApiError(404, "not_found_error", f"Not Found: {verb} {path}")
 
-    def _handle(self, handler: "_Handler") -> None:
+    def _handle(self, handler: "BaseHTTPRequestHandler") -> None:
         length = int(handler.headers.get("content-length") or 0)
         body = handler.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in handler.headers.items()}
@@ -767,24 +768,3 @@ class FakeAnthropicServer:
             handler.wfile.flush()
         except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
             handler.close_connection = True
-
-
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
-
-
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    server_version = "fake-anthropic/1.0"
-
-    def do_POST(self) -> None:  # noqa: N802
-        self.server.fake._handle(self)  # type: ignore[attr-defined]
-
-    do_GET = do_POST
-    do_PUT = do_POST
-    do_DELETE = do_POST
-
-    def log_message(self, format: str, *args: Any) -> None:  # silence
-        pass
