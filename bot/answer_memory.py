@@ -96,7 +96,7 @@ def _answer(services: "Services", found: CuratedAnswer, similarity: float, lexic
         "lexical": round(lexical, 4),
     }
     cited = {r.doc_id for r in refs}
-    hits = [Hit(chunk, 1.0) for chunk, _ in services.index.all_chunks() if chunk.doc_id in cited]  # the documents' text, for the link check and the judge
+    hits = [Hit(chunk, 1.0) for chunk, _ in services.index.all_chunks(doc_ids=cited)]  # the documents' text, for the link check and the judge
     return Answer(text=found.text, method=answers.CURATED_METHOD, model=f"answer#{found.id}", references=refs, hits=hits, extra_flags=[flag])
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -286,12 +286,17 @@ class ChunkIndex:
             d["chunks"] += 1
         return docs
 
-    def all_chunks(self, *, with_vectors: bool = False) -> list[tuple[Chunk, np.ndarray | None]]:
-        """Every active chunk (and optionally its dense vector), in document order."""
+    def all_chunks(self, *, with_vectors: bool = False, doc_ids: Collection[str] | None = None) -> list[tuple[Chunk, np.ndarray | None]]:
+        """Every active chunk (of `doc_ids` only, when given; optionally with its dense vector), in document order."""
         if not self.exists():
             return []
+        flt = _active_filter()
+        if doc_ids is not None:
+            from qdrant_client import models
+
+            flt.must = [models.FieldCondition(key="doc_id", match=models.MatchAny(any=sorted(doc_ids)))]
         out = []
-        for p in self._scroll(with_vectors=[DENSE] if with_vectors else False, flt=_active_filter()):
+        for p in self._scroll(with_vectors=[DENSE] if with_vectors else False, flt=flt):
             vec = np.asarray(p.vector[DENSE], dtype=np.float32) if with_vectors and p.vector else None
             out.append((chunk_from_payload(p.payload), vec))
         out.sort(key=lambda cv: (cv[0].doc_id, cv[0].position))

@@ -61,6 +61,16 @@ def test_all_chunks_returns_dense_vectors_in_document_order(index):
     np.testing.assert_allclose(pairs[0][1], EMB.embed_passages([pairs[0][0].embed_text])[0], rtol=1e-5)
 
 
+def test_all_chunks_of_some_documents_only_and_only_active_ones(index):
+    index.ensure(EMB.dim)
+    put(index, BECAS)
+    put(index, LOCKERS)
+    assert [(c.doc_id, c.position) for c, _ in index.all_chunks(doc_ids={"lockers"})] == [("lockers", 0), ("lockers", 1)]
+    assert index.all_chunks(doc_ids={"nope"}) == []
+    index.set_active("lockers", False)
+    assert index.all_chunks(doc_ids={"lockers", "becas"}) == index.all_chunks() and {c.doc_id for c, _ in index.all_chunks()} == {"becas"}
+
+
 def test_a_failed_write_keeps_the_previous_version_and_leaves_nothing_half_written(index):
     index.ensure(EMB.dim)
     put(index, BECAS)
