@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pipeline.answer_match import MatchThresholds, best_match
+from pipeline.answer_check import verify_reuse
+from pipeline.answer_match import MatchThresholds, best_match, candidates
+from pipeline.errors import PipelineError
+from pipeline.llm import prices_for
+from pipeline.llm.base import Usage
 from pipeline.generation import Answer, Reference
 from pipeline.index import Hit
 from review import answers
@@ -38,27 +43,87 @@ def refresh_staleness(services: "Services") -> list[int]:
     return stale
 
 
+@dataclass
+class Reuse:
+    """What the approved-answer memory made of a question: the draft (or None: the normal path) and the cost of checking."""
+
+    answer: Answer | None = None
+    usage: Usage | None = None  # the LLM checks, accepted or not: part of the draft's cost
+    model: str | None = None
+
+
 def curated_draft(services: "Services", question: str) -> Answer | None:
-    """The draft made from the closest curated answer whose cited documents are unchanged, or None (the normal path).
+    """The draft made from the closest curated answer whose cited documents are unchanged, or None (the normal path)."""
+    return find_reuse(services, question).answer
+
+
+def find_reuse(services: "Services", question: str) -> Reuse:
+    """Look the question up in the approved-answer memory.
+
+    With a model configured (and `drafting.reuse_check_with_llm`), the closest approved questions above
+    `reuse_candidate_similarity` are put to the judge model, one short structured call each, and the first it says
+    is answered as it is gets reused; a failed call falls back to the offline rule. Offline, a close question is
+    reused only when it is very close in meaning and words, asks for the same kind of fact, and retrieval agrees:
+    the best hit for the new question is a document the curated answer cites (exam dates vs exam sign-up in the
+    same document are told apart by the question's words, another document by this).
 
     Reads only: an answer whose documents changed is skipped here (the next closest is tried) and is flagged stale by
     `refresh_staleness` after ingestion. The indexed document versions are read only when a question matches.
-    A close question is reused only when retrieval agrees: the best hit for the new question is a document the curated
-    answer cites (a question about the same words but another passage — exam dates vs exam sign-up in the same
-    document are told apart by the question's words, another document by this — goes the normal path). The search
-    runs only when a question matches (about 25 ms).
     """
     if not services.settings.drafting.reuse_answers or not question.strip():
-        return None
+        return Reuse()
     with session_scope(services.engine) as session:
-        candidates = answers.active_answers(session=session)
-    if not candidates:
-        return None
+        found = answers.active_answers(session=session)
+    if not found:
+        return Reuse()
     from bot.gating import embed_queries_cached
 
-    rows = [(a, q) for a in candidates for q in (a.question, *(a.aliases or []))]  # every wording staff approved the answer for
+    rows = [(a, q) for a in found for q in (a.question, *(a.aliases or []))]  # every wording staff approved the answer for
     vectors = embed_queries_cached(services, [q for _, q in rows])
     qvec = services.embedder.embed_queries([question])[0]
+    checker = _checker(services)
+    if checker is not None:
+        reuse = _checked(services, checker, question, qvec, rows, vectors)
+        if reuse is not None:
+            return reuse
+    return Reuse(answer=_offline(services, question, qvec, rows, vectors))
+
+
+def _checker(services: "Services"):
+    if not services.settings.drafting.reuse_check_with_llm:
+        return None
+    try:
+        return services.judge_llm
+    except PipelineError as exc:  # a model configured wrongly: the offline rule still works
+        log.warning("no model for the reuse check (%s); the offline rule decides", exc)
+        return None
+
+
+def _checked(services: "Services", llm, question: str, qvec, rows, vectors) -> Reuse | None:
+    """The first close candidate the model says answers the question as it is; None when a check could not be made."""
+    d = services.settings.drafting
+    hashes = current_hashes(services)
+    usage, seen = Usage(), set()
+    for match in candidates(question, qvec, [q for _, q in rows], vectors, d.reuse_candidate_similarity):
+        found = rows[match.index][0]
+        if found.id in seen or answers.changed_documents(found, hashes):
+            continue
+        if len(seen) >= d.reuse_max_checks:
+            break
+        seen.add(found.id)
+        verdict = verify_reuse(llm, question, rows[match.index][1], found.text)
+        usage = usage + (verdict.usage or Usage())
+        if verdict.answers is None:
+            return None
+        if verdict.answers:
+            answer = _answer(services, found, match.similarity, match.lexical, checked_by=llm.model, reason=verdict.reason)
+            answer.usage = usage
+            answer.cost_usd = usage.cost(prices_for(services.settings.llm, llm.model))
+            return Reuse(answer=answer, usage=usage, model=llm.model)
+    return Reuse(usage=usage if seen else None, model=llm.model)
+
+
+def _offline(services: "Services", question: str, qvec, rows, vectors) -> Answer | None:
     hashes: dict[str, str | None] | None = None
     top_doc: list[str | None] = []
     while rows:
@@ -85,7 +150,7 @@ def _retrieval_agrees(services: "Services", question: str, found: CuratedAnswer,
     return top_doc[0] in cited
 
 
-def _answer(services: "Services", found: CuratedAnswer, similarity: float, lexical: float) -> Answer:
+def _answer(services: "Services", found: CuratedAnswer, similarity: float, lexical: float, *, checked_by: str | None = None, reason: str | None = None) -> Answer:
     refs = [Reference(r["doc_id"], r.get("title") or r["doc_id"], r.get("url"), r.get("content_hash")) for r in found.references or []]
     flag = {
         "kind": answers.CURATED_FLAG,
@@ -95,6 +160,8 @@ def _answer(services: "Services", found: CuratedAnswer, similarity: float, lexic
         "similarity": round(similarity, 4),
         "lexical": round(lexical, 4),
     }
+    if checked_by:  # the model that said the approved answer answers this question as it is, and why
+        flag |= {"checked_by": checked_by, "check_reason": reason}
     cited = {r.doc_id for r in refs}
     hits = [Hit(chunk, 1.0) for chunk, _ in services.index.all_chunks(doc_ids=cited)]  # the documents' text, for the link check and the judge
     return Answer(text=found.text, method=answers.CURATED_METHOD, model=f"answer#{found.id}", references=refs, hits=hits, extra_flags=[flag])

@@ -12,7 +12,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session
 
 from bot import answering, conversations
-from bot.answer_memory import after_draft, curated_draft
+from bot.answer_memory import Reuse, after_draft, find_reuse
 from bot.email.intake import needs_processing, process_stored
 from bot.ops.logs import message_context
 from bot.ops.metrics import count_gate, count_message
@@ -53,16 +53,17 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
         return canned, decision
     # A follow-up is not answered from memory: its standalone query echoes the earlier question, whose approved answer
     # the student already has.
-    reused = None if history else curated_draft(services, query)
-    if reused is not None:
-        reused.context = _context(question, query, [query], history)
-        return reused, decision
+    reuse = Reuse() if history else find_reuse(services, query)
+    if reuse.answer is not None:
+        reuse.answer.context = _context(question, query, [query], history)
+        return reuse.answer, decision
     answer, parts = answering.answer(services, query, history=history, asked=question)
-    if rewrite_usage is not None:  # the follow-up rewrite call is part of this draft's cost
-        from pipeline.llm import prices_for
+    from pipeline.llm import prices_for
 
-        answer.usage = answer.usage + rewrite_usage
-        answer.cost_usd += rewrite_usage.cost(prices_for(services.settings.llm, services.llm.model))
+    for usage, model in ((rewrite_usage, services.llm.model if services.llm else None), (reuse.usage, reuse.model)):
+        if usage is not None and model:  # the follow-up rewrite and the reuse checks are part of this draft's cost
+            answer.usage = answer.usage + usage
+            answer.cost_usd += usage.cost(prices_for(services.settings.llm, model))
     answer.context = _context(question, query, parts, history)
     return answer, decision
 

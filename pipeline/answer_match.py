@@ -65,6 +65,20 @@ class Match:
     lexical: float
 
 
+def candidates(question: str, question_vec: np.ndarray, approved: list[str], vectors: np.ndarray, floor: float) -> list[Match]:
+    """Approved questions at least `floor` similar and not in conflict, closest first (for a check by an LLM)."""
+    if not approved:
+        return []
+    sims = vectors @ question_vec
+    out = []
+    for i in np.argsort(-sims, kind="stable"):
+        if float(sims[i]) < floor:
+            break
+        if not conflicts(question, approved[i]):
+            out.append(Match(index=int(i), similarity=float(sims[i]), lexical=lexical_agreement(question, approved[i])))
+    return out
+
+
 def best_match(question: str, question_vec: np.ndarray, candidates: list[str], vectors: np.ndarray, thresholds: MatchThresholds) -> Match | None:
     """The closest approved question that is close enough in meaning and in words and asks for the same thing, or None."""
     if not candidates:

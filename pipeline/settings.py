@@ -342,6 +342,9 @@ class DraftingSettings(BaseModel):
     reuse_answers: bool = Field(default=True, description="Draft a close repeat of an approved question from its curated answer (while the cited documents are unchanged).")
     reuse_similarity: float = Field(default=0.94, ge=0, le=1, description="Minimum embedding similarity between the new and the approved question (with retrieval agreement: the best hit must be a cited document; calibrated for precision on the dev half, see benchmarks/answer_memory.py).")
     reuse_lexical: float = Field(default=0.40, ge=0, le=1, description="Minimum content-word agreement (Jaccard) between the two questions.")
+    reuse_check_with_llm: bool = Field(default=True, description="With a model configured, put the closest approved answers to the judge model (does it answer the new question as it is?) instead of the strict offline rule.")
+    reuse_candidate_similarity: float = Field(default=0.88, ge=0, le=1, description="Minimum embedding similarity of an approved question to be checked by the model (recall of the candidates, see benchmarks/answer_memory.py).")
+    reuse_max_checks: int = Field(default=2, ge=1, le=10, description="At most this many approved answers are checked per message (one short call each).")
 
 
 class OpsSettings(BaseModel):

@@ -133,6 +133,7 @@ TEXTS["es"].update(
 TEXTS["es"].update(
     {
         "answer_based_on": "♻️ basada en la respuesta aprobada #{answer_id} del {date}",
+        "answer_checked_by": " · comprobada por {model}: «{reason}»",
         "answer_save": "Guardar como respuesta estándar",
         "answer_retire": "Retirar respuesta #{answer_id}",
         "answer_saved": "Respuesta estándar #{answer_id} guardada: se reutilizará para preguntas parecidas mientras no cambien los documentos que cita.",
@@ -143,6 +144,7 @@ TEXTS["es"].update(
 TEXTS["en"].update(
     {
         "answer_based_on": "♻️ based on approved answer #{answer_id} of {date}",
+        "answer_checked_by": " · checked by {model}: “{reason}”",
         "answer_save": "Save as standard answer",
         "answer_retire": "Retire answer #{answer_id}",
         "answer_saved": "Standard answer #{answer_id} saved: it will be reused for similar questions while the documents it cites are unchanged.",

