@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.services import Services
-from pipeline.conversation import Turn
+from pipeline.conversation import Turn, standalone_query
 from pipeline.generation import Answer
 from pipeline.generation.parts import compose
 from pipeline.question_split import asked_sentence, split_questions
@@ -21,8 +21,9 @@ def answer(services: Services, query: str, *, history: Sequence[Turn] = (), aske
     r = services.settings.retrieval
     gen = services.generator()
     hits = services.retriever.retrieve(query, r.k, support=r.support_chunks)
-    question = asked if asked and history and services.llm is not None else query
-    parts = split_questions(query) if not history else [query]
+    with_llm_history = bool(asked and history and services.llm is not None)
+    question = asked if with_llm_history else query
+    own, parts = _parts(query, history, asked)
     if len(parts) > 1:
         part_hits = [services.retriever.retrieve(p, r.k, support=r.support_chunks) for p in parts]
         if len({h[0].chunk.doc_id for h in part_hits if h}) > 1:
@@ -30,7 +31,22 @@ def answer(services: Services, query: str, *, history: Sequence[Turn] = (), aske
             if services.llm is None:  # offline, a short part matches words more easily: a message nothing covers stays one NoInfo draft
                 whole = gen.generate(query, hits, history=history)
             if whole is None or not whole.no_info:
-                answers = [gen.generate(p, h, history=history) for p, h in zip(parts, part_hits)]
-                return compose([asked_sentence(p) for p in parts], answers, services.settings.llm.language), parts
+                asks = own if with_llm_history else parts  # an LLM answers the student's words with the thread in its prompt
+                answers = [gen.generate(q, h, history=history) for q, h in zip(asks, part_hits)]
+                return compose([asked_sentence(p) for p in own], answers, services.settings.llm.language), parts
             return whole, [query]
     return gen.generate(question, hits, history=history), [query]
+
+
+def _parts(query: str, history: Sequence[Turn], asked: str | None) -> tuple[list[str], list[str]]:
+    """The questions as the student asked them, and the retrieval query of each.
+
+    A follow-up is split on its own words (its standalone query also holds the earlier question), and each of its
+    questions is made standalone with the earlier turns."""
+    if not history:
+        parts = split_questions(query)
+        return parts, parts
+    own = split_questions(asked or query)
+    if len(own) < 2:
+        return [query], [query]
+    return own, [standalone_query(p, history) for p in own]

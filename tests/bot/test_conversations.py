@@ -140,6 +140,25 @@ def test_several_questions_are_answered_in_order_each_with_its_references(servic
     assert draft.derivation[-1]["rule"] == "Concat" and draft.derivation[-1]["is_final"]
 
 
+
+def test_a_follow_up_with_several_questions_is_split_on_its_own_words(services):
+    """Each question of the follow-up is made standalone with the thread; the earlier question is not answered again."""
+    root, *_ = sample.slack_messages()
+    follow_up = dict(sample.slack_followups()[0], text="¿y la revisión la hace el mismo docente que corrigió? Otra cosa: ¿qué becas hay para los que vienen del interior?")
+    with session_scope(services.engine) as s:
+        for i, event in enumerate([root, follow_up]):
+            intake_slack_event(s, event, event_id=f"Ev{i}")
+    run_once(services)
+    with Session(services.engine) as s:
+        r, q = sorted(s.exec(select(InboundMessage)).all(), key=lambda m: m.id)
+        draft = _latest(s, q)
+    assert q.follows_id == r.id
+    first, second = draft.context["parts"]
+    assert "revisión" in first and "parcial" in first  # leans on the thread: combined with the earlier question
+    assert second.startswith("Otra cosa: ¿qué becas") and "parcial" not in second  # has its own terms: asked as it is
+    assert {ref["doc_id"] for ref in draft.references} >= {"examenes_complementarios", "becas"}
+    assert draft.text.index("1. ¿y la revisión") < draft.text.index("2. Otra cosa: ¿qué becas hay")  # in order, in the student's words
+
 def test_with_claude_a_follow_up_is_rewritten_then_drafted_with_the_previous_exchange(settings, anthropic_server):
     """Against the strict Anthropic stand-in: one short structured rewrite call, then the RAG call carrying the thread."""
     import json
