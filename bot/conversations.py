@@ -11,12 +11,13 @@ from email.utils import parseaddr
 from sqlmodel import Session, col, select
 
 from pipeline.acknowledgement import classify
-from pipeline.conversation import Turn
+from pipeline.conversation import Turn, leans_on_context
 from pipeline.redaction import redact
 from review import queue, states
 from review.models import InboundMessage, OutgoingReply
 
 SUBJECT_FALLBACK_DAYS = 30  # a "Re:" with the same subject from the same sender within this window belongs to the thread
+DM_FOLLOW_UP_HOURS = 24  # a top-level DM leaning on the student's previous DM within this window continues it
 MAX_TURNS = 6
 _MSGID = re.compile(r"<[^<>\s]+>")
 _REPLY_PREFIX = re.compile(r"^\s*(?:(?:re|rv|fw|fwd|aw|sv|res)\s*(?:\[\d+\])?\s*:\s*)+", re.IGNORECASE)
@@ -78,11 +79,34 @@ def _earlier_slack(session: Session, message: InboundMessage) -> InboundMessage 
     return max(earlier, key=_slack_ts) if earlier else None
 
 
+def _earlier_slack_dm(session: Session, message: InboundMessage) -> InboundMessage | None:
+    """A top-level direct message that leans on the one before it ("¿y para Sistemas?") follows that one.
+
+    Students often answer in the DM itself instead of in our reply's thread. Only a message without its own key terms
+    is linked, to the same student's previous message in the same DM within DM_FOLLOW_UP_HOURS: a new full question
+    starts a conversation of its own."""
+    channel, _, ts = (message.external_id or "").rpartition(":")
+    if not channel.startswith("D") or message.thread_ref != message.external_id or not leans_on_context(message.redacted_text or ""):
+        return None
+    mine = _slack_ts(message)
+    rows = session.exec(
+        select(InboundMessage).where(
+            InboundMessage.channel == "slack", InboundMessage.id != message.id, InboundMessage.sender == message.sender,
+            InboundMessage.state != states.SKIPPED, col(InboundMessage.external_id).startswith(f"{channel}:"),
+        )
+    ).all()
+    earlier = [m for m in rows if mine - DM_FOLLOW_UP_HOURS * 3600 <= _slack_ts(m) < mine]
+    return max(earlier, key=_slack_ts) if earlier else None
+
+
 def link(session: Session, message: InboundMessage) -> InboundMessage | None:
     """Record the message's conversation (and the earlier message it follows up); returns that earlier message or None."""
     if message.conversation_id is not None:
         return session.get(InboundMessage, message.follows_id) if message.follows_id else None
-    earlier = _earlier_slack(session, message) if message.channel == "slack" else _earlier_email(session, message)
+    if message.channel == "slack":
+        earlier = _earlier_slack(session, message) or _earlier_slack_dm(session, message)
+    else:
+        earlier = _earlier_email(session, message)
     if earlier is not None and earlier.conversation_id is None:  # the earlier message was never drafted (e.g. still queued): it starts the thread
         earlier.conversation_id = earlier.id
         session.add(earlier)

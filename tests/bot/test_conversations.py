@@ -118,6 +118,26 @@ def test_slack_thread_replies_are_linked_a_thanks_gets_no_draft_and_the_digest_c
     assert not (services.settings.paths.outbox_dir / "slack.jsonl").exists()  # no reply to a thanks
 
 
+
+def test_a_direct_message_outside_the_thread_that_leans_on_the_previous_one_is_linked(services):
+    """In a DM, "¿y si ya pasó el plazo?" written at the top level continues the student's previous question; a new full question does not."""
+    root, *_ = sample.slack_messages()
+    assert root["channel"].startswith("D") and "thread_ts" not in root
+    ts = float(root["ts"])
+    lean = {**root, "text": "¿y si ya se me pasó?", "ts": f"{ts + 600:.6f}", "event_ts": f"{ts + 600:.6f}"}
+    fresh = {**root, "text": "otra consulta: ¿qué becas hay para los que vienen del interior?", "ts": f"{ts + 1200:.6f}", "event_ts": f"{ts + 1200:.6f}"}
+    late = {**root, "text": "¿y para el otro parcial?", "ts": f"{ts + 3 * 86400:.6f}", "event_ts": f"{ts + 3 * 86400:.6f}"}
+    with session_scope(services.engine) as s:
+        for i, event in enumerate([root, lean, fresh, late]):
+            intake_slack_event(s, event, event_id=f"EvDm{i}")
+    run_once(services)
+    with Session(services.engine) as s:
+        r, lean_m, fresh_m, late_m = sorted(s.exec(select(InboundMessage)).all(), key=lambda m: m.id)
+        assert lean_m.follows_id == r.id and lean_m.conversation_id == r.conversation_id
+        assert _latest(s, lean_m).context["turns"][0]["text"].startswith("¿hasta cuándo tengo para pedir la revisión")
+        assert fresh_m.follows_id is None and fresh_m.conversation_id == fresh_m.id
+        assert late_m.follows_id is None  # days later: not the same conversation
+
 def test_a_closing_with_a_new_question_is_drafted(services):
     deliver(services, email("07_escolaridad_trabajo.eml"), followup("f09_escolaridad_completa.eml"))
     run_once(services)
