@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlmodel import select
+from sqlmodel import Session, func, select
 
 from bot import sample
+from bot.demo_review import SampleReviewer, WeekWork, count_week
 from bot.email.maildir import copy_to_maildir
 from bot.gating import train_gate_offline
 from bot.operations import ingest_documents
@@ -17,6 +19,7 @@ from bot.slack.intake import intake_slack_event
 from bot.worker import RunReport, run_once
 from pipeline.settings import Settings
 from review import queue, states
+from review.answer_models import CuratedAnswer
 from review.answers import source_answer_id
 from review.db import session_scope
 from review.digest import build_digest, record_run, write_report
@@ -24,6 +27,7 @@ from review.models import Draft, InboundMessage
 from review.weeks import iso_week
 
 MARKER = ".orienta-demo"
+Progress = Callable[[str], None]
 
 
 @dataclass
@@ -39,7 +43,9 @@ class DemoRow:
     draft_id: int | None = None
     decision: str | None = None
     reused_from: int | None = None  # the curated answer the draft was made from
+    reused_source: str | None = None  # the sample message that curated answer was approved for
     follows: str | None = None  # the sample message this one follows up in its conversation
+    week: int = 1  # the demo week it arrived in
 
     @property
     def outcome(self) -> str:
@@ -67,6 +73,8 @@ class DemoResult:
     send_run: RunReport | None = None
     repeat_run: RunReport | None = None
     followup_run: RunReport | None = None
+    week2_run: RunReport | None = None
+    weeks: list[WeekWork] = field(default_factory=list)  # the reviewer's work, week 1 then week 2
     outbox: Path | None = None
     report_html: Path | None = None
     report_md: Path | None = None
@@ -84,8 +92,8 @@ def fresh_data_dir(path: Path) -> Path:
     return path
 
 
-def run_demo(settings: Settings, *, approve: int = 5, progress=lambda msg: None) -> DemoResult:
-    """Ingest, train the gate, take every sample message through the loop, review a few, send, digest."""
+def run_demo(settings: Settings, *, progress: Progress = lambda msg: None) -> DemoResult:
+    """Ingest, train the gate, then two weeks of sample traffic, each reviewed whole by a simulated reviewer; send, digest."""
     data_dir = fresh_data_dir(settings.paths.data_dir)
     settings.paths.maildir = copy_to_maildir(list(sample.emails_dir().glob("*.eml")), data_dir / "inbox")
     services = Services(settings)
@@ -95,39 +103,70 @@ def run_demo(settings: Settings, *, approve: int = 5, progress=lambda msg: None)
         ingest_documents(services, [sample.docs_dir()])
         progress("Entrenando el gate de dominio…")
         train_gate_offline(services)
-        progress("Recibiendo mensajes de Slack de ejemplo…")
+        reviewer = SampleReviewer(_sample_key, {doc_id: {"title": d.get("title"), "url": d.get("url")} for doc_id, d in services.index.documents().items()})
+        _week_one(services, result, reviewer, progress)
+        week1_last = _last_message_id(services)
+        _week_two(services, result, reviewer, progress)
         with session_scope(services.engine) as session:
-            for i, event in enumerate(sample.slack_messages()):
-                intake_slack_event(session, event, event_id=f"EvDemo{i:03d}")
-        progress("Procesando el buzón (almacenar → limpiar → gate → recuperar → redactar)…")
-        result.first_run = run_once(services)
-        result.second_run = run_once(services)  # idempotent: nothing new
-        progress("Revisión: aprobando, editando y rechazando algunos borradores…")
-        _review_some(services, approve)
-        progress("Enviando las respuestas aprobadas…")
-        result.send_run = run_once(services)
-        progress("Llegan preguntas repetidas: se redactan desde las respuestas aprobadas…")
+            result.weeks = [
+                count_week(session, week=1, first_id=1, last_id=week1_last),
+                count_week(session, week=2, first_id=week1_last + 1, last_id=_last_message_id(services)),
+            ]
         with session_scope(services.engine) as session:
-            for i, event in enumerate(sample.slack_repeats()):
-                intake_slack_event(session, event, event_id=f"EvDemoRepeat{i:03d}")
-        result.repeat_run = run_once(services)
-        progress("Llegan respuestas de los estudiantes en sus hilos (seguimientos y cierres)…")
-        copy_to_maildir(list(sample.followup_emails_dir().glob("*.eml")), data_dir / "inbox")
-        with session_scope(services.engine) as session:
-            for i, event in enumerate(sample.slack_followups()):
-                intake_slack_event(session, event, event_id=f"EvDemoThread{i:03d}")
-        result.followup_run = run_once(services)
-        week = iso_week(_now())
-        with session_scope(services.engine) as session:
-            digest = build_digest(session=session, week=week)
+            digest = build_digest(session=session, week=iso_week(_now()))  # both demo weeks are stored in the current ISO week
             md, html = write_report(digest, settings.paths.reports_dir)
             record_run(session=session, digest=digest, md=md, html=html)
         result.report_md, result.report_html, result.digest = md, html, digest.as_dict()
         result.outbox = settings.paths.outbox_dir
-        result.rows = _rows(services)
+        result.rows = _rows(services, week1_last)
     finally:
         services.close()
     return result
+
+
+def _week_one(services: Services, result: DemoResult, reviewer: SampleReviewer, progress: Progress) -> None:
+    """The sample office's first week: messages, review, replies, repeated questions, follow-ups in threads, review."""
+    progress("Semana 1 — recibiendo mensajes de Slack de ejemplo…")
+    _intake_slack(services, sample.slack_messages(), "EvDemo")
+    progress("Procesando el buzón (almacenar → limpiar → gate → recuperar → redactar)…")
+    result.first_run = run_once(services)
+    result.second_run = run_once(services)  # idempotent: nothing new
+    progress("Revisión: la revisora aprueba los borradores correctos, reescribe los que no y rechaza el resto…")
+    reviewer.review_pending(services)
+    progress("Enviando las respuestas aprobadas…")
+    result.send_run = run_once(services)
+    progress("Llegan preguntas repetidas: se redactan desde las respuestas aprobadas…")
+    _intake_slack(services, sample.slack_repeats(), "EvDemoRepeat")
+    result.repeat_run = run_once(services)
+    progress("Llegan respuestas de los estudiantes en sus hilos (seguimientos y cierres)…")
+    copy_to_maildir(list(sample.followup_emails_dir().glob("*.eml")), services.settings.paths.maildir)
+    _intake_slack(services, sample.slack_followups(), "EvDemoThread")
+    result.followup_run = run_once(services)
+    progress("Revisión del resto de la semana y envío…")
+    reviewer.review_pending(services)
+    run_once(services)
+
+
+def _week_two(services: Services, result: DemoResult, reviewer: SampleReviewer, progress: Progress) -> None:
+    """A second week of the same kind of questions, mostly asked again in other words; reviewed the same way."""
+    progress("Semana 2 — llegan consultas del mismo tipo, muchas ya respondidas con otras palabras…")
+    copy_to_maildir(list(sample.week2_emails_dir().glob("*.eml")), services.settings.paths.maildir)
+    _intake_slack(services, sample.slack_week2(), "EvDemoWeek2")
+    result.week2_run = run_once(services)
+    progress("Revisión de la semana 2 y envío…")
+    reviewer.review_pending(services)
+    run_once(services)
+
+
+def _intake_slack(services: Services, events: list[dict], prefix: str) -> None:
+    with session_scope(services.engine) as session:
+        for i, event in enumerate(events):
+            intake_slack_event(session, event, event_id=f"{prefix}{i:03d}")
+
+
+def _last_message_id(services: Services) -> int:
+    with session_scope(services.engine) as session:
+        return session.exec(select(func.max(InboundMessage.id))).one() or 0
 
 
 def _now():
@@ -136,43 +175,23 @@ def _now():
     return datetime.now(timezone.utc)
 
 
-def _review_some(services: Services, approve: int) -> None:
-    with session_scope(services.engine) as session:
-        pending = queue.list_drafts(session=session, limit=1000)
-    answered = [(d, m) for d, m in pending if d.references and not d.out_of_domain]
-    no_info = [(d, m) for d, m in pending if d.no_info and not d.out_of_domain]
-    for d, _ in answered[:approve]:
-        with session_scope(services.engine) as session:
-            queue.approve(session=session, draft_id=d.id, actor="demo:ana")  # type: ignore[arg-type]
-    if len(answered) > approve:
-        d = answered[approve][0]
-        with session_scope(services.engine) as session:
-            queue.edit(session=session, draft_id=d.id, actor="demo:bruno", text=d.text.replace("Hola:", "Hola, ¿cómo estás?", 1))  # type: ignore[arg-type]
-    if no_info:
-        with session_scope(services.engine) as session:
-            queue.reject(session=session, draft_id=no_info[0][0].id, actor="demo:ana", reason="missing_info", comment="Falta este tema en los documentos.")  # type: ignore[arg-type]
-
-
-def _rows(services: Services) -> list[DemoRow]:
-    exp = sample.expected()
-    threads = exp.get("followups", {})
-    exp_emails = exp["emails"] | {f"followups/{k}": v for k, v in threads.get("emails", {}).items()}
-    exp_slack = {e.get("ts"): e for e in exp.get("slack", []) + threads.get("slack", [])}
+def _rows(services: Services, week1_last: int) -> list[DemoRow]:
+    by_key = sample.expectations()
     rows = []
     with session_scope(services.engine) as session:
         all_messages = session.exec(select(InboundMessage).order_by(InboundMessage.id)).all()
-        source_of = {m.id: _source(m, exp_emails) for m in all_messages}
+        source_of = {m.id: _source(m) for m in all_messages}
         for m in all_messages:
             draft = session.exec(select(Draft).where(Draft.message_id == m.id)).first()
             decision = queue.decision_for(session=session, message_id=m.id)  # type: ignore[arg-type]
-            src = source_of[m.id]
-            expected = exp_emails.get(src, {}) if m.channel == "email" else dict(exp_slack.get((m.external_id or "").split(":")[-1], {}))
+            expected = dict(by_key.get(_sample_key(m), {}))
             if "follows_ts" in expected:  # Slack follow-ups name their earlier message by ts
                 expected["follows"] = f"slack {m.external_id.split(':')[0]}:{expected['follows_ts']}" if m.external_id else None
             gate = "-" if m.gate_in_domain is None else ("in" if m.gate_in_domain else "out")
+            reused = source_answer_id(draft) if draft else None
             rows.append(
                 DemoRow(
-                    source=src,
+                    source=source_of[m.id],
                     state=m.state,
                     reason=m.reason,
                     gate=gate,
@@ -180,28 +199,41 @@ def _rows(services: Services) -> list[DemoRow]:
                     expected=expected,
                     draft_id=draft.id if draft else None,
                     decision=decision.action if decision else None,
-                    reused_from=source_answer_id(draft) if draft else None,
+                    reused_from=reused,
+                    reused_source=_answered_source(session, reused, source_of),
                     follows=source_of.get(m.follows_id),
+                    week=1 if (m.id or 0) <= week1_last else 2,
                 )
             )
     return rows
 
 
-def _source(m: InboundMessage, expected_emails: dict) -> str:
-    """The sample a stored message came from: e-mail file name (follow-ups as followups/NAME) or `slack channel:ts`."""
+def _answered_source(session: Session, answer_id: int | None, source_of: dict) -> str | None:
+    answer = session.get(CuratedAnswer, answer_id) if answer_id is not None else None
+    return source_of.get(answer.message_id) if answer else None
+
+
+def _source(m: InboundMessage) -> str:
+    """The sample a stored message came from: e-mail file name (as followups/NAME, week2/NAME) or `slack channel:ts`."""
     if m.channel == "email":
-        return _eml_name(m.raw or b"", expected_emails) or m.source_key.rsplit(":", 1)[-1]
+        return _eml_name(m.raw or b"") or m.source_key.rsplit(":", 1)[-1]
     return f"slack {m.external_id}"
+
+
+def _sample_key(m: InboundMessage) -> str:
+    """The message's key in the sample's expectations: e-mail file name or Slack ts."""
+    if m.channel == "email":
+        return _source(m)
+    return (m.external_id or "").split(":")[-1]
 
 
 _EML_INDEX: dict[bytes, str] = {}
 
 
-def _eml_name(raw: bytes, names: dict) -> str | None:
+def _eml_name(raw: bytes) -> str | None:
     """Which sample file a stored raw message came from (the Maildir renames files)."""
     if not _EML_INDEX:
-        for f in sample.emails_dir().glob("*.eml"):
-            _EML_INDEX[f.read_bytes()] = f.name
-        for f in sample.followup_emails_dir().glob("*.eml"):
-            _EML_INDEX[f.read_bytes()] = f"followups/{f.name}"
+        for prefix, folder in (("", sample.emails_dir()), ("followups/", sample.followup_emails_dir()), ("week2/", sample.week2_emails_dir())):
+            for f in folder.glob("*.eml"):
+                _EML_INDEX[f.read_bytes()] = prefix + f.name
     return _EML_INDEX.get(raw)

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from bot.cli._common import console, describe, fail, print_json
 from bot.demo import run_demo
+from bot.demo_review import WeekWork
 from pipeline.settings import load_settings
 
 DECISIONS = {"approve": "aprobado", "edit": "editado", "reject": "rechazado"}
@@ -22,7 +23,6 @@ def register(app: typer.Typer) -> None:
 
 def demo_cmd(
     ctx: typer.Context,
-    approve: int = typer.Option(5, "--approve", help="Cuántos borradores con respuesta aprueba la demo."),
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Recorre el ciclo completo con la oficina de ejemplo incluida, en una carpeta de datos nueva (<carpeta de datos>/demo)."""
@@ -30,7 +30,7 @@ def demo_cmd(
     settings = load_settings(**({"data_dir": base} if base else {}))
     settings.paths.data_dir = settings.paths.data_dir / "demo"
     try:
-        result = run_demo(settings, approve=approve, progress=lambda msg: None if as_json else console.print(f"[cyan]›[/] {msg}"))
+        result = run_demo(settings, progress=lambda msg: None if as_json else console.print(f"[cyan]›[/] {msg}"))
     except RuntimeError as exc:
         fail(describe(exc))
     if as_json:
@@ -40,12 +40,13 @@ def demo_cmd(
             "report": str(result.report_html),
             "digest": result.digest,
             "second_run": result.second_run.as_dict() if result.second_run else None,
-            "messages": [{"source": r.source, "state": r.state, "outcome": r.outcome, "expected": r.expected.get("outcome"), "expected_doc": r.expected.get("doc"), "matches": r.matches, "reason": r.reason, "references": r.references, "draft_id": r.draft_id, "decision": r.decision, "reused_from": r.reused_from, "follows": r.follows} for r in result.rows],
+            "weeks": [w.as_dict() for w in result.weeks],
+            "messages": [{"source": r.source, "state": r.state, "outcome": r.outcome, "expected": r.expected.get("outcome"), "expected_doc": r.expected.get("doc"), "matches": r.matches, "reason": r.reason, "references": r.references, "draft_id": r.draft_id, "decision": r.decision, "reused_from": r.reused_from, "reused_source": r.reused_source, "follows": r.follows, "week": r.week} for r in result.rows],
         })
         return
     table = Table("mensaje", "resultado", "documentos / motivo", "", title="Qué pasó con cada mensaje", title_justify="left", expand=False)
     for r in result.rows:
-        name = r.source.removesuffix(".eml") + (" ↩" if r.follows else "")  # ↩: a follow-up in its conversation
+        name = r.source.removesuffix(".eml") + (" ↩" if r.follows else "") + (" ♻" if r.reused_from is not None else "")  # ↩: a follow-up in its conversation
         detail = ", ".join(r.references) if r.references else (r.reason or "").split(":")[0]
         outcome = ICONS.get(r.outcome, r.outcome) + (f" · {DECISIONS[r.decision]}" if r.decision else "")
         table.add_row(name[:34], outcome, detail[:40], "[green]✓[/]" if r.matches else "[red]✗ esperado: " + r.expected.get("outcome", "?") + "[/]")
@@ -62,7 +63,30 @@ def demo_cmd(
     reused = [r for r in result.rows if r.reused_from is not None]
     if reused:
         console.print(f"Preguntas repetidas redactadas desde respuestas aprobadas: {len(reused)} ({', '.join(f'#{r.reused_from}' for r in reused)}).")
+    if result.weeks:
+        console.print(_weeks_table(result.weeks))
     console.print(f"Respuestas enviadas (Maildir): {result.outbox}")
     console.print(f"Informe semanal: {result.report_html}")
     console.print(f"Seguí revisando: orienta --data-dir {result.data_dir} review list")
     console.print("[dim]Borradores extractivos, sin LLM: frases de los documentos. Con ANTHROPIC_API_KEY los redacta Claude.[/]")
+
+
+WEEK_ROWS = (
+    ("mensajes recibidos", "messages"),
+    ("borradores revisados", "drafts"),
+    ("  desde respuestas aprobadas (♻)", "reused"),
+    ("aprobados sin cambios", "approved"),
+    ("  de ellos, desde respuestas aprobadas", "reused_approved"),
+    ("editados (respuesta escrita por la revisora)", "edited"),
+    ("rechazados", "rejected"),
+)
+
+
+def _weeks_table(weeks: list[WeekWork]) -> Table:
+    """The reviewer's work per demo week, side by side."""
+    table = Table("", *(f"semana {w.week}" for w in weeks), title="Trabajo de la revisora, semana por semana", title_justify="left", expand=False)
+    for label, attr in WEEK_ROWS:
+        table.add_row(label, *(str(getattr(w, attr)) for w in weeks))
+    table.add_row("ediciones por mensaje", *(f"{w.edits_per_message:.2f}" for w in weeks))
+    table.add_row("ediciones por borrador", *(f"{w.edits_per_draft:.2f}" for w in weeks))
+    return table

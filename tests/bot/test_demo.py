@@ -25,12 +25,13 @@ def demo(tmp_path_factory):
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("demo") / "demo", _env_file=None)  # type: ignore[call-arg]
     settings.llm.provider = "extractive"
-    result = run_demo(settings, approve=5)
+    result = run_demo(settings)
     return settings, result
 
 
 def _email_rows(result):
-    return [r for r in result.rows if not r.source.startswith(("slack", "followups/"))]
+    """The first week's sample e-mails (not their follow-ups, not the second week's)."""
+    return [r for r in result.rows if not r.source.startswith(("slack", "followups/", "week2/"))]
 
 
 def _thread_rows(result):
@@ -87,13 +88,13 @@ def test_approved_replies_are_threaded_emails_in_the_outbox(demo):
     settings, result = demo
     box = mailbox.Maildir(settings.paths.outbox_dir, create=False)
     replies = [email.message_from_bytes(box.get_bytes(k), policy=policy.default) for k in box.keys()]
-    decided = [r for r in _email_rows(result) if r.decision in ("approve", "edit")]
+    decided = [r for r in result.rows if not r.source.startswith("slack") and r.decision in ("approve", "edit")]
     assert decided and len(replies) == len(decided)
     engine = Services(settings).engine
     with Session(engine) as session:
         originals = {m.external_id: m for m in session.exec(select(InboundMessage).where(InboundMessage.channel == "email")).all()}
     for reply in replies:
-        assert reply["Subject"].startswith("Re: ")
+        assert reply["Subject"].lower().startswith("re: ")  # a reply to "RE: …" keeps the student's prefix
         original = originals[reply["In-Reply-To"]]
         assert original.external_id in reply["References"]
         assert reply["To"] == original.sender
@@ -191,7 +192,7 @@ def test_a_repeated_question_is_answered_from_an_approved_answer(demo):
             draft = session.get(Draft, r.draft_id)
             assert draft.method == "curated" and f"answer#{r.reused_from}" == draft.model
             assert r.expected["doc"] in r.references
-    assert result.digest["reused"] == len(reused)
+    assert result.digest["reused"] == sum(r.reused_from is not None for r in result.rows)  # both weeks
 
 
 def test_follow_ups_are_linked_to_their_thread_and_drafted_with_it(demo):
@@ -217,7 +218,8 @@ def test_a_thanks_in_a_thread_is_recorded_with_no_draft_and_no_reply(demo):
         assert r.state == "acknowledged" and r.draft_id is None and r.decision is None, r
     assert result.digest["acknowledged"] == len(closings)
     answered_with_question = next(r for r in _thread_rows(result) if r.source == "followups/f09_escolaridad_completa.eml")
-    assert answered_with_question.state == "drafted" and "bedelia_tramites" in answered_with_question.references
+    assert answered_with_question.draft_id is not None and answered_with_question.state != "acknowledged"
+    assert "bedelia_tramites" in answered_with_question.references
 
 
 def test_a_message_with_two_questions_answers_both_in_order(demo):
@@ -226,3 +228,51 @@ def test_a_message_with_two_questions_answers_both_in_order(demo):
     assert {"examenes", "becas"} <= set(row.references)
     text = _drafts(settings, result)["34_varias_preguntas.eml"]
     assert text.index("1. ") < text.index("2. ")
+
+
+def _week(result, n: int):
+    return [r for r in result.rows if r.week == n]
+
+
+def _key(source: str) -> str:
+    """A row's key in the sample's expectations: e-mail file name or Slack ts."""
+    return source.split(":")[-1] if source.startswith("slack ") else source
+
+
+def test_the_reviewer_decides_every_draft_of_both_weeks_and_the_week_counts_match(demo):
+    _, result = demo
+    assert [w.week for w in result.weeks] == [1, 2]
+    for work in result.weeks:
+        rows = _week(result, work.week)
+        drafted = [r for r in rows if r.draft_id is not None]
+        assert work.messages == len(rows) and work.drafts == len(drafted) and work.pending == 0
+        assert (work.approved, work.edited, work.rejected) == tuple(sum(r.decision == a for r in drafted) for a in ("approve", "edit", "reject"))
+        assert work.reused == sum(r.reused_from is not None for r in rows)
+    second = {r.source for r in _week(result, 2)}
+    assert len(second) == len(sample.slack_week2()) + len(list(sample.week2_emails_dir().glob("*.eml")))
+    assert all(s.startswith(("week2/", "slack ")) for s in second)
+    assert result.weeks[0].edited and result.weeks[0].approved  # the first week has both
+    assert {"missing_info", "out_of_domain"} <= set(result.digest["reject_reasons"])
+
+
+def test_week_two_drafts_repeated_questions_from_approved_answers_and_the_right_ones_go_out_unchanged(demo):
+    _, result = demo
+    by_key = sample.expectations()
+    reused = [r for r in _week(result, 2) if r.reused_from is not None]
+    assert reused, [(r.source, r.references) for r in _week(result, 2)]
+    same = [r for r in reused if sample.intent(_key(r.reused_source), by_key) == sample.intent(_key(r.source), by_key)]
+    assert same and all(r.decision == "approve" for r in same), [(r.source, r.reused_source, r.decision) for r in same]
+    assert all(r.decision == "edit" for r in reused if r not in same)  # approved for another question: rewritten, not sent
+    assert result.weeks[1].reused_approved == len(same)
+
+
+def test_questions_asked_again_in_week_two_need_fewer_edits_than_when_first_asked(demo):
+    """Measured on the demo, not assumed: the reviewer's rewrites of a question fall once its answer is approved."""
+    _, result = demo
+    by_key = sample.expectations()
+    row_of = {_key(r.source): r for r in result.rows}
+    again = [r for r in _week(result, 2) if "repeat_of" in r.expected]
+    first = [row_of[sample.intent(_key(r.source), by_key)] for r in again]
+    assert len(again) >= 5 and all(r.week == 1 for r in first)
+    edits_again, edits_first = sum(r.decision == "edit" for r in again), sum(r.decision == "edit" for r in first)
+    assert edits_again < edits_first, [(r.source, r.decision, r.reused_from) for r in again]

@@ -63,3 +63,30 @@ def test_sample_threads_follow_up_stored_messages_and_carry_expectations():
         assert ev["thread_ts"] in roots and ev["thread_ts"] != ev["ts"] and ev["ts"] in expected
     outcomes = [e["outcome"] for e in list(threads["emails"].values()) + threads["slack"]]
     assert outcomes.count("acknowledged") >= 3 and outcomes.count("answerable") >= 6
+
+
+def test_the_second_week_repeats_earlier_questions_and_asks_close_and_new_ones():
+    week2 = sample.expected()["week2"]
+    names = {p.name for p in sample.week2_emails_dir().glob("*.eml")}
+    assert names == set(week2["emails"])
+    assert [ev["ts"] for ev in sample.slack_week2()] == [e["ts"] for e in week2["slack"]]
+    entries = list(week2["emails"].values()) + week2["slack"]
+    assert 10 <= len(entries) <= 15
+    earlier = sample.expectations()
+    doc_ids = {p.stem for p in sample.docs_dir().iterdir()}
+    for e in entries:
+        for key in (e.get("repeat_of"), e.get("close_to")):
+            assert key is None or (key in earlier and "week2" not in key), e
+        assert e["outcome"] != "answerable" or {e["doc"], *e.get("accept", [])} <= doc_ids, e
+    repeats, close = sum("repeat_of" in e for e in entries), sum("close_to" in e for e in entries)
+    assert repeats > len(entries) / 2 and close >= 2 and len(entries) - repeats - close >= 2
+
+
+def test_every_answerable_sample_names_the_facts_a_right_answer_gives_and_close_questions_have_the_reviewers_answer():
+    by_key = sample.expectations()
+    for key, e in by_key.items():
+        if e["outcome"] == "answerable":
+            assert e.get("must_say") or by_key[sample.intent(key, by_key)].get("must_say"), key
+        if "close_to" in e:
+            assert e.get("staff_answer"), key
+        assert all(fact in e.get("staff_answer", fact) for fact in e.get("must_say", [])), key
