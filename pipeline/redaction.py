@@ -223,10 +223,27 @@ def redact(text: str, *, names: Iterable[str] = (), phone_regions: Iterable[str]
     return Redaction(text=text, counts=counts)
 
 
-def redact_for_sender(text: str, sender: str | None) -> str:
+_ADDRESS = re.compile(r"(?<![\w.+-])[\w.+-]+@([\w-]+(?:\.[\w-]+)+)")
+
+
+def redact_for_sender(text: str, sender: str | None, *, office_hosts: Iterable[str] = ()) -> str:
     """`text` redacted, with the display name of `sender` ("Ana López <ana@…>") among the names.
 
     For text staff wrote to one student (a reply greets them by name, may repeat their ID) before it is kept for others:
-    curated answers and suggested FAQ entries."""
-    name = parseaddr(sender or "")[0].strip()
-    return redact(text, names=[name] if name else []).text
+    curated answers and suggested FAQ entries. The office's own addresses (on one of `office_hosts`, the hosts of the
+    documents it cites: examenes@ingenieria.example.edu.uy) are kept, the student's own never."""
+    name, own = parseaddr(sender or "")
+    hosts = {h.lower() for h in office_hosts if h}
+    kept: list[str] = []
+
+    def keep(m: re.Match) -> str:
+        if m.group(1).lower() not in hosts or m.group(0).lower() == (own or "").strip().lower():
+            return m.group(0)
+        kept.append(m.group(0))
+        return f"ORIENTAKEPT{len(kept) - 1}X"
+
+    protected = _ADDRESS.sub(keep, text) if hosts else text
+    out = redact(protected, names=[name.strip()] if name.strip() else []).text
+    for i, address in enumerate(kept):
+        out = out.replace(f"ORIENTAKEPT{i}X", address)
+    return out

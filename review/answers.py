@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
+from urllib.parse import urlsplit
 
 from sqlmodel import Session, col, select
 
@@ -37,6 +38,17 @@ def source_answer_id(draft: Draft) -> int | None:
     return int(flag["answer_id"]) if flag and flag.get("answer_id") is not None else None
 
 
+def _asked(message: InboundMessage, draft: Draft) -> str:
+    """The question an answer is kept for: a follow-up's standalone query when it had one ("¿y para Sistemas?" alone
+    would match nothing), else the message's redacted text."""
+    return str((draft.context or {}).get("query") or message.redacted_text or "").strip()
+
+
+def office_hosts(draft: Draft) -> set[str]:
+    """The hosts of the documents a draft cites: addresses there are the office's own, kept in curated answers."""
+    return {urlsplit(r["url"]).hostname or "" for r in draft.references or [] if r.get("url")} - {""}
+
+
 def _references(draft: Draft) -> list[dict]:
     return [{k: r.get(k) for k in ("doc_id", "title", "url", "content_hash")} for r in draft.references or [] if r.get("doc_id")]
 
@@ -49,7 +61,7 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
     """
     if decision.action not in ("approve", "edit") or draft.out_of_domain:
         return None
-    question = (message.redacted_text or "").strip()
+    question = _asked(message, draft)
     if not question:
         return None
     edited = decision.action == "edit" and bool(decision.final_text)
@@ -65,7 +77,7 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
         return None
     answer = CuratedAnswer(
         question=question,
-        text=redact_for_sender(decision.final_text if edited else draft.text, student_address(message)),  # type: ignore[arg-type]  (kept for other students)
+        text=redact_for_sender(decision.final_text if edited else draft.text, student_address(message), office_hosts=office_hosts(draft)),  # type: ignore[arg-type]  (kept for other students)
         references=_references(draft),
         message_id=message.id,
         draft_id=draft.id,
@@ -143,7 +155,7 @@ def save_standard(*, session: Session, draft_id: int, actor: str, current: Mappi
         assert message is not None
         answer = CuratedAnswer(
             question=(message.redacted_text or redact_for_sender(message.subject or "", student_address(message))).strip() or "—",
-            text=redact_for_sender(decision.final_text if decision.action == "edit" and decision.final_text else draft.text, student_address(message)),  # type: ignore[arg-type]
+            text=redact_for_sender(decision.final_text if decision.action == "edit" and decision.final_text else draft.text, student_address(message), office_hosts=office_hosts(draft)),  # type: ignore[arg-type]
             references=_references(draft),
             message_id=message.id,
             draft_id=draft.id,

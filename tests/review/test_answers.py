@@ -58,6 +58,30 @@ def test_the_kept_text_carries_no_personal_data_of_the_student_it_was_sent_to(en
         assert personal not in a.text, a.text
 
 
+
+def test_the_office_addresses_of_the_cited_documents_stay_in_the_kept_text(engine):
+    """An address on the host of a cited document is the office's (examenes@…): kept; the student's and others' are not."""
+    with Session(engine, expire_on_commit=False) as s:
+        draft, _ = _drafted(s, sender="Ana López <ana@x.example>")
+        queue.edit(session=s, draft_id=draft.id, actor="cli:ana", text="Escribí a examenes@x.example o a bedelia@X.example; tu copia va a ana@x.example, la de Juan a juan@gmail.example.")
+        s.commit()
+    (a,) = _all(engine)
+    assert "examenes@x.example" in a.text and "bedelia@X.example" in a.text
+    assert "ana@x.example" not in a.text and "juan@gmail.example" not in a.text and a.text.count("[EMAIL]") == 2
+
+
+def test_a_follow_up_is_kept_for_its_standalone_question_not_its_fragment(engine):
+    with Session(engine, expire_on_commit=False) as s:
+        _, first = _drafted(s)
+        draft, follow_up = _drafted(s)
+        follow_up.follows_id, follow_up.redacted_text = first.id, "¿y para julio?"
+        draft.context = {"query": "¿Hasta cuándo me inscribo a los exámenes de febrero?\n¿y para julio?"}
+        s.add_all([follow_up, draft])
+        queue.approve(session=s, draft_id=draft.id, actor="cli:ana")
+        s.commit()
+    (a,) = _all(engine)
+    assert a.question == "¿Hasta cuándo me inscribo a los exámenes de febrero?\n¿y para julio?"
+
 def test_rejections_canned_replies_and_unchanged_noinfo_are_not_kept(engine):
     with Session(engine, expire_on_commit=False) as s:
         d1, _ = _drafted(s)
