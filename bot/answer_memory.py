@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pipeline.answer_check import verify_reuse
@@ -50,6 +50,7 @@ class Reuse:
     answer: Answer | None = None
     usage: Usage | None = None  # the LLM checks, accepted or not: part of the draft's cost
     model: str | None = None
+    suggestions: list[dict] = field(default_factory=list)  # close approved answers not reused, offered to the reviewer
 
 
 def curated_draft(services: "Services", question: str) -> Answer | None:
@@ -86,7 +87,26 @@ def find_reuse(services: "Services", question: str) -> Reuse:
         reuse = _checked(services, checker, question, qvec, rows, vectors)
         if reuse is not None:
             return reuse
-    return Reuse(answer=_offline(services, question, qvec, rows, vectors))
+    answer = _offline(services, question, qvec, rows, vectors)
+    if answer is not None:
+        return Reuse(answer=answer)
+    return Reuse(suggestions=_suggestions(services, question, qvec, rows, vectors))
+
+
+def _suggestions(services: "Services", question: str, qvec, rows, vectors) -> list[dict]:
+    """Offline, the closest approved answers the strict rule did not reuse: the card offers them to the reviewer
+    ("Editar desde la respuesta #N"), who reads the approved text before it is sent."""
+    d = services.settings.drafting
+    hashes = current_hashes(services)
+    out: list[dict] = []
+    for match in candidates(question, qvec, [q for _, q in rows], vectors, d.reuse_candidate_similarity):
+        found = rows[match.index][0]
+        if any(s["answer_id"] == found.id for s in out) or answers.changed_documents(found, hashes):
+            continue
+        out.append({"kind": answers.SUGGESTION_FLAG, "answer_id": found.id, "question": found.question[:300], "approved_at": found.approved_at.isoformat(timespec="seconds"), "similarity": round(match.similarity, 4)})
+        if len(out) == d.reuse_max_checks:
+            break
+    return out
 
 
 def _checker(services: "Services"):

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from bot import sample
 from review import queue
 from review.answer_models import CuratedAnswer
-from review.answers import source_answer_id
+from review.answers import SUGGESTION_FLAG, source_answer_id
 from review.db import session_scope
 from review.models import Decision, Draft, InboundMessage
 
@@ -73,6 +73,9 @@ class SampleReviewer:
             return Verdict("reject", reason="incorrect", comment=CLOSING)
         if self._right(session, draft, key, want):
             return Verdict("approve")
+        suggested = self._suggested_for_same_question(session, draft, key)
+        if suggested is not None:  # "Editar desde la respuesta #N": the approved text, read and sent
+            return Verdict("edit", text=suggested)
         answer = want.get("staff_answer") or self.expected.get(sample.intent(key, self.expected), {}).get("staff_answer")
         if answer:
             return Verdict("edit", text=answer)
@@ -97,6 +100,14 @@ class SampleReviewer:
         body = draft.text.split("\nReferencias:")[0].lower()  # the facts must be in the answer, not in a document's title
         return all(fact.lower() in body for fact in must)
 
+    def _suggested_for_same_question(self, session: Session, draft: Draft, key: str) -> str | None:
+        """The text of a suggested approved answer that was approved for the same question, if the card offers one."""
+        for flag in suggestions_of(draft):
+            if self._intent_of_answer(session, int(flag["answer_id"])) == sample.intent(key, self.expected):
+                answer = session.get(CuratedAnswer, int(flag["answer_id"]))
+                return answer.text if answer is not None else None
+        return None
+
     def _intent_of_answer(self, session: Session, answer_id: int) -> str | None:
         answer = session.get(CuratedAnswer, answer_id)
         origin = session.get(InboundMessage, answer.message_id) if answer and answer.message_id else None
@@ -107,6 +118,10 @@ class SampleReviewer:
         docs = [self.documents.get(d, {}) | {"id": d} for d in _expected_docs(want)]
         named = " y ".join(f"«{d.get('title') or d['id']}»" + (f" ({d['url']})" if d.get("url") else "") for d in docs)
         return REFER_TO.format(docs=named) + SIGN_OFF
+
+
+def suggestions_of(draft: Draft) -> list[dict]:
+    return [f for f in draft.flags or [] if f.get("kind") == SUGGESTION_FLAG and f.get("answer_id") is not None]
 
 
 def _expected_docs(want: dict) -> list[str]:
@@ -132,7 +147,9 @@ class WeekWork:
     reused: int = 0  # drafts made from approved answers
     approved: int = 0  # approved unchanged
     reused_approved: int = 0  # of them, drafts made from approved answers
-    edited: int = 0  # the reviewer wrote the reply
+    edited: int = 0
+    from_suggestion: int = 0  # of them, started from a suggested approved answer and sent as it was
+    written: int = 0  # of them, the reviewer wrote the reply
     rejected: int = 0
     pending: int = 0
 
@@ -155,7 +172,8 @@ def count_week(session: Session, *, week: int, first_id: int, last_id: int) -> W
     drafts: dict[int, Draft] = {}
     for d in session.exec(select(Draft).join(InboundMessage, col(InboundMessage.id) == Draft.message_id).where(*in_week).order_by(col(Draft.id))).all():
         drafts[d.message_id] = d  # the latest draft of each message
-    actions = {d.message_id: d.action for d in session.exec(select(Decision).join(InboundMessage, col(InboundMessage.id) == Decision.message_id).where(*in_week)).all()}
+    decisions = {d.message_id: d for d in session.exec(select(Decision).join(InboundMessage, col(InboundMessage.id) == Decision.message_id).where(*in_week)).all()}
+    actions = {mid: d.action for mid, d in decisions.items()}
     for message_id, draft in drafts.items():
         reused = source_answer_id(draft) is not None
         action = actions.get(message_id)
@@ -164,6 +182,11 @@ def count_week(session: Session, *, week: int, first_id: int, last_id: int) -> W
         work.approved += action == "approve"
         work.reused_approved += reused and action == "approve"
         work.edited += action == "edit"
+        if action == "edit":
+            suggested = {a.text.strip() for f in suggestions_of(draft) if (a := session.get(CuratedAnswer, int(f["answer_id"]))) is not None}
+            used = (decisions[message_id].final_text or "").strip() in suggested
+            work.from_suggestion += used
+            work.written += not used
         work.rejected += action == "reject"
         work.pending += action is None
     return work

@@ -58,6 +58,7 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
         reuse.answer.context = _context(question, query, [query], history)
         return reuse.answer, decision
     answer, parts = answering.answer(services, query, history=history, asked=question)
+    answer.extra_flags += reuse.suggestions
     from pipeline.llm import prices_for
 
     for usage, model in ((rewrite_usage, services.llm.model if services.llm else None), (reuse.usage, reuse.model)):

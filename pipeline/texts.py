@@ -134,6 +134,9 @@ TEXTS["es"].update(
     {
         "answer_based_on": "♻️ basada en la respuesta aprobada #{answer_id} del {date}",
         "answer_checked_by": " · comprobada por {model}: «{reason}»",
+        "answer_suggested": "💡 Parecida a la respuesta aprobada #{answer_id} del {date}: «{question}»",
+        "answer_use": "Editar desde la respuesta #{answer_id}",
+        "answer_not_usable": "La respuesta #{answer_id} ya no está activa o sus documentos cambiaron: editá el borrador.",
         "answer_save": "Guardar como respuesta estándar",
         "answer_retire": "Retirar respuesta #{answer_id}",
         "answer_saved": "Respuesta estándar #{answer_id} guardada: se reutilizará para preguntas parecidas mientras no cambien los documentos que cita.",
@@ -145,6 +148,9 @@ TEXTS["en"].update(
     {
         "answer_based_on": "♻️ based on approved answer #{answer_id} of {date}",
         "answer_checked_by": " · checked by {model}: “{reason}”",
+        "answer_suggested": "💡 Close to approved answer #{answer_id} of {date}: “{question}”",
+        "answer_use": "Edit from answer #{answer_id}",
+        "answer_not_usable": "Answer #{answer_id} is no longer active or its documents changed: edit the draft.",
         "answer_save": "Save as standard answer",
         "answer_retire": "Retire answer #{answer_id}",
         "answer_saved": "Standard answer #{answer_id} saved: it will be reused for similar questions while the documents it cites are unchanged.",

@@ -16,6 +16,7 @@ from review.errors import NotFound, ReviewError
 from review.models import AuditEvent, Decision, Draft, InboundMessage, utcnow
 
 CURATED_METHOD = "curated"  # Draft.method of drafts made from a curated answer
+SUGGESTION_FLAG = "curated_suggestion"  # Draft.flags kind: a close approved answer offered to the reviewer {answer_id, question, approved_at, similarity}
 CURATED_FLAG = "curated_answer"  # Draft.flags kind carrying {answer_id, approved_at, similarity, lexical}
 MAX_ALIASES = 20
 
@@ -36,6 +37,16 @@ def source_answer_id(draft: Draft) -> int | None:
     """The curated answer a draft was made from (None for other drafts)."""
     flag = next((f for f in draft.flags or [] if f.get("kind") == CURATED_FLAG), None)
     return int(flag["answer_id"]) if flag and flag.get("answer_id") is not None else None
+
+
+def _suggestion_sent(session: Session, draft: Draft, text: str) -> int | None:
+    """The suggested approved answer whose text was sent unchanged, if any."""
+    for flag in draft.flags or []:
+        if flag.get("kind") == SUGGESTION_FLAG and flag.get("answer_id") is not None:
+            found = session.get(CuratedAnswer, int(flag["answer_id"]))
+            if found is not None and found.text.strip() == text.strip():
+                return found.id
+    return None
 
 
 def _asked(message: InboundMessage, draft: Draft) -> str:
@@ -68,6 +79,9 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
     if not edited and draft.no_info:
         return None
     source = source_answer_id(draft)
+    if edited and source is None:  # sent as it was suggested ("Editar desde la respuesta #N", unchanged): that answer again
+        source = _suggestion_sent(session, draft, decision.final_text or "")
+        edited = source is None
     if source is not None and not edited:
         confirmed = session.get(CuratedAnswer, source)
         if confirmed is not None and question not in (confirmed.question, *(confirmed.aliases or [])):

@@ -46,7 +46,7 @@ def ask_cmd(
         titles = [h.chunk.doc_title for h in answer.hits]
         console.print(render(answer.derivation, titles), highlight=False, markup=False)
     gate = "sin gate" if in_domain is None else f"gate: {'en dominio' if in_domain else 'fuera de dominio'} ({score:.2f})"
-    step_flags = [f for f in answer.flags if f.get("kind") != "outcome"]
+    step_flags = [f for f in answer.flags if not f.get("kind")]
     if step_flags:
         console.print(f"\n[bold yellow]Verificador: {len(step_flags)} paso(s) marcados[/]")
         for f in step_flags:

@@ -77,7 +77,9 @@ WEEK_ROWS = (
     ("  desde respuestas aprobadas (♻)", "reused"),
     ("aprobados sin cambios", "approved"),
     ("  de ellos, desde respuestas aprobadas", "reused_approved"),
-    ("editados (respuesta escrita por la revisora)", "edited"),
+    ("editados", "edited"),
+    ("  desde una respuesta aprobada sugerida (💡)", "from_suggestion"),
+    ("  escritos por la revisora", "written"),
     ("rechazados", "rejected"),
 )
 

@@ -15,8 +15,8 @@ from bot.cli._common import console, describe, err_console, fail, print_json, se
 from pipeline.derivation import Step, render
 from pipeline.generation import outcome_of
 from pipeline.texts import t
-from review import queue
-from review.answers import CURATED_FLAG
+from review import answers, queue
+from review.answers import CURATED_FLAG, SUGGESTION_FLAG
 from review.db import session_scope
 from review.errors import ReviewError
 
@@ -109,6 +109,11 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
         console.print(based_on_text(curated), highlight=False)
     if data["outcome"] != "ok":
         console.print(f"[bold red]{t('review_outcome_' + data['outcome'])}[/]", highlight=False)
+    for flag in (f for f in data["flags"] if f.get("kind") == SUGGESTION_FLAG):
+        from bot.slack.blocks import suggestion_text
+
+        console.print(suggestion_text(flag), highlight=False, markup=False)
+        console.print(f"  orienta review edit {data['draft_id']} --from-answer {flag['answer_id']}", highlight=False, markup=False)
     console.print("\n[bold]Pregunta (limpia):[/]")
     console.print(data["question"] or "", highlight=False, markup=False)
     _print_conversation(data["conversation"])
@@ -171,15 +176,20 @@ def edit_cmd(
     ctx: typer.Context,
     draft_id: int = typer.Argument(..., help="Número del borrador (ver `review list`)."),
     text: Optional[str] = typer.Option(None, "--text", help="La respuesta corregida (si no, se abre $EDITOR)."),
+    from_answer: Optional[int] = typer.Option(None, "--from-answer", help="Empezar desde el texto de una respuesta aprobada (ver `answers list`) en vez del borrador."),
     actor: Optional[str] = typer.Option(None, "--as", help="Nombre de quien revisa."),
     confirm_links: bool = typer.Option(False, "--confirm-links", help="Enviarlo aunque conserve enlaces que no están en los documentos."),
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Aprueba una versión editada de un borrador."""
     if text is None:
-        with session_scope(services(ctx).engine) as session:
-            draft, _ = queue.get_draft(session=session, draft_id=draft_id)
-            original = draft.text
+        try:
+            with session_scope(services(ctx).engine) as session:
+                draft, _ = queue.get_draft(session=session, draft_id=draft_id)
+                drafted = draft.text
+                original = drafted if from_answer is None else answers.get_answer(session=session, answer_id=from_answer).text
+        except ReviewError as exc:
+            fail(str(exc))
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
         with tempfile.NamedTemporaryFile("w+", suffix=".txt", encoding="utf-8", delete=False) as fh:
             fh.write(original)
@@ -190,7 +200,7 @@ def edit_cmd(
                 text = fh.read()
         finally:
             os.unlink(path)
-        if text.strip() == original.strip():
+        if text.strip() == drafted.strip():
             fail("no hubo cambios; para enviar el borrador tal como está, usá `orienta review approve`")
     _run(ctx, queue.edit, as_json, draft_id=draft_id, actor=_actor(actor), text=text, confirm_links=confirm_links)
 

@@ -10,13 +10,13 @@ from typing import Any
 from pipeline.generation import outcome_of
 from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
-from review.answers import CURATED_FLAG
+from review.answers import CURATED_FLAG, SUGGESTION_FLAG
 from review.queue import REJECT_REASONS
 
 # action ids and callback ids shared with the listeners
 APPROVE, EDIT, REJECT, DERIVATION = "review_approve", "review_edit", "review_reject", "review_derivation"
 APPROVE_LINKS = "review_approve_links"
-ANSWER_SAVE, ANSWER_RETIRE = "answer_save", "answer_retire"
+ANSWER_SAVE, ANSWER_RETIRE, ANSWER_USE = "answer_save", "answer_retire", "answer_use"
 EDIT_CALLBACK, REJECT_CALLBACK, DERIVATION_CALLBACK = "review_edit_submit", "review_reject_submit", "review_derivation_view"
 ACTIONS_BLOCK = "review_actions"
 ANSWER_BLOCK = "answer_actions"
@@ -194,7 +194,7 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
     links = foreign_links_of(draft.flags or [])
     if links:
         blocks.append(_section(t("review_foreign_links", lang).format(links=", ".join(f"`{escape(x)}`" for x in links))))
-    step_flags = [f for f in draft.flags or [] if f.get("kind") not in ("foreign_link", "outcome")]
+    step_flags = [f for f in draft.flags or [] if not f.get("kind")]  # the verifier's steps; draft-level flags (with a kind) are shown on their own
     if step_flags:
         blocks.append(_section(flags_text(step_flags, lang)))
     if message.reason and message.reason.startswith("reused_message_id"):
@@ -205,11 +205,25 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
     curated = curated_flag(draft)
     if curated:
         blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, {"type": "context", "elements": [{"type": "mrkdwn", "text": escape(based_on_text(curated, lang))}]})
+    suggested = suggestions_of(draft)
+    if suggested:
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": escape(suggestion_text(f, lang))} for f in suggested]})
     notes = [t("review_no_info", lang)] if draft.no_info else []
     notes += [t("review_fallback", lang)] if draft.fallback else []
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n} for n in notes]})
     return blocks
+
+
+def suggestions_of(draft: Draft) -> list[dict[str, Any]]:
+    """Close approved answers the draft was not made from, offered to the reviewer."""
+    return [f for f in draft.flags or [] if f.get("kind") == SUGGESTION_FLAG and f.get("answer_id") is not None]
+
+
+def suggestion_text(flag: dict[str, Any], lang: str = "es") -> str:
+    """'💡 Parecida a la respuesta aprobada #N del 21/11/2026: «…»'."""
+    at = datetime.fromisoformat(str(flag.get("approved_at")))
+    return t("answer_suggested", lang).format(answer_id=flag["answer_id"], date=at.strftime("%d/%m/%Y"), question=clip(str(flag.get("question") or ""), 200))
 
 
 def curated_flag(draft: Draft) -> dict[str, Any] | None:
@@ -231,6 +245,8 @@ def answer_buttons(draft: Draft, decision: Decision | None, lang: str = "es") ->
     out = []
     if decision is not None and decision.action in ("approve", "edit"):
         out.append(_button(t("answer_save", lang), ANSWER_SAVE, str(draft.id)))
+    if decision is None:  # undecided: start the edit from a close approved answer
+        out += [_button(t("answer_use", lang).format(answer_id=f["answer_id"]), f"{ANSWER_USE}_{f['answer_id']}", f"{draft.id}:{f['answer_id']}") for f in suggestions_of(draft)]
     curated = curated_flag(draft)
     if curated and curated.get("answer_id") is not None:
         out.append(_button(t("answer_retire", lang).format(answer_id=curated["answer_id"]), ANSWER_RETIRE, str(curated["answer_id"]), "danger"))
@@ -311,9 +327,9 @@ def _modal(title: str, blocks: list[dict[str, Any]], *, callback_id: str, ref: C
     return view
 
 
-def edit_modal(draft: Draft, ref: CardRef, *, lang: str = "es") -> dict[str, Any]:
-    """The edit modal, prefilled with the draft."""
-    field = {"type": "plain_text_input", "action_id": EDIT_INPUT, "multiline": True, "initial_value": draft.text[:INPUT_LIMIT], "max_length": INPUT_LIMIT}
+def edit_modal(draft: Draft, ref: CardRef, *, lang: str = "es", text: str | None = None) -> dict[str, Any]:
+    """The edit modal, prefilled with the draft (or with `text`: an approved answer the reviewer starts from)."""
+    field = {"type": "plain_text_input", "action_id": EDIT_INPUT, "multiline": True, "initial_value": (draft.text if text is None else text)[:INPUT_LIMIT], "max_length": INPUT_LIMIT}
     blocks = [{"type": "input", "block_id": EDIT_BLOCK, "label": _plain(t("review_edit_label", lang), 2000), "element": field}]
     return _modal(t("review_edit_title", lang), blocks, callback_id=EDIT_CALLBACK, ref=ref, submit=t("review_edit_submit", lang), lang=lang)
 

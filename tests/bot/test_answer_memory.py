@@ -20,7 +20,7 @@ from review import answers, queue
 from review.answer_models import ACTIVE, RETIRED, STALE, CuratedAnswer
 from review.db import session_scope
 from review.digest import build_digest
-from review.models import Draft, InboundMessage, InboundMessageCreate
+from review.models import Decision, Draft, InboundMessage, InboundMessageCreate
 from review.weeks import iso_week
 
 QUESTION = "¿Hasta cuándo me puedo inscribir a los exámenes de febrero?"
@@ -129,6 +129,37 @@ def test_answers_cli_list_show_retire_save(services):
     row = json.loads(saved.stdout)
     assert (row["id"], row["state"], row["standard"]) == (aid, ACTIVE, True)
 
+
+
+def test_offline_a_close_question_not_reused_gets_the_approved_answer_as_a_suggestion(services):
+    """The strict offline rule does not reuse it; the card and `review show` offer the approved answer, and
+    `review edit --from-answer` starts from its text (sent unchanged, it is that answer again, not a copy)."""
+    from bot.cli import app
+
+    first = _ask(services, QUESTION)
+    _approve(services, first, text="Hola: la inscripción a febrero va del 11 al 22 de enero de 2027, por el SIGE. Saludos")
+    services.settings.drafting.reuse_similarity = 0.9999  # the strict rule says no to anything but the same words
+    services.settings.drafting.reuse_candidate_similarity = 0.3  # the hashing test embedder: words, not meaning
+    close = "¿Hasta cuándo me puedo anotar a los exámenes de febrero?"
+    draft = _ask(services, close)
+    with Session(services.engine) as s:
+        (kept,) = s.exec(select(CuratedAnswer)).all()
+    assert draft.method == "extractive"
+    (flag,) = blocks.suggestions_of(draft)
+    assert (flag["answer_id"], flag["question"]) == (kept.id, QUESTION)
+    services.close()
+
+    def cli(*args: str):
+        return CliRunner().invoke(app, ["--data-dir", str(services.settings.paths.data_dir), *args], env={"ORIENTA_EMBEDDING__BACKEND": "hashing", "ORIENTA_PATHS__DOCUMENTS": json.dumps([str(d) for d in services.settings.paths.documents])})
+
+    shown = cli("review", "show", str(draft.id)).stdout
+    assert f"Parecida a la respuesta aprobada #{kept.id}" in shown and f"orienta review edit {draft.id} --from-answer {kept.id}" in shown
+    edited = CliRunner().invoke(app, ["--data-dir", str(services.settings.paths.data_dir), "review", "edit", str(draft.id), "--from-answer", str(kept.id), "--json"], env={"ORIENTA_EMBEDDING__BACKEND": "hashing", "EDITOR": "true", "VISUAL": ""})
+    assert edited.exit_code == 0, edited.stderr
+    with Session(services.engine) as s:
+        (again,) = s.exec(select(CuratedAnswer)).all()
+        decision = s.exec(select(Decision)).all()[-1]
+    assert decision.final_text == kept.text and close in (again.aliases or [])
 
 def test_a_close_question_is_reused_only_when_retrieval_finds_a_cited_document(services):
     first = _ask(services, QUESTION)

@@ -8,11 +8,12 @@ from sqlmodel import Session, select
 
 from bot.slack import blocks
 from bot.slack.poster import post_pending_cards
+from review import answers
 from review.answer_models import ACTIVE, RETIRED, CuratedAnswer
 from review.db import session_scope
 from review.models import AuditEvent
 from tests.bot.slack.conftest import REVIEW_CHANNEL
-from tests.bot.slack.helpers import click, drain, make_app
+from tests.bot.slack.helpers import click, drain, make_app, submit
 from tests.review.factories import make_drafted
 
 
@@ -76,3 +77,53 @@ def test_saving_a_rejected_draft_is_refused_with_a_note(services, slack_server):
     click(app, blocks.ANSWER_SAVE, draft.id)
     drain(app)
     assert _answers(services) == [] and any("not approved" in text for text in _ephemerals(slack_server))
+
+
+def test_a_suggested_approved_answer_opens_the_edit_modal_with_its_text_and_sending_it_confirms_that_answer(services, slack_server):
+    """'Editar desde la respuesta #N': the reviewer reads the approved text in the edit modal; sent unchanged, it is that answer again."""
+    _approved_card(services, slack_server)
+    with session_scope(services.engine) as s:  # the documents it cites are the indexed ones (this office has none)
+        (kept,) = s.exec(select(CuratedAnswer)).all()
+        kept.references = []
+        s.add(kept)
+    (kept,) = _answers(services)
+    suggestion = {"kind": answers.SUGGESTION_FLAG, "answer_id": kept.id, "question": kept.question, "approved_at": kept.approved_at.isoformat(), "similarity": 0.91}
+    with session_scope(services.engine) as s:
+        draft, _ = make_drafted(s, question="¿cuál es la fecha límite para anotarse a febrero?", text="Hola:\nOtro borrador.\nSaludos", flags=[suggestion])
+    assert post_pending_cards(services) == 1
+    card = slack_server.posted(REVIEW_CHANNEL)[-1]
+    rendered = json.dumps(card["blocks"], ensure_ascii=False)
+    assert f"💡 Parecida a la respuesta aprobada #{kept.id}" in rendered and "Paso" not in rendered
+    (use,) = [e for b in card["blocks"] if b["type"] == "actions" for e in b["elements"] if e["action_id"].startswith(blocks.ANSWER_USE)]
+    assert (use["action_id"], use["value"]) == (f"{blocks.ANSWER_USE}_{kept.id}", f"{draft.id}:{kept.id}")
+
+    app = make_app(services, slack_server)
+    click(app, use["action_id"], use["value"], ts=card["ts"], user="U0EVE")  # not a reviewer
+    drain(app)
+    assert not [c for c in slack_server.calls_to("views.open") if c.ok]
+    app = make_app(services, slack_server)
+    click(app, use["action_id"], use["value"], ts=card["ts"])
+    drain(app)
+    (opened,) = [c for c in slack_server.calls_to("views.open") if c.ok]
+    view = json.loads(opened.args["view"]) if isinstance(opened.args["view"], str) else opened.args["view"]
+    assert view["callback_id"] == blocks.EDIT_CALLBACK and view["blocks"][0]["element"]["initial_value"] == kept.text
+    app = make_app(services, slack_server)
+    values = {blocks.EDIT_BLOCK: {blocks.EDIT_INPUT: {"type": "plain_text_input", "value": kept.text}}}
+    assert submit(app, blocks.EDIT_CALLBACK, values, private_metadata=view["private_metadata"]).status == 200
+    drain(app)
+    (again,) = _answers(services)  # no second copy: the approved answer now also covers this wording
+    assert again.id == kept.id and "¿cuál es la fecha límite para anotarse a febrero?" in (again.aliases or [])
+
+
+def test_a_suggested_answer_whose_documents_changed_is_not_offered_for_editing(services, slack_server):
+    _approved_card(services, slack_server)
+    (kept,) = _answers(services)
+    assert kept.references  # cites a document this office no longer has indexed
+    suggestion = {"kind": answers.SUGGESTION_FLAG, "answer_id": kept.id, "question": kept.question, "approved_at": kept.approved_at.isoformat(), "similarity": 0.91}
+    with session_scope(services.engine) as s:
+        draft, _ = make_drafted(s, flags=[suggestion])
+    app = make_app(services, slack_server)
+    click(app, f"{blocks.ANSWER_USE}_{kept.id}", f"{draft.id}:{kept.id}")
+    drain(app)
+    assert not [c for c in slack_server.calls_to("views.open") if c.ok]
+    assert any(f"La respuesta #{kept.id} ya no está activa" in text for text in _ephemerals(slack_server))

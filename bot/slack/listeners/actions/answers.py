@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
 from bot.answer_memory import current_hashes
 from bot.slack import blocks, reviewing
 from bot.slack.listeners.actions.review import _ack, _authorised, _lazy
 from pipeline.texts import t
-from review import answers
+from review import answers, queue, states
+from review.answer_models import ACTIVE
 from review.db import session_scope
-from review.errors import ReviewError
+from review.errors import NotFound, ReviewError
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +51,43 @@ def retire(services, body: dict[str, Any], client) -> None:
     reviewing.tell(client, user_id=user_id, channel=channel, text=t("answer_retired", lang).format(answer_id=answer_id))
 
 
+def use(services, body: dict[str, Any], client) -> None:
+    """Editar desde la respuesta #N: the edit modal opens with the approved answer's text; submitting it is an edit."""
+    action = body["actions"][0]
+    user_id = body["user"]["id"]
+    container = body.get("container") or {}
+    channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
+    lang = reviewing.lang_of(services)
+    if not reviewing.reviewers_for(services).allowed(user_id, client):
+        reviewing.refuse(services, client, user_id=user_id, channel=channel, action="edit", draft_id=None)
+        return
+    try:
+        draft_id, answer_id = (int(x) for x in str(action.get("value") or "").split(":"))
+    except ValueError:
+        log.warning("answer-use click with a malformed value: %r", action.get("value"))
+        return
+    with session_scope(services.engine) as session:
+        try:
+            draft, message = queue.get_draft(session=session, draft_id=draft_id)
+            found = answers.get_answer(session=session, answer_id=answer_id)
+        except NotFound as exc:
+            reviewing.tell(client, user_id=user_id, channel=channel, text=t("answer_error", lang).format(error=exc))
+            return
+        decision = queue.decision_for(session=session, message_id=message.id) if message.state != states.DRAFTED else None  # type: ignore[arg-type]
+    if decision is not None:
+        reviewing.tell(client, user_id=user_id, channel=channel, text=blocks.already_decided_text(decision.actor, decision.action, lang))
+        return
+    if found.state != ACTIVE or answers.changed_documents(found, current_hashes(services)):
+        reviewing.tell(client, user_id=user_id, channel=channel, text=t("answer_not_usable", lang).format(answer_id=answer_id))
+        return
+    if len(found.text) > blocks.INPUT_LIMIT:
+        reviewing.tell(client, user_id=user_id, channel=channel, text=t("review_edit_in_terminal", lang).format(draft_id=draft_id, n=blocks.INPUT_LIMIT))
+        return
+    ref = blocks.CardRef(draft_id=draft_id, channel=channel, ts=container.get("message_ts"))  # type: ignore[arg-type]
+    client.views_open(trigger_id=body["trigger_id"], view=blocks.edit_modal(draft, ref, lang=lang, text=found.text))
+
+
 def register(app, services) -> None:
     app.action(blocks.ANSWER_SAVE)(ack=_ack, lazy=[_lazy(services, save)])
     app.action(blocks.ANSWER_RETIRE)(ack=_ack, lazy=[_lazy(services, retire)])
+    app.action(re.compile(rf"^{blocks.ANSWER_USE}_\d+$"))(ack=_ack, lazy=[_lazy(services, use)])
