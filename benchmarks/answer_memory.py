@@ -147,8 +147,8 @@ def check_candidates(office: Office, data: dict, dev: set[str]) -> dict:
     here, what is measured is what it would be asked: how often the right answer is among the checked candidates
     (the ceiling of the recall of reuse with a model that judges perfectly) and how many calls a message costs.
     The precision then depends on the model saying no to close questions, which only the real API can measure."""
+    from bot.answer_memory import closest_answers
     from bot.gating import embed_queries_cached
-    from pipeline.answer_match import candidates
 
     svc, d = office.services, office.services.settings.drafting
     with session_scope(svc.engine) as session:
@@ -159,13 +159,7 @@ def check_candidates(office: Office, data: dict, dev: set[str]) -> dict:
     qvecs = svc.embedder.embed_queries([q for _, q, _ in asked])
     out = {"dev_half": {"paraphrases": 0, "right_answer_checked": 0, "close_questions": 0, "close_checked": 0, "checks": 0}, "test_half": {"paraphrases": 0, "right_answer_checked": 0, "close_questions": 0, "close_checked": 0, "checks": 0}}
     for (intent, q, positive), qvec in zip(asked, qvecs):
-        checked: list[int] = []
-        for m in candidates(q, qvec, [t for _, t in rows], vectors, d.reuse_candidate_similarity):
-            aid = rows[m.index][0].id
-            if aid not in checked:
-                checked.append(aid)
-            if len(checked) == d.reuse_max_checks:
-                break
+        checked = [a.id for a, _, _ in closest_answers(svc, q, qvec, rows, vectors)]  # what drafting checks or offers
         half = out["dev_half" if intent in dev else "test_half"]
         half["checks"] += len(checked)
         if positive:

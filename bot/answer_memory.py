@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pipeline.answer_check import verify_reuse
-from pipeline.answer_match import MatchThresholds, best_match, candidates
+from pipeline.answer_match import Match, MatchThresholds, best_match, candidates
 from pipeline.errors import PipelineError
 from pipeline.llm import prices_for
 from pipeline.llm.base import Usage
@@ -93,20 +93,29 @@ def find_reuse(services: "Services", question: str) -> Reuse:
     return Reuse(suggestions=_suggestions(services, question, qvec, rows, vectors))
 
 
-def _suggestions(services: "Services", question: str, qvec, rows, vectors) -> list[dict]:
-    """Offline, the closest approved answers the strict rule did not reuse: the card offers them to the reviewer
-    ("Editar desde la respuesta #N"), who reads the approved text before it is sent."""
+def closest_answers(services: "Services", question: str, qvec, rows, vectors) -> list[tuple[CuratedAnswer, str, Match]]:
+    """Up to `reuse_max_checks` distinct approved answers (with the wording that matched) at least
+    `reuse_candidate_similarity` close, not in conflict, citing unchanged documents; closest first."""
     d = services.settings.drafting
     hashes = current_hashes(services)
-    out: list[dict] = []
+    out: list[tuple[CuratedAnswer, str, Match]] = []
     for match in candidates(question, qvec, [q for _, q in rows], vectors, d.reuse_candidate_similarity):
-        found = rows[match.index][0]
-        if any(s["answer_id"] == found.id for s in out) or answers.changed_documents(found, hashes):
+        found, wording = rows[match.index]
+        if any(a.id == found.id for a, _, _ in out) or answers.changed_documents(found, hashes):
             continue
-        out.append({"kind": answers.SUGGESTION_FLAG, "answer_id": found.id, "question": found.question[:300], "approved_at": found.approved_at.isoformat(timespec="seconds"), "similarity": round(match.similarity, 4)})
+        out.append((found, wording, match))
         if len(out) == d.reuse_max_checks:
             break
     return out
+
+
+def _suggestions(services: "Services", question: str, qvec, rows, vectors) -> list[dict]:
+    """Offline, the closest approved answers the strict rule did not reuse: the card offers them to the reviewer
+    ("Editar desde la respuesta #N"), who reads the approved text before it is sent."""
+    return [
+        {"kind": answers.SUGGESTION_FLAG, "answer_id": found.id, "question": found.question[:300], "approved_at": found.approved_at.isoformat(timespec="seconds"), "similarity": round(match.similarity, 4)}
+        for found, _, match in closest_answers(services, question, qvec, rows, vectors)
+    ]
 
 
 def _checker(services: "Services"):
@@ -121,17 +130,10 @@ def _checker(services: "Services"):
 
 def _checked(services: "Services", llm, question: str, qvec, rows, vectors) -> Reuse | None:
     """The first close candidate the model says answers the question as it is; None when a check could not be made."""
-    d = services.settings.drafting
-    hashes = current_hashes(services)
-    usage, seen = Usage(), set()
-    for match in candidates(question, qvec, [q for _, q in rows], vectors, d.reuse_candidate_similarity):
-        found = rows[match.index][0]
-        if found.id in seen or answers.changed_documents(found, hashes):
-            continue
-        if len(seen) >= d.reuse_max_checks:
-            break
-        seen.add(found.id)
-        verdict = verify_reuse(llm, question, rows[match.index][1], found.text)
+    closest = closest_answers(services, question, qvec, rows, vectors)
+    usage = Usage()
+    for found, wording, match in closest:
+        verdict = verify_reuse(llm, question, wording, found.text)
         usage = usage + (verdict.usage or Usage())
         if verdict.answers is None:
             return None
@@ -140,7 +142,7 @@ def _checked(services: "Services", llm, question: str, qvec, rows, vectors) -> R
             answer.usage = usage
             answer.cost_usd = usage.cost(prices_for(services.settings.llm, llm.model))
             return Reuse(answer=answer, usage=usage, model=llm.model)
-    return Reuse(usage=usage if seen else None, model=llm.model)
+    return Reuse(usage=usage if closest else None, model=llm.model)
 
 
 def _offline(services: "Services", question: str, qvec, rows, vectors) -> Answer | None:

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from bot import sample
 from review import queue
 from review.answer_models import CuratedAnswer
-from review.answers import SUGGESTION_FLAG, source_answer_id
+from review.answers import source_answer_id, suggestions_of
 from review.db import session_scope
 from review.models import Decision, Draft, InboundMessage
 
@@ -118,10 +118,6 @@ class SampleReviewer:
         docs = [self.documents.get(d, {}) | {"id": d} for d in _expected_docs(want)]
         named = " y ".join(f"«{d.get('title') or d['id']}»" + (f" ({d['url']})" if d.get("url") else "") for d in docs)
         return REFER_TO.format(docs=named) + SIGN_OFF
-
-
-def suggestions_of(draft: Draft) -> list[dict]:
-    return [f for f in draft.flags or [] if f.get("kind") == SUGGESTION_FLAG and f.get("answer_id") is not None]
 
 
 def _expected_docs(want: dict) -> list[str]:

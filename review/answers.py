@@ -41,11 +41,10 @@ def source_answer_id(draft: Draft) -> int | None:
 
 def _suggestion_sent(session: Session, draft: Draft, text: str) -> int | None:
     """The suggested approved answer whose text was sent unchanged, if any."""
-    for flag in draft.flags or []:
-        if flag.get("kind") == SUGGESTION_FLAG and flag.get("answer_id") is not None:
-            found = session.get(CuratedAnswer, int(flag["answer_id"]))
-            if found is not None and found.text.strip() == text.strip():
-                return found.id
+    for flag in suggestions_of(draft):
+        found = session.get(CuratedAnswer, int(flag["answer_id"]))
+        if found is not None and found.text.strip() == text.strip():
+            return found.id
     return None
 
 
@@ -58,6 +57,11 @@ def _asked(message: InboundMessage, draft: Draft) -> str:
 def office_hosts(draft: Draft) -> set[str]:
     """The hosts of the documents a draft cites: addresses there are the office's own, kept in curated answers."""
     return {urlsplit(r["url"]).hostname or "" for r in draft.references or [] if r.get("url")} - {""}
+
+
+def suggestions_of(draft: Draft) -> list[dict]:
+    """The close approved answers offered to the reviewer with a draft (its suggestion flags)."""
+    return [f for f in draft.flags or [] if f.get("kind") == SUGGESTION_FLAG and f.get("answer_id") is not None]
 
 
 def _references(draft: Draft) -> list[dict]:

@@ -10,7 +10,7 @@ from typing import Any
 from pipeline.generation import outcome_of
 from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
-from review.answers import CURATED_FLAG, SUGGESTION_FLAG
+from review.answers import CURATED_FLAG, suggestions_of
 from review.queue import REJECT_REASONS
 
 # action ids and callback ids shared with the listeners
@@ -213,11 +213,6 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n} for n in notes]})
     return blocks
-
-
-def suggestions_of(draft: Draft) -> list[dict[str, Any]]:
-    """Close approved answers the draft was not made from, offered to the reviewer."""
-    return [f for f in draft.flags or [] if f.get("kind") == SUGGESTION_FLAG and f.get("answer_id") is not None]
 
 
 def suggestion_text(flag: dict[str, Any], lang: str = "es") -> str:
