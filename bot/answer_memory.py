@@ -68,8 +68,10 @@ def find_reuse(services: "Services", question: str) -> Reuse:
     the best hit for the new question is a document the curated answer cites (exam dates vs exam sign-up in the
     same document are told apart by the question's words, another document by this).
 
+    When nothing is reused offline, the closest approved answers come back as suggestions for the reviewer.
+
     Reads only: an answer whose documents changed is skipped here (the next closest is tried) and is flagged stale by
-    `refresh_staleness` after ingestion. The indexed document versions are read only when a question matches.
+    `refresh_staleness` after ingestion.
     """
     if not services.settings.drafting.reuse_answers or not question.strip():
         return Reuse()
