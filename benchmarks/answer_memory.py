@@ -38,9 +38,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
-from bot import sample  # noqa: E402
-from bot.drafting import draft_message  # noqa: E402
-from bot.operations import ingest_documents  # noqa: E402
+from bot.demo import sample  # noqa: E402
+from bot.loop.drafting import draft_message  # noqa: E402
+from bot.ops.documents import ingest_documents  # noqa: E402
 from bot.services import Services  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
 from review import answers, queue  # noqa: E402
@@ -147,8 +147,8 @@ def check_candidates(office: Office, data: dict, dev: set[str]) -> dict:
     here, what is measured is what it would be asked: how often the right answer is among the checked candidates
     (the ceiling of the recall of reuse with a model that judges perfectly) and how many calls a message costs.
     The precision then depends on the model saying no to close questions, which only the real API can measure."""
-    from bot.answer_memory import closest_answers
-    from bot.gating import embed_queries_cached
+    from bot.learning.answer_memory import closest_answers
+    from bot.learning.gate_training import embed_queries_cached
 
     svc, d = office.services, office.services.settings.drafting
     with session_scope(svc.engine) as session:

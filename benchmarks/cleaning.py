@@ -18,7 +18,7 @@ from bot.slack.intake import slack_plain_text  # noqa: E402
 from pipeline.cleaning import clean_text  # noqa: E402
 from pipeline.redaction import redact  # noqa: E402
 
-SAMPLE = REPO / "bot" / "sample_office"
+SAMPLE = REPO / "bot" / "demo" / "sample_office"
 EXAMPLES = REPO / "tests" / "pipeline" / "data" / "redaction_examples.jsonl"  # written while developing the rules
 HOLDOUT = REPO / "tests" / "pipeline" / "data" / "redaction_holdout.jsonl"  # written afterwards, rules not tuned on it
 

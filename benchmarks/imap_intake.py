@@ -80,9 +80,9 @@ def main() -> None:
         })
         if args.draft:
             os.environ.setdefault("ORIENTA_EMBEDDING__BACKEND", "hashing")
-            from bot.operations import ingest_documents
+            from bot.ops.documents import ingest_documents
             from bot.services import Services
-            from bot.worker import RunReport, draft_pending
+            from bot.loop.worker import RunReport, draft_pending
 
             settings = Settings(data_dir=Path(tmp) / "data", _env_file=None)  # type: ignore[call-arg]
             settings.embedding.backend = "hashing"

@@ -28,8 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != ROOT / "benchmarks"]
 sys.path.insert(0, str(ROOT))
 
-from bot import sample  # noqa: E402
-from bot.operations import ingest_documents  # noqa: E402
+from bot.demo import sample  # noqa: E402
+from bot.ops.documents import ingest_documents  # noqa: E402
 from bot.services import Services  # noqa: E402
 from classifiers.llm_synthetic import in_domain_question  # noqa: E402
 from pipeline.generation.derivation import DerivationGenerator  # noqa: E402

@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
-from bot.answer_eval import answer_body  # noqa: E402
-from bot.operations import ingest_documents, read_jsonl  # noqa: E402
+from bot.ops.answer_eval import answer_body  # noqa: E402
+from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.services import Services  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from pipeline.text import STOPWORDS_ES, fold, sentences, stem, tokens  # noqa: E402

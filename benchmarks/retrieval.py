@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
 sys.path.insert(0, str(ROOT))
 
-from bot.operations import evaluate_retriever, read_jsonl  # noqa: E402
+from bot.ops.documents import evaluate_retriever, read_jsonl  # noqa: E402
 from pipeline.chunking import Chunk  # noqa: E402
 from pipeline.embed_cache import CachedEmbedder, EmbeddingCache  # noqa: E402
 from pipeline.embeddings import HashingEmbedder, create_embedder  # noqa: E402

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from bot import sample
+from bot.demo import sample
 from classifiers.errors import GateNotTrained
 from classifiers.gate import Gate, corpus_hash
 from pipeline.embeddings import Embedder, embedder_from_settings

@@ -94,7 +94,7 @@ def save_cmd(
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Guarda una respuesta enviada como respuesta estándar (atada a los documentos tal como están hoy)."""
-    from bot.answer_memory import current_hashes
+    from bot.learning.answer_memory import current_hashes
 
     svc = services(ctx)
     try:

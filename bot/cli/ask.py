@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 
 from bot.cli._common import console, fail, print_json, services
-from bot.drafting import draft_for
+from bot.loop.drafting import draft_for
 from pipeline.derivation import render
 from pipeline.redaction import redact
 from pipeline.texts import t

@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from bot.cli._common import console, describe, fail, print_json
-from bot.demo import run_demo
-from bot.demo_review import WeekWork
+from bot.demo.run import run_demo
+from bot.demo.reviewer import WeekWork
 from pipeline.settings import load_settings
 
 DECISIONS = {"approve": "aprobado", "edit": "editado", "reject": "rechazado"}

@@ -20,15 +20,15 @@ def digest_cmd(
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Genera el resumen semanal de calidad (Markdown y HTML en <carpeta de datos>/reports/)."""
-    from bot.digest_build import build_and_record
+    from bot.loop.digest import build_and_record
 
     svc = services(ctx)
     week = week_option(week)
     digest, md, html = build_and_record(svc, week)
     delivery = None
     if send:
-        from bot.digest_delivery import deliver_digest
-        from bot.scheduler import claim_week
+        from bot.loop.digest_delivery import deliver_digest
+        from bot.loop.scheduler import claim_week
 
         claim_week(svc.engine, week)  # an on-demand send also marks the week delivered for the scheduler
         delivery = deliver_digest(svc, digest, md, html).as_dict()

@@ -17,7 +17,7 @@ def doctor_cmd(
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON: una lista de {check, ok, detail}."),
 ) -> None:
     """Revisa la instalación: configuración, base de datos y migraciones, Qdrant, buzón, SMTP, Slack, LLM, gate y disco (sin enviar nada)."""
-    from bot.doctor import run_doctor
+    from bot.ops.doctor import run_doctor
 
     findings = run_doctor(services(ctx), llm_call=llm_call)
     if as_json:

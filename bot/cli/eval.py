@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from bot.cli._common import console, fail, print_json, services
-from bot.operations import evaluate_retrieval, read_jsonl
+from bot.ops.documents import evaluate_retrieval, read_jsonl
 from pipeline.retrieval import MODES
 
 eval_app = typer.Typer(help="Mide la recuperación y las respuestas sobre conjuntos de preguntas.", no_args_is_help=True)

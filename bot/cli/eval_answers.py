@@ -44,8 +44,8 @@ def answers_cmd(
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Responde cada pregunta con cada configuración, la evalúa y compara (con caché, reanudable)."""
-    from bot.answer_eval import evaluate_answers, grid
-    from bot.operations import read_jsonl
+    from bot.ops.answer_eval import evaluate_answers, grid
+    from bot.ops.documents import read_jsonl
     from review.charts import comparison_chart
 
     if not qa.exists():

@@ -8,8 +8,8 @@ from typing import Optional
 import typer
 
 from bot.cli._common import console, describe, fail, print_json, services
-from bot.gating import TrainOptions, evaluate_gate, train
-from bot.operations import read_jsonl
+from bot.learning.gate_training import TrainOptions, evaluate_gate, train
+from bot.ops.documents import read_jsonl
 from classifiers.errors import GateError
 
 gate_app = typer.Typer(help="El filtro de preguntas fuera de dominio (gate).", no_args_is_help=True)
@@ -87,7 +87,7 @@ def eval_cmd(
 @gate_app.command("retrain")
 def retrain_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
     """Reentrena el gate con las decisiones del equipo (las correcciones pesan más); se adopta solo si no empeora en decisiones reservadas."""
-    from bot.gate_retraining import figures_moved, retrain_from_feedback
+    from bot.learning.gate_retraining import figures_moved, retrain_from_feedback
 
     try:
         with console.status("Reentrenando el gate con las decisiones del equipo…"):

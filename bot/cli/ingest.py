@@ -10,7 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from bot.cli._common import console, fail, print_json, services
-from bot.operations import ingest_documents, set_document_active
+from bot.ops.documents import ingest_documents, set_document_active
 from pipeline.chunking import CHUNKERS
 from pipeline.retrieval import MODES
 

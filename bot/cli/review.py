@@ -257,7 +257,7 @@ def purge_cmd(
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Borra todo texto guardado de mensajes más antiguos que el período de retención, en cualquier estado, con las copias de salida, informes viejos y tarjetas de Slack (los conteos y las decisiones quedan)."""
-    from bot.retention import apply_retention
+    from bot.loop.retention import apply_retention
 
     svc = services(ctx)
     if days:

@@ -7,8 +7,8 @@ import json
 import typer
 
 from bot.cli._common import console, print_json, services
-from bot.retention import apply_retention
-from bot.worker import run_once
+from bot.loop.retention import apply_retention
+from bot.loop.worker import run_once
 
 
 def purge_expired(svc) -> object:
@@ -37,7 +37,7 @@ def run_cmd(
                 f"{report.drafted} borradores, {report.sent} enviados, {report.failed} fallidos, {report.uncertain} inciertos, {report.purged} purgados"
             )
         return
-    from bot.app import Job, OrientaApp
+    from bot.loop.app import Job, OrientaApp
     from bot.slack.reviewing import review_pass
 
     from bot.ops.http import start_ops
@@ -62,7 +62,7 @@ def run_cmd(
 
 def supervise_scheduler(svc, stop, beat, *, check_every_s: float = 5.0) -> None:
     """Run the weekly-digest scheduler until `stop`; raise when its thread is gone so the supervisor restarts it."""
-    from bot.scheduler import start_scheduler
+    from bot.loop.scheduler import start_scheduler
 
     scheduler = start_scheduler(svc)
     try:

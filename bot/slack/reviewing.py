@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 from sqlmodel import select
 
 from bot.slack import blocks
-from bot.run_report import RunReport
-from bot.sending import send_approved
+from bot.loop.run_report import RunReport
+from bot.loop.sending import send_approved
 from bot.slack.poster import PostFailed, poster_for
 from pipeline.texts import t
 from review import queue

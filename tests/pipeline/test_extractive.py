@@ -71,7 +71,7 @@ def test_retrieval_rank_weighs_in_when_a_lower_hit_covers_the_question_slightly_
 
 
 def body(answer) -> str:
-    from bot.answer_eval import answer_body
+    from bot.ops.answer_eval import answer_body
 
     return answer_body(answer.text)
 

@@ -19,7 +19,7 @@ from pipeline.sparse import BM25Encoder, SparseVector
 
 EMB = HashingEmbedder(dim=128)
 BM25 = BM25Encoder()
-DOCS = Path(__file__).resolve().parents[2] / "bot" / "sample_office" / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "bot" / "demo" / "sample_office" / "docs"
 QUESTIONS = [
     "¿Cuándo cierra la inscripción a exámenes?",
     "requisitos para pedir la beca de transporte",

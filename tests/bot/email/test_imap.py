@@ -148,7 +148,7 @@ def test_run_forever_picks_up_new_mail(imap_account, imap_settings, engine, make
 
 
 def test_poison_mail_on_imap_is_quarantined_and_later_mail_is_still_read(imap_account, imap_settings, engine, make_message):
-    from tests.bot.test_hostile_run import HOSTILE
+    from tests.bot.loop.test_hostile_run import HOSTILE
 
     for name in ("date_overflow", "nul_body", "two_from", "garbage"):
         imap_account.append(HOSTILE[name])

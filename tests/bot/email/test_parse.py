@@ -14,7 +14,7 @@ from bot.errors import MalformedMessage
 from review import states
 
 DATA = Path(__file__).parent / "data"
-SAMPLES = Path(__file__).resolve().parents[3] / "bot" / "sample_office"
+SAMPLES = Path(__file__).resolve().parents[3] / "bot" / "demo" / "sample_office"
 
 
 def _raw(name: str) -> bytes:

@@ -182,7 +182,7 @@ def test_http_mode_is_served_by_waitress_and_stops_cleanly(services):
 
 def test_orienta_run_receives_slack_over_socket_mode(socket_services, socket_mode):
     """The long-running app (`orienta run`) with ORIENTA_SLACK__SOCKET_MODE=true: no HTTP port, events over the socket."""
-    from bot.app import Job, OrientaApp
+    from bot.loop.app import Job, OrientaApp
 
     app = OrientaApp(socket_services, jobs=[Job("noop", 60.0, lambda _services: None)], imap=False).start()
     try:

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy import update
 
-from bot.retention import apply_retention
+from bot.loop.retention import apply_retention
 from bot.slack.poster import post_pending_cards
 from review.db import session_scope
 from review.models import InboundMessage, utcnow

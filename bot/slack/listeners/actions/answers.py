@@ -6,7 +6,7 @@ import logging
 import re
 from typing import Any
 
-from bot.answer_memory import current_hashes
+from bot.learning.answer_memory import current_hashes
 from bot.slack import blocks, reviewing
 from bot.slack.listeners.actions.review import _ack, _authorised, _lazy
 from pipeline.texts import t

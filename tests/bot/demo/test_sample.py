@@ -1,0 +1,92 @@
+"""The bundled sample office is complete and consistent with its expectations file."""
+
+from __future__ import annotations
+
+import email
+from collections import Counter
+from email import policy
+
+from bot.demo import sample
+from pipeline.loaders import load_document
+
+
+def test_documents_mix_markdown_and_html_and_all_load():
+    files = sorted(sample.docs_dir().iterdir())
+    kinds = Counter(f.suffix for f in files)
+    assert len(files) >= 12 and kinds[".md"] >= 4 and kinds[".html"] >= 4
+    for f in files:
+        doc = load_document(f)
+        assert doc.title and len(doc.text) > 500, f.name
+        if f.suffix == ".html":
+            assert "cookie" not in doc.text.lower(), f"{f.name}: boilerplate left in the text"
+
+
+def test_every_sample_email_has_an_expectation_and_the_categories_are_covered():
+    exp = sample.expected()["emails"]
+    names = {p.name for p in sample.emails_dir().glob("*.eml")}
+    assert len(names) >= 25 and names == set(exp)
+    outcomes = Counter(e["outcome"] for e in exp.values())
+    assert outcomes["answerable"] >= 10 and outcomes["no_info"] >= 3 and outcomes["out_of_domain"] >= 3
+    assert outcomes["skipped"] >= 3 and outcomes["quarantined"] >= 1
+    doc_ids = {p.stem for p in sample.docs_dir().iterdir()}
+    assert all(e["doc"] in doc_ids for e in exp.values() if e["outcome"] == "answerable")
+
+
+def test_the_tricky_shapes_are_present():
+    raws = {p.name: p.read_bytes() for p in sample.emails_dir().glob("*.eml")}
+    parsed = {n: email.message_from_bytes(r, policy=policy.default) for n, r in raws.items()}
+    assert any(m.get_content_type() == "text/html" for m in parsed.values()), "an HTML-only mail"
+    assert any(m.get_content_charset() in ("iso-8859-1", "latin-1") for m in parsed.values()), "a latin-1 mail"
+    assert any(m.get_content_type() == "multipart/alternative" for m in parsed.values())
+    assert any("escribió:" in r.decode("utf-8", "replace") for r in raws.values()), "a reply with a quoted thread"
+    assert any(m.get("List-Id") for m in parsed.values()) and any(m.get("Auto-Submitted") for m in parsed.values())
+
+
+def test_sample_slack_messages_are_events_with_expectations():
+    events = sample.slack_messages()
+    expected = {e["ts"]: e for e in sample.expected()["slack"]}
+    assert len(events) >= 5
+    for ev in events:
+        assert ev["type"] in ("message", "app_mention") and ev["text"] and ev["ts"] in expected
+
+
+def test_sample_threads_follow_up_stored_messages_and_carry_expectations():
+    threads = sample.expected()["followups"]
+    names = {p.name for p in sample.followup_emails_dir().glob("*.eml")}
+    assert names == set(threads["emails"]) and len(names) >= 6
+    top = set(sample.expected()["emails"])
+    for name, e in threads["emails"].items():
+        assert e["follows"] in top or e["follows"].removeprefix("followups/") in names, name
+    roots = {ev["ts"] for ev in sample.slack_messages()} | {ev["ts"] for ev in sample.slack_followups()}
+    expected = {e["ts"]: e for e in threads["slack"]}
+    for ev in sample.slack_followups():
+        assert ev["thread_ts"] in roots and ev["thread_ts"] != ev["ts"] and ev["ts"] in expected
+    outcomes = [e["outcome"] for e in list(threads["emails"].values()) + threads["slack"]]
+    assert outcomes.count("acknowledged") >= 3 and outcomes.count("answerable") >= 6
+
+
+def test_the_second_week_repeats_earlier_questions_and_asks_close_and_new_ones():
+    week2 = sample.expected()["week2"]
+    names = {p.name for p in sample.week2_emails_dir().glob("*.eml")}
+    assert names == set(week2["emails"])
+    assert [ev["ts"] for ev in sample.slack_week2()] == [e["ts"] for e in week2["slack"]]
+    entries = list(week2["emails"].values()) + week2["slack"]
+    assert 10 <= len(entries) <= 15
+    earlier = sample.expectations()
+    doc_ids = {p.stem for p in sample.docs_dir().iterdir()}
+    for e in entries:
+        for key in (e.get("repeat_of"), e.get("close_to")):
+            assert key is None or (key in earlier and "week2" not in key), e
+        assert e["outcome"] != "answerable" or {e["doc"], *e.get("accept", [])} <= doc_ids, e
+    repeats, close = sum("repeat_of" in e for e in entries), sum("close_to" in e for e in entries)
+    assert repeats > len(entries) / 2 and close >= 2 and len(entries) - repeats - close >= 2
+
+
+def test_every_answerable_sample_names_the_facts_a_right_answer_gives_and_close_questions_have_the_reviewers_answer():
+    by_key = sample.expectations()
+    for key, e in by_key.items():
+        if e["outcome"] == "answerable":
+            assert e.get("must_say") or by_key[sample.intent(key, by_key)].get("must_say"), key
+        if "close_to" in e:
+            assert e.get("staff_answer"), key
+        assert all(fact in e.get("staff_answer", fact) for fact in e.get("must_say", [])), key

@@ -1,0 +1,82 @@
+"""Weekly retraining from staff decisions: corrections weigh more, held-out figures before/after, adopted only if not worse."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from bot.learning.gate_retraining import figures_moved, retrain_from_feedback, weighted_feedback
+from bot.learning.gate_training import train_gate_offline
+from bot.ops.documents import ingest_documents
+from bot.loop.scheduler import RETRAIN_JOB_ID, retrain_gate_weekly, start_scheduler
+from bot.services import Services
+from review import queue
+from review.db import session_scope
+from tests.review.factories import make_drafted
+
+OUTSIDE = [
+    "¿Qué piden para inscribirse a exámenes en la Facultad de Derecho?", "¿Cuánto cuesta la matrícula de la Universidad Católica?",
+    "redactame la introducción de mi proyecto de fin de carrera", "¿Cuánto gana un ingeniero civil recién recibido?",
+    "hazme en Python el obligatorio de Programación 1", "¿Qué opinás de la inteligencia artificial para estudiar?",
+    "¿Las becas de la Universidad de Montevideo son para todos?", "¿Me resolvés este límite de Cálculo 1?",
+]
+INSIDE = ["¿Hasta cuándo me inscribo a los exámenes de febrero?", "¿Qué becas hay para estudiantes del interior?", "¿Cómo pido una escolaridad en Bedelía?", "¿Dónde queda el salón 214?"]
+
+
+@pytest.fixture
+def services(settings):
+    svc = Services(settings)
+    ingest_documents(svc)
+    yield svc
+    svc.close()
+
+
+def _decide(services):
+    with session_scope(services.engine) as session:
+        for text in OUTSIDE:  # the gate let these in; staff say "fuera de dominio"
+            d, _ = make_drafted(session, question=text, in_domain=True, score=0.9)
+            queue.reject(session=session, draft_id=d.id, actor="ana", reason="out_of_domain")
+        for i, text in enumerate(INSIDE):  # approvals; the last one the gate doubted
+            d, _ = make_drafted(session, question=text, in_domain=True, score=0.95 if i < 3 else 0.4)
+            queue.approve(session=session, draft_id=d.id, actor="ana")
+
+
+def test_corrections_weigh_more_than_confirmations(services):
+    _decide(services)
+    weighted, corrections = weighted_feedback(services, 3)
+    assert corrections == len(OUTSIDE) + 1
+    counts = {}
+    for e in weighted:
+        counts[e.text] = counts.get(e.text, 0) + 1
+    assert all(counts[t] == 3 for t in OUTSIDE) and counts[INSIDE[3]] == 3 and counts[INSIDE[0]] == 1
+
+
+def test_retraining_reports_the_held_out_movement_and_adopts_a_gate_that_is_not_worse(services, settings):
+    train_gate_offline(services)
+    _decide(services)
+    report = retrain_from_feedback(services)
+    assert report.n_feedback == len(OUTSIDE) + len(INSIDE) and report.n_heldout >= 1
+    assert {"f1_in", "f1_out", "confusion"} <= set(report.after) and report.before and report.synthetic_after
+    assert "->" in figures_moved(report)
+    stored = json.loads((settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8"))
+    if report.adopted:
+        assert stored["retraining"]["n_feedback"] == report.n_feedback and services.gate.meta["retraining"]["adopted"]
+    else:
+        assert "retraining" not in stored and "worse" in report.reason
+
+
+def test_weekly_job_skips_without_a_gate_or_new_decisions_and_is_scheduled(services, settings):
+    assert retrain_gate_weekly(services) is None  # no trained gate: nothing to retrain
+    train_gate_offline(services)
+    _decide(services)
+    first = retrain_gate_weekly(services)
+    assert first is not None and first["n_feedback"] == len(OUTSIDE) + len(INSIDE)
+    if first["adopted"]:
+        assert retrain_gate_weekly(services) is None  # nothing new since
+    scheduler = start_scheduler(services, deliver=lambda *a: None, catch_up=False)
+    try:
+        job = scheduler.get_job(RETRAIN_JOB_ID)
+        assert job is not None and job.next_run_time.hour == 3
+    finally:
+        scheduler.shutdown(wait=False)
