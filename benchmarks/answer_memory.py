@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from bot.demo import sample  # noqa: E402
 from bot.loop.drafting import draft_message  # noqa: E402
 from bot.ops.documents import ingest_documents  # noqa: E402
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
 from review import answers, queue  # noqa: E402
 from review.answer_models import CuratedAnswer  # noqa: E402

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.ops.answer_eval import evaluate_answers, grid  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 
 FIUSAC = ROOT.parent / "shared" / "corpora" / "fiusac"

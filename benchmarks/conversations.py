@@ -35,7 +35,7 @@ from bot.loop.drafting import draft_for  # noqa: E402
 from bot.email.maildir import copy_to_maildir  # noqa: E402
 from bot.learning.gate_training import train_gate_offline  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from bot.slack.intake import intake_slack_event  # noqa: E402
 from bot.loop.worker import run_once  # noqa: E402
 from pipeline.acknowledgement import classify  # noqa: E402

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != Path(__file__).resolve().parent]
 
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
 from classifiers.features import FeatureSpace  # noqa: E402
 from classifiers.training import offline_dataset, train_gate  # noqa: E402

@@ -32,7 +32,7 @@ def mail(size: int) -> bytes:
 
 
 def _services(data_dir: Path):
-    from bot.services import Services
+    from bot.wiring.services import Services
     from pipeline.settings import Settings
 
     settings = Settings(data_dir=data_dir, _env_file=None)  # type: ignore[call-arg]

@@ -81,7 +81,7 @@ def main() -> None:
         if args.draft:
             os.environ.setdefault("ORIENTA_EMBEDDING__BACKEND", "hashing")
             from bot.ops.documents import ingest_documents
-            from bot.services import Services
+            from bot.wiring.services import Services
             from bot.loop.worker import RunReport, draft_pending
 
             settings = Settings(data_dir=Path(tmp) / "data", _env_file=None)  # type: ignore[call-arg]

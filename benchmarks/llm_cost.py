@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.demo import sample  # noqa: E402
 from bot.ops.documents import ingest_documents  # noqa: E402
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from classifiers.llm_synthetic import in_domain_question  # noqa: E402
 from pipeline.generation.derivation import DerivationGenerator  # noqa: E402
 from pipeline.generation.long_context import LongContextGenerator  # noqa: E402

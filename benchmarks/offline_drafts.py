@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bot.ops.answer_eval import answer_body  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from pipeline.text import STOPWORDS_ES, fold, sentences, stem, tokens  # noqa: E402
 

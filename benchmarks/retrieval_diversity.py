@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[0] = str(ROOT)  # keep benchmarks/ off the path (a module there could shadow the stdlib)
 
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from pipeline.retrieval import cap_per_document  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
 

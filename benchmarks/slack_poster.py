@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from pydantic import SecretStr  # noqa: E402
 from slack_sdk import WebClient  # noqa: E402
 
-from bot.services import Services  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
 from bot.slack.poster import RateLimitedPoster, post_pending_cards  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
 from review.db import session_scope  # noqa: E402

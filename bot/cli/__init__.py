@@ -11,7 +11,7 @@ from typer.core import TyperCommand, TyperGroup
 
 from bot.cli import _common, _spanish
 from bot.cli._common import fail
-from bot.ops.logs import configure_logging
+from bot.wiring.logs import configure_logging
 
 try:  # typer vendors click from 0.2x on; its usage errors are not click's
     from typer._click.exceptions import UsageError

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from rich.console import Console
 
 from bot.cli import _spanish
-from bot.services import Services
+from bot.wiring.services import Services
 from pipeline.settings import Settings, load_settings
 
 console = Console()

@@ -41,7 +41,7 @@ def run_cmd(
     from bot.slack.reviewing import review_pass
 
     from bot.ops.http import start_ops
-    from bot.ops.logs import configure_logging
+    from bot.wiring.logs import configure_logging
 
     ops_cfg = svc.settings.ops  # the long-running app logs at ORIENTA_OPS__LOG_LEVEL (INFO), -v or not
     configure_logging(level="DEBUG" if ctx.obj.verbose and ops_cfg.log_level == "INFO" else ops_cfg.log_level, json_format=ops_cfg.log_json or ctx.obj.log_json)

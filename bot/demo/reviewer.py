@@ -16,7 +16,7 @@ from review.db import session_scope
 from review.models import Decision, Draft, InboundMessage
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 REVIEWER = "demo:ana"
 SIGN_OFF = "\n\nSaludos cordiales,\nOrientación Estudiantil — Facultad de Ingeniería"

@@ -14,7 +14,7 @@ from bot.demo.reviewer import SampleReviewer, WeekWork, count_week
 from bot.email.maildir import copy_to_maildir
 from bot.learning.gate_training import train_gate_offline
 from bot.ops.documents import ingest_documents
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.slack.intake import intake_slack_event
 from bot.loop.worker import RunReport, run_once
 from pipeline.settings import Settings

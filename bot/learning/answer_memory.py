@@ -18,7 +18,7 @@ from review.answer_models import CuratedAnswer
 from review.db import session_scope
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from sqlmodel import select
 
 from bot.learning.gate_training import TrainOptions, feedback_examples, train
-from bot.services import Services
+from bot.wiring.services import Services
 from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.gate import Gate

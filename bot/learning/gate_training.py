@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 from sqlmodel import select
 
-from bot.services import Services
+from bot.wiring.services import Services
 from classifiers.errors import GateError
 from classifiers.evaluation import binary_report, cluster_view, plot_view
 from classifiers.features import FeatureSpace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.services import Services
+from bot.wiring.services import Services
 from pipeline.conversation import Turn, standalone_query
 from pipeline.generation import Answer
 from pipeline.generation.parts import compose

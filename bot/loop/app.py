@@ -6,16 +6,17 @@ import logging
 import signal
 import threading
 import time
+from functools import partial
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bot.loop.drafting import draft_pending
 from bot.loop.intake import intake_maildir
-from bot.ops import metrics
+from bot.wiring import metrics
 from bot.loop.run_report import RunReport
-from bot.loop.sending import send_approved
-from bot.services import Services
+from bot.loop.sending import send_approved, send_now
+from bot.wiring.services import Services
 from bot.loop.supervisor import Beat, Supervisor
 
 if TYPE_CHECKING:
@@ -167,7 +168,7 @@ class OrientaApp:
     def _start_slack(self) -> None:
         from bot.slack.listener import SlackListener
 
-        self.slack_listener = SlackListener(self.services).start()
+        self.slack_listener = SlackListener(self.services, send=partial(send_now, self.services)).start()
 
     def start(self) -> "OrientaApp":
         if self.imap:

@@ -11,7 +11,7 @@ from review.digest import Digest, build_digest, record_run, write_report
 from review.judge import judge_from_settings
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 
 def _chunk_lookup(services: "Services"):

@@ -19,7 +19,7 @@ from review.report import summary_lines
 if TYPE_CHECKING:
     from slack_sdk import WebClient
 
-    from bot.services import Services
+    from bot.wiring.services import Services
     from review.digest import Digest
 
 log = logging.getLogger(__name__)

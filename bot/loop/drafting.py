@@ -15,10 +15,10 @@ from bot.loop import answering
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
 from bot.email.intake import needs_processing, process_stored
-from bot.ops.logs import message_context
-from bot.ops.metrics import count_gate, count_message
+from bot.wiring.logs import message_context
+from bot.wiring.metrics import count_gate, count_message
 from bot.loop.run_report import RunReport
-from bot.services import Services
+from bot.wiring.services import Services
 from classifiers.gate import GateDecision
 from pipeline.conversation import Turn
 from pipeline.errors import PipelineError

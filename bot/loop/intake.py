@@ -6,9 +6,9 @@ import logging
 
 from bot.email.intake import intake_email, store_unreadable
 from bot.errors import ChannelError
-from bot.ops.metrics import count_message, mailbox_polled
+from bot.wiring.metrics import count_message, mailbox_polled
 from bot.loop.run_report import RunReport
-from bot.services import Services
+from bot.wiring.services import Services
 from pipeline.settings import Settings
 from review import queue, states
 from review.db import session_scope

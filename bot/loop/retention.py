@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from sqlmodel import col, select
 
 from bot.email.maildir import OutboxMaildir
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.slack.outbox import SlackOutboxFile
 from review import queue
 from review.db import session_scope

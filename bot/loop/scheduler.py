@@ -19,7 +19,7 @@ from review.weeks import iso_week, previous_week
 if TYPE_CHECKING:
     from apscheduler.schedulers.background import BackgroundScheduler
 
-    from bot.services import Services
+    from bot.wiring.services import Services
     from review.digest import Digest
 
 log = logging.getLogger(__name__)

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import logging
+import threading
 from email.utils import parseaddr
 
 from sqlmodel import Session
 
 from bot.email.maildir import OutboxMaildir, build_reply
 from bot.errors import ChannelError, SendUncertain
-from bot.ops.metrics import count_message
+from bot.wiring.metrics import count_message
 from bot.loop.run_report import RunReport
-from bot.services import Services
+from bot.wiring.services import Services
 from review import queue
 from review.db import session_scope
 from review.models import OutgoingReply
 
 log = logging.getLogger(__name__)
+_send_lock = threading.Lock()
 MAX_SEND_ATTEMPTS = 5
 
 
@@ -133,3 +135,12 @@ def send_approved(services: Services, report: RunReport) -> None:
                 outcome = "send_failed"
         if outcome is not None:
             count_message(channel, outcome)
+
+
+def send_now(services: Services) -> None:
+    """Send approved replies at once (after a click in Slack), one sender per process; the loop's sending pass does the same later."""
+    with _send_lock:
+        report = RunReport()
+        send_approved(services, report)
+    if report.failed:
+        log.warning("sending approved replies: %d failed", report.failed)

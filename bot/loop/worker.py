@@ -6,7 +6,7 @@ from bot.loop.drafting import draft_for, draft_message, draft_pending
 from bot.loop.intake import intake_imap, intake_maildir
 from bot.loop.run_report import RunReport
 from bot.loop.sending import _begin_sending, _email_reply, send_approved
-from bot.services import Services
+from bot.wiring.services import Services
 
 __all__ = ["RunReport", "intake_maildir", "intake_imap", "draft_for", "draft_message", "draft_pending", "send_approved", "run_once", "_begin_sending", "_email_reply"]
 

@@ -15,7 +15,7 @@ from statistics import fmean
 
 from sqlmodel import Session
 
-from bot.services import Services
+from bot.wiring.services import Services
 from pipeline.texts import t
 from review import metrics
 from review.evaluation_models import AnswerEvalCache

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
 MANIFEST = Path(__file__).with_name("slack") / "manifest.yml"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bot.services import Services
+from bot.wiring.services import Services
 from pipeline.embed_cache import CachedEmbedder, EmbeddingCache
 from pipeline.ingest import IngestReport, ingest
 from pipeline.retrieval import Retriever

@@ -10,10 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from bot.ops import metrics, readiness
+from bot.ops import readiness
+from bot.wiring import metrics
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +24,7 @@ class OpsServer:
 
     def __init__(self, svc: "Services", *, host: str, port: int, checks: list[readiness.Check]) -> None:
         self.checks = checks
-        self.registry = metrics.registry_for(svc)
+        self.registry = metrics.registry_for(lambda: svc.engine)
         server = self
 
         class Handler(BaseHTTPRequestHandler):

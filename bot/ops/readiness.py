@@ -7,10 +7,10 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from bot.ops import metrics
+from bot.wiring import metrics
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 Check = tuple[str, Callable[[], tuple[bool, str]]]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from pipeline.errors import ConfigurationError
@@ -11,7 +12,7 @@ if TYPE_CHECKING:
     from slack_bolt import App
     from slack_sdk import WebClient
 
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 
 def web_client(services: "Services") -> "WebClient":
@@ -34,8 +35,8 @@ def bolt_logger() -> logging.Logger:
     return logger
 
 
-def build_app(services: "Services", *, client: "WebClient | None" = None) -> "App":
-    """A Bolt app wired to orienta's services (HTTP mode with the signing secret; Socket Mode needs none)."""
+def build_app(services: "Services", *, client: "WebClient | None" = None, send: "Callable[[], None] | None" = None) -> "App":
+    """A Bolt app wired to orienta's services (HTTP mode with the signing secret; Socket Mode needs none); `send` sends approved replies now."""
     from slack_bolt import App
 
     from bot.slack import listeners
@@ -50,5 +51,5 @@ def build_app(services: "Services", *, client: "WebClient | None" = None) -> "Ap
         token_verification_enabled=True,
         logger=bolt_logger(),
     )
-    listeners.register(app, services)
+    listeners.register(app, services, send)
     return app

@@ -14,7 +14,7 @@ from bot.email.intake import quarantine_after_error
 from pipeline.cleaning import clean_text
 from pipeline.question import DEFAULT_MAX_CHARS, focus_question
 from pipeline.redaction import redact
-from bot.ops.metrics import count_message
+from bot.wiring.metrics import count_message
 from review import queue, states
 from review.models import InboundMessage, InboundMessageCreate
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bot.errors import ChannelError
@@ -12,7 +13,7 @@ from pipeline.errors import ConfigurationError
 if TYPE_CHECKING:
     from slack_bolt import App
 
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -20,14 +21,14 @@ log = logging.getLogger(__name__)
 class SlackListener:
     """Starts and stops the Bolt app's receiver, as `ORIENTA_SLACK__SOCKET_MODE` says."""
 
-    def __init__(self, services: "Services", bolt: "App | None" = None) -> None:
+    def __init__(self, services: "Services", bolt: "App | None" = None, *, send: "Callable[[], None] | None" = None) -> None:
         self.settings = services.settings.slack
         if self.settings.socket_mode and self.settings.app_token is None:
             raise ConfigurationError("Slack Socket Mode needs ORIENTA_SLACK__APP_TOKEN (an app-level token, xapp-..., with connections:write)")
         if bolt is None:
             from bot.slack.app import build_app
 
-            bolt = build_app(services)
+            bolt = build_app(services, send=send)
         self.bolt = bolt
         self.http_server = None
         self.socket_handler = None

@@ -19,7 +19,7 @@ from review.models import Draft, InboundMessage
 if TYPE_CHECKING:
     from slack_sdk import WebClient
 
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
 

@@ -6,13 +6,12 @@ import logging
 import threading
 import time
 from datetime import datetime
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
 
 from bot.slack import blocks
-from bot.loop.run_report import RunReport
-from bot.loop.sending import send_approved
 from bot.slack.poster import PostFailed, poster_for
 from pipeline.texts import t
 from review import queue
@@ -23,12 +22,11 @@ from review.models import AuditEvent, Decision, utcnow
 if TYPE_CHECKING:
     from slack_sdk import WebClient
 
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
 NOTIFIED = "slack_card_updated"
 _notify_lock = threading.Lock()
-_send_lock = threading.Lock()
 _registry_lock = threading.Lock()
 
 
@@ -159,27 +157,18 @@ def sync_card(services: "Services", client: "WebClient", *, draft_id: int) -> De
         return decision
 
 
-def after_decision(services: "Services", client: "WebClient", *, draft_id: int) -> None:
-    """Send an approved reply through its channel's outbox, update the card, refresh the reviewer's App Home."""
+def after_decision(services: "Services", client: "WebClient", *, draft_id: int, send: "Callable[[], None] | None" = None) -> None:
+    """Send an approved reply now (`send`, from whoever runs the loop), update the card, refresh the reviewer's App Home."""
     with session_scope(services.engine) as session:
         _, message = queue.get_draft(session=session, draft_id=draft_id)
         decision = queue.decision_for(session=session, message_id=message.id)  # type: ignore[arg-type]
     if decision is None:
         return
-    if decision.action in ("approve", "edit"):
-        send_now(services)  # the student first; Slack's rate limits only delay the card
+    if send is not None and decision.action in ("approve", "edit"):
+        send()  # the student first; Slack's rate limits only delay the card
     sync_card(services, client, draft_id=draft_id)
     if decision.actor.startswith("slack:"):
         publish_home(services, client, user_id=decision.actor.removeprefix("slack:"))
-
-
-def send_now(services: "Services") -> None:
-    """Send approved replies through the exactly-once outbox (issue 6's worker step), one sender per process."""
-    with _send_lock:
-        report = RunReport()
-        send_approved(services, report)
-    if report.failed:
-        log.warning("sending approved replies: %d failed", report.failed)
 
 
 # ---------------------------------------------------------------- App Home

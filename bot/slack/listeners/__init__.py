@@ -1,4 +1,5 @@
-"""Slack listeners grouped by kind; each sub-package has one `register(app, services)`."""
+"""Slack listeners grouped by kind; each sub-package has one `register(app, services, send)`
+(`send`: sends approved replies now, given by whoever runs the loop; None leaves them to its next sending pass)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import importlib
 KINDS = ("events", "actions", "views", "home")
 
 
-def register(app, services) -> None:
+def register(app, services, send=None) -> None:
     for kind in KINDS:
         try:
             module = importlib.import_module(f"bot.slack.listeners.{kind}")
@@ -15,4 +16,4 @@ def register(app, services) -> None:
             if exc.name != f"bot.slack.listeners.{kind}":
                 raise
             continue
-        module.register(app, services)
+        module.register(app, services, send)

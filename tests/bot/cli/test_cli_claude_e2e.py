@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.services import Services
+from bot.wiring.services import Services
 from pipeline.settings import load_settings
 from review.db import session_scope
 from review.evaluation_models import JudgeScore

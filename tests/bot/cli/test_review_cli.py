@@ -7,7 +7,7 @@ import json
 from typer.testing import CliRunner
 
 from bot.cli import app
-from bot.services import Services
+from bot.wiring.services import Services
 from review.db import session_scope
 from tests.review.factories import make_drafted
 

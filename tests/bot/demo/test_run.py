@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from bot.demo import sample
 from bot.demo.run import run_demo
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.loop.worker import run_once
 from review.models import Draft, InboundMessage
 

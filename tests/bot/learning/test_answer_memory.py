@@ -14,7 +14,7 @@ from bot.learning.answer_memory import curated_draft, current_hashes
 from bot.loop.drafting import draft_message
 from bot.learning.gate_training import curated_examples
 from bot.ops.documents import ingest_documents
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.slack import blocks
 from review import answers, queue
 from review.answer_models import ACTIVE, RETIRED, STALE, CuratedAnswer

@@ -8,7 +8,7 @@ from sqlmodel import Session, select
 from bot.demo import sample
 from bot.email.maildir import OutboxMaildir, copy_to_maildir
 from bot.ops.documents import ingest_documents
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.slack.intake import intake_slack_event
 from bot.loop.worker import run_once
 from review import queue, states

@@ -10,7 +10,7 @@ from bot.learning.gate_retraining import figures_moved, retrain_from_feedback, w
 from bot.learning.gate_training import train_gate_offline
 from bot.ops.documents import ingest_documents
 from bot.loop.scheduler import RETRAIN_JOB_ID, retrain_gate_weekly, start_scheduler
-from bot.services import Services
+from bot.wiring.services import Services
 from review import queue
 from review.db import session_scope
 from tests.review.factories import make_drafted

@@ -8,7 +8,7 @@ import pytest
 
 from bot.learning.gate_training import TrainOptions, evaluate_gate, feedback_examples, train, train_gate_offline
 from bot.ops.documents import ingest_documents
-from bot.services import Services
+from bot.wiring.services import Services
 from classifiers.gate import Gate
 from review import queue
 from review.db import session_scope

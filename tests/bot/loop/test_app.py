@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from bot.loop.app import Job, OrientaApp
 from bot.ops.documents import ingest_documents
-from bot.services import Services
+from bot.wiring.services import Services
 from review import queue, states
 from review.db import session_scope
 from review.models import InboundMessage

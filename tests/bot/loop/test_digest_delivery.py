@@ -9,7 +9,7 @@ from slack_sdk import WebClient
 from sqlmodel import Session
 
 from bot.loop.digest_delivery import deliver_digest, summary_blocks
-from bot.services import Services
+from bot.wiring.services import Services
 from review.digest import build_digest, write_report
 from tests.review.digest_week import DOCS, WEEK, build_week
 

@@ -10,7 +10,7 @@ import pytest
 from sqlmodel import Session
 
 from bot.loop.scheduler import JOB_ID, claim_week, due_week, run_weekly_digest, start_scheduler
-from bot.services import Services
+from bot.wiring.services import Services
 from review.models import DigestRun
 from tests.review.databases import temp_engine
 

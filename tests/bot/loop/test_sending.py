@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.loop.run_report import RunReport
 from bot.loop.sending import send_approved
-from bot.services import Services
+from bot.wiring.services import Services
 from review import queue
 from review.db import session_scope
 from tests.review.factories import make_drafted

@@ -76,7 +76,7 @@ def test_a_thread_returning_on_its_own_counts_as_dead():
 
 def test_the_app_supervises_imap_jobs_and_sender(settings):
     from bot.loop.app import Job, OrientaApp
-    from bot.services import Services
+    from bot.wiring.services import Services
 
     settings.gate.enabled = False
     svc = Services(settings)

@@ -11,7 +11,7 @@ from sqlmodel import Session, select
 
 from bot.email.intake import intake_email
 from bot.email.smtp import SmtpSender
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.loop.worker import RunReport, _begin_sending, _email_reply, run_once, send_approved
 from review import queue, states
 from review.db import session_scope

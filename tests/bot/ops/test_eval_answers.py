@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from bot.ops.answer_eval import Config, answer_body, evaluate_answers, summarise
 from bot.cli import app
 from bot.ops.documents import ingest_documents
-from bot.services import Services
+from bot.wiring.services import Services
 from review.evaluation_models import AnswerEvalCache
 
 QA = [

@@ -21,10 +21,10 @@ from typer.testing import CliRunner
 from bot.demo import sample
 from bot.cli import app
 from bot.email.maildir import copy_to_maildir
-from bot.ops import metrics
+from bot.wiring import metrics
 from bot.ops.http import start_ops
-from bot.ops.logs import configure_logging, message_context
-from bot.services import Services
+from bot.wiring.logs import configure_logging, message_context
+from bot.wiring.services import Services
 from pipeline.errors import IndexError_
 from pipeline.index import ChunkIndex
 from pipeline.settings import load_settings
@@ -129,7 +129,7 @@ def test_logs_carry_time_level_and_message_id_and_keep_library_noise_out(root_lo
     configure_logging(level="INFO", stream=text)
     with message_context(7):
         logging.getLogger("bot.loop.drafting").error("boom")
-    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ERROR +bot\.drafting \[msg 7\] boom$", text.getvalue().strip())
+    assert re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} ERROR +bot\.loop\.drafting \[msg 7\] boom$", text.getvalue().strip())
     assert len(logging.getLogger().handlers) == len([h for h in logging.getLogger().handlers])  # replaced, not stacked
     assert sum(getattr(h, "_orienta", False) for h in logging.getLogger().handlers) == 1
 

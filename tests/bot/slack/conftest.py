@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from bot.services import Services
+from bot.wiring.services import Services
 
 SIGNING_SECRET = "test-signing-secret-0123456789"
 REVIEW_CHANNEL = "CREVIEW01"

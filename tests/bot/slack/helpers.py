@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from slack_sdk import WebClient
 
+from bot.loop.sending import send_now
 from bot.slack.app import build_app
 from tests.bot.slack.conftest import REVIEW_CHANNEL, SIGNING_SECRET
 from tests.servers.slack_signing import block_actions_payload, event_request, interaction_request, to_bolt_request, view_submission_payload
 
 
 def make_app(services, slack_server):
-    return build_app(services, client=WebClient(token="xoxb-test", base_url=slack_server.api_url))
+    return build_app(services, client=WebClient(token="xoxb-test", base_url=slack_server.api_url), send=partial(send_now, services))
 
 
 def drain(app) -> None:

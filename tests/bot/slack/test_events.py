@@ -9,7 +9,7 @@ from pydantic import SecretStr
 from slack_sdk import WebClient
 from sqlmodel import Session, select
 
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.slack.app import build_app
 from review.models import InboundMessage
 from tests.servers.slack_signing import event_request, to_bolt_request

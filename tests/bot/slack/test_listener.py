@@ -14,7 +14,7 @@ from pydantic import SecretStr
 from sqlmodel import Session, select
 
 from bot.errors import ChannelError
-from bot.services import Services
+from bot.wiring.services import Services
 from bot.slack.listener import SlackListener
 from pipeline.errors import ConfigurationError
 from review.models import InboundMessage

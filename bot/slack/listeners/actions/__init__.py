@@ -5,9 +5,9 @@ from __future__ import annotations
 from bot.slack.listeners.actions import answers, review
 
 
-def register(app, services) -> None:
-    review.register(app, services)
-    answers.register(app, services)
+def register(app, services, send=None) -> None:
+    review.register(app, services, send)
+    answers.register(app, services, send)
 
 
 __all__ = ["register"]

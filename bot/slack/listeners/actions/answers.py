@@ -87,7 +87,7 @@ def use(services, body: dict[str, Any], client) -> None:
     client.views_open(trigger_id=body["trigger_id"], view=blocks.edit_modal(draft, ref, lang=lang, text=found.text))
 
 
-def register(app, services) -> None:
+def register(app, services, send=None) -> None:
     app.action(blocks.ANSWER_SAVE)(ack=_ack, lazy=[_lazy(services, save)])
     app.action(blocks.ANSWER_RETIRE)(ack=_ack, lazy=[_lazy(services, retire)])
     app.action(re.compile(rf"^{blocks.ANSWER_USE}_\d+$"))(ack=_ack, lazy=[_lazy(services, use)])

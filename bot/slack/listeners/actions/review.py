@@ -41,7 +41,7 @@ def _authorised(services, client, body: dict[str, Any], action: str) -> tuple[st
     return user_id, draft_id, channel, ts
 
 
-def approve(services, body, client, *, confirm_links: bool = False) -> None:
+def approve(services, body, client, *, send=None, confirm_links: bool = False) -> None:
     """Aprobar (or «Aprobar con enlaces», confirmed in Slack's dialog): record the approval; the winner updates the card and sends the reply."""
     click = _authorised(services, client, body, "approve")
     if click is None:
@@ -57,12 +57,12 @@ def approve(services, body, client, *, confirm_links: bool = False) -> None:
         if not reviewing.is_repeat(exc, user_id=user_id, action="approve"):
             reviewing.tell(client, user_id=user_id, channel=channel, text=reviewing.conflict_text(services, exc))
         if not (exc.actor or "").startswith("slack:"):  # decided in the terminal: bring the stale card up to date
-            reviewing.after_decision(services, client, draft_id=draft_id)
+            reviewing.after_decision(services, client, draft_id=draft_id, send=send)
         return
     except ReviewError as exc:
         reviewing.tell(client, user_id=user_id, channel=channel, text=t("review_error", reviewing.lang_of(services)).format(error=exc))
         return
-    reviewing.after_decision(services, client, draft_id=draft_id)
+    reviewing.after_decision(services, client, draft_id=draft_id, send=send)
 
 
 def open_modal(services, body, client, *, action: str) -> None:
@@ -90,9 +90,9 @@ def open_modal(services, body, client, *, action: str) -> None:
     client.views_open(trigger_id=body["trigger_id"], view=build(draft, ref, lang=lang))
 
 
-def register(app, services) -> None:
-    app.action(blocks.APPROVE)(ack=_ack, lazy=[_lazy(services, approve)])
-    app.action(blocks.APPROVE_LINKS)(ack=_ack, lazy=[_lazy(services, approve, confirm_links=True)])
+def register(app, services, send=None) -> None:
+    app.action(blocks.APPROVE)(ack=_ack, lazy=[_lazy(services, approve, send=send)])
+    app.action(blocks.APPROVE_LINKS)(ack=_ack, lazy=[_lazy(services, approve, send=send, confirm_links=True)])
     app.action(blocks.EDIT)(ack=_ack, lazy=[_lazy(services, open_modal, action="edit")])
     app.action(blocks.REJECT)(ack=_ack, lazy=[_lazy(services, open_modal, action="reject")])
     app.action(blocks.DERIVATION)(ack=_ack, lazy=[_lazy(services, open_modal, action="derivation")])

@@ -13,7 +13,7 @@ from review.db import session_scope
 if TYPE_CHECKING:
     from slack_bolt import App
 
-    from bot.services import Services
+    from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,7 @@ def store_event(services: "Services", body: dict[str, Any]) -> None:
     log.info("slack event %s -> message %s (%s)", body.get("event_id"), message.id, "stored" if created else "duplicate")
 
 
-def register(app: "App", services: "Services") -> None:
+def register(app: "App", services: "Services", send=None) -> None:
     channels = frozenset(services.settings.slack.channels)
     recent = RecentEventIds()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.slack import reviewing
 
 
-def register(app, services) -> None:
+def register(app, services, send=None) -> None:
     @app.event("app_home_opened")
     def home_opened(event, client) -> None:
         if event.get("tab", "home") == "home":

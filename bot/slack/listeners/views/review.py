@@ -26,7 +26,7 @@ def edit_errors(text: str, original: str, lang: str) -> str | None:
     return None
 
 
-def _submit(services, ack, body, client, *, action: str, field_block: str) -> None:
+def _submit(services, ack, body, client, *, action: str, field_block: str, send=None) -> None:
     view = body["view"]
     user_id = body["user"]["id"]
     ref = blocks.CardRef.loads(view.get("private_metadata") or "{}")
@@ -64,7 +64,7 @@ def _submit(services, ack, body, client, *, action: str, field_block: str) -> No
         else:
             ack(response_action="errors", errors={field_block: reviewing.conflict_text(services, exc)})
         if not (exc.actor or "").startswith("slack:"):  # decided in the terminal: bring the stale card up to date
-            reviewing.after_decision(services, client, draft_id=ref.draft_id)
+            reviewing.after_decision(services, client, draft_id=ref.draft_id, send=send)
         return
     except UnconfirmedLinks as exc:
         ack(response_action="errors", errors={field_block: t("review_edit_foreign_links", lang).format(links=", ".join(exc.links))})
@@ -73,14 +73,14 @@ def _submit(services, ack, body, client, *, action: str, field_block: str) -> No
         ack(response_action="errors", errors={field_block: t("review_error", lang).format(error=exc)})
         return
     ack()  # the modal closes now; the rest runs after Slack has its answer
-    reviewing.after_decision(services, client, draft_id=ref.draft_id)
+    reviewing.after_decision(services, client, draft_id=ref.draft_id, send=send)
 
 
-def register(app, services) -> None:
+def register(app, services, send=None) -> None:
     @app.view(blocks.EDIT_CALLBACK)
     def edit_submitted(ack, body, client) -> None:
-        _submit(services, ack, body, client, action="edit", field_block=blocks.EDIT_BLOCK)
+        _submit(services, ack, body, client, action="edit", field_block=blocks.EDIT_BLOCK, send=send)
 
     @app.view(blocks.REJECT_CALLBACK)
     def reject_submitted(ack, body, client) -> None:
-        _submit(services, ack, body, client, action="reject", field_block=blocks.REASON_BLOCK)
+        _submit(services, ack, body, client, action="reject", field_block=blocks.REASON_BLOCK, send=send)

@@ -1,7 +1,7 @@
 """Prometheus metrics of `orienta run`: intake, drafting and sending by channel, the review queue, the mailbox, LLM calls,
 gate decisions and job failures.
 
-The metric objects belong to no registry; `registry_for(services)` puts them, with the collectors that read the database
+The metric objects belong to no registry; `registry_for(engine)` puts them, with the collectors that read the database
 at scrape time, into one registry per endpoint (so tests and several apps in one process do not collide)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from prometheus_client.core import GaugeMetricFamily
 from prometheus_client.registry import Collector
 
 if TYPE_CHECKING:
-    from bot.services import Services
+    from sqlalchemy.engine import Engine
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +88,8 @@ def instrument_llm(llm: Any, prices: Callable[[str], dict[str, float] | None]) -
 class QueueCollector(Collector):
     """Read at scrape time from the database: messages waiting per stage, and the age of the oldest draft waiting for review."""
 
-    def __init__(self, services: "Services") -> None:
-        self.services = services
+    def __init__(self, engine: "Callable[[], Engine]") -> None:
+        self.engine = engine  # called at scrape time: a database that is down at start does not stop the endpoint
 
     def collect(self) -> Iterator[GaugeMetricFamily]:
         from datetime import datetime, timezone
@@ -105,7 +105,7 @@ class QueueCollector(Collector):
         age = GaugeMetricFamily("orienta_oldest_waiting_draft_age_seconds", "Age of the oldest message waiting for a staff decision (0: none waiting).")
         lag = GaugeMetricFamily("orienta_imap_poll_lag_seconds", "Seconds since the mailbox was last read successfully (absent before the first read).")
         try:
-            with Session(self.services.engine) as session:
+            with Session(self.engine()) as session:
                 counts = dict(session.exec(select(InboundMessage.state, func.count()).group_by(InboundMessage.state)).all())
                 sending = session.exec(select(func.count()).select_from(OutgoingReply).where(col(OutgoingReply.state).in_(["pending", "sending"]))).one()
                 oldest = oldest_pending_at(session=session)
@@ -126,11 +126,11 @@ class QueueCollector(Collector):
             yield lag
 
 
-def registry_for(services: "Services | None" = None) -> CollectorRegistry:
-    """A registry with every orienta metric (and the database-backed ones when `services` is given)."""
+def registry_for(engine: "Callable[[], Engine] | None" = None) -> CollectorRegistry:
+    """A registry with every orienta metric (and the database-backed ones when a way to reach the `engine` is given)."""
     registry = CollectorRegistry(auto_describe=True)
     for metric in STATIC:
         registry.register(metric)
-    if services is not None:
-        registry.register(QueueCollector(services))
+    if engine is not None:
+        registry.register(QueueCollector(engine))
     return registry

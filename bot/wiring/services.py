@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.engine import Engine
 
-from bot.demo import sample
+from bot.wiring.metrics import instrument_llm
 from classifiers.errors import GateNotTrained
 from classifiers.gate import Gate, corpus_hash
 from pipeline.embeddings import Embedder, embedder_from_settings
@@ -24,6 +24,8 @@ from review.db import init_db, make_engine
 
 
 log = logging.getLogger(__name__)
+# The embedded default office: what `orienta ingest` and the demo index when no documents are configured.
+EMBEDDED_DOCUMENTS = Path(__file__).resolve().parents[1] / "demo" / "sample_office" / "docs"
 
 @dataclass
 class Services:
@@ -68,7 +70,6 @@ class Services:
 
     def _instrumented(self, llm: LLM | None) -> LLM | None:
         """The same LLM object, its calls counted in the Prometheus metrics (calls, latency, cost, errors by model)."""
-        from bot.ops.metrics import instrument_llm
         from pipeline.llm import prices_for
 
         return instrument_llm(llm, lambda model: prices_for(self.settings.llm, model))
@@ -128,7 +129,7 @@ class Services:
         return corpus_hash([(c.id, c.text) for c, _ in self.index.all_chunks()])
 
     def document_paths(self) -> list[Path]:
-        return list(self.settings.paths.documents) or [sample.docs_dir()]
+        return list(self.settings.paths.documents) or [EMBEDDED_DOCUMENTS]
 
     def close(self) -> None:
         if "index" in self.__dict__:
