@@ -173,12 +173,12 @@ def conversation_of(session: Session, message: InboundMessage) -> list[InboundMe
     return sorted(rows, key=key)  # type: ignore[arg-type]
 
 
-def standalone(services, question: str, history: list[Turn]) -> tuple[str, object | None]:
-    """The retrieval query of a follow-up: an LLM rewrite when a model is configured, else the offline combination."""
+def standalone(llm, question: str, history: list[Turn]) -> tuple[str, object | None]:
+    """The retrieval query of a follow-up: the `llm`'s rewrite when a model is configured, else the offline combination."""
     from pipeline.conversation import rewrite_query, standalone_query
 
     if not history:
         return question, None
-    if services.llm is not None:
-        return rewrite_query(services.llm, question, history)
+    if llm is not None:
+        return rewrite_query(llm, question, history)
     return standalone_query(question, history), None

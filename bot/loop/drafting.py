@@ -1,19 +1,20 @@
-"""Loop step 2: gate and draft every stored message that waits for a draft."""
+"""Loop step 2: draft every stored message that waits for a draft, running the steps of `bot.loop.steps` within a time budget."""
 
 from __future__ import annotations
 
 import logging
 import socket
 import threading
+from functools import partial
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from sqlalchemy.orm import defer
 from sqlmodel import Session
 
-from bot.loop import answering
 from bot.learning import conversations
-from bot.learning.answer_memory import Reuse, after_draft, find_reuse
+from bot.learning.answer_memory import after_draft, find_reuse
+from bot.loop import answering, steps
 from bot.email.intake import needs_processing, process_stored
 from bot.wiring.logs import message_context
 from bot.wiring.metrics import count_gate, count_message
@@ -23,13 +24,10 @@ from classifiers.gate import GateDecision
 from pipeline.conversation import Turn
 from pipeline.errors import PipelineError
 from pipeline.generation import Answer
-from pipeline.links import foreign_links
-from pipeline.question import focus_question
-from pipeline.texts import t
+from pipeline.llm import prices_for
 from review import queue, states
 from review.db import session_scope
-from review.models import DraftCreate, InboundMessage
-from review.queue import FOREIGN_LINK
+from review.models import InboundMessage
 
 log = logging.getLogger(__name__)
 WORKER_ID = f"{socket.gethostname()}"
@@ -38,42 +36,30 @@ BIG_TEXTS_DEFERRED = [defer(InboundMessage.raw), defer(InboundMessage.body_text)
 
 
 def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, GateDecision | None]:
-    """Gate the question (a follow-up made standalone with its earlier turns), then retrieve and generate (or the canned out-of-domain reply).
+    """The draft of one question (a follow-up with its earlier turns): focus → gate → reuse an approved answer → answer."""
+    llm = services.llm
+    asked = steps.ask(question, history, standalone=partial(conversations.standalone, llm), model=llm.model if llm else None)
+    return _answer(services, asked)
+
+
+def _answer(services: Services, question: steps.Question) -> tuple[Answer, GateDecision | None]:
+    """Steps 3–5 for a focused question: the gate, the approved-answer memory, then retrieval and generation.
 
     A message the gate judges in domain but without information in the documents is still drafted from them: the
     generator says NoInfo when nothing answers it, and the card shows the gate's doubt and its reasons."""
-    query, rewrite_usage = conversations.standalone(services, question, list(history))
     gate = services.gate_or_none() if services.settings.gate.enabled else None
-    decision = gate.decide(query, services.embedder) if gate is not None else None
-    if decision is not None and not decision.in_domain:
-        lang = services.settings.llm.language
-        from pipeline.generation import format_reply
-
-        canned = Answer(text=format_reply(t("out_of_domain", lang), [], lang), method="canned", model="canned")
-        canned.context = _context(question, query, [query], history)
-        return canned, decision
-    # A follow-up is not answered from memory: its standalone query echoes the earlier question, whose approved answer
-    # the student already has.
-    reuse = Reuse() if history else find_reuse(services, query)
-    if reuse.answer is not None:
-        reuse.answer.context = _context(question, query, [query], history)
-        return reuse.answer, decision
-    answer, parts = answering.answer(services, query, history=history, asked=question)
-    answer.extra_flags += reuse.suggestions
-    from pipeline.llm import prices_for
-
-    for usage, model in ((rewrite_usage, services.llm.model if services.llm else None), (reuse.usage, reuse.model)):
-        if usage is not None and model:  # the follow-up rewrite and the reuse checks are part of this draft's cost
-            answer.usage = answer.usage + usage
-            answer.cost_usd += usage.cost(prices_for(services.settings.llm, model))
-    answer.context = _context(question, query, parts, history)
-    return answer, decision
-
-
-def _context(question: str, query: str, parts: list[str], history: Sequence[Turn]) -> dict:
-    """What the draft was made from, for the reviewer: earlier turns, the standalone query, the question parts."""
-    context = {"turns": [t.as_dict() for t in history], "query": query if query != question else None, "parts": parts if len(parts) > 1 else None}
-    return {k: v for k, v in context.items() if v}
+    verdict = steps.gate(question, gate=gate, embedder=services.embedder)
+    if verdict.out_of_domain:
+        drafted, parts = steps.out_of_domain_reply(services.settings.llm.language), [question.query]
+    else:
+        reuse = steps.reuse_approved(question, find=partial(find_reuse, services))
+        if reuse.answer is not None:
+            drafted, parts = reuse.answer, [question.query]
+        else:
+            price = lambda usage, model: usage.cost(prices_for(services.settings.llm, model))  # noqa: E731
+            drafted, parts = steps.answer(question, reuse, answerer=partial(answering.answer, services), price=price)
+    drafted.context = steps.context(question, parts)
+    return drafted, verdict.decision
 
 
 class OverBudget(Exception):
@@ -100,22 +86,21 @@ def within_budget(fn: Callable[[], T], seconds: float, *, name: str = "orienta-d
     return result["value"]  # type: ignore[return-value]
 
 
-def link_flags(answer: Answer) -> list[dict]:
-    """A flag for every URL or e-mail address of the draft that the retrieved documents do not contain."""
-    sources = "\n".join(f"{h.chunk.url or ''}\n{h.chunk.text}" for h in answer.hits)
-    return [{"kind": FOREIGN_LINK, "link": link, "flag": f"enlace que no está en los documentos: {link}"} for link in foreign_links(answer.text, sources)]
-
-
 def draft_message(services: Services, session: Session, message: InboundMessage) -> None:
-    """Gate and draft one stored message (its bounded question, within the time budget); failures quarantine it with the reason."""
+    """Draft one stored message, step by step (`bot.loop.steps`), within its time budget; failures quarantine it with the reason."""
     budget = services.settings.drafting
-    conversations.link(session, message)
-    if conversations.acknowledge_if_closing(session, message):
+    thread = steps.link_conversation(session, message)
+    if thread.closing:
         return
-    history = conversations.history(session, message)
-    question = focus_question(message.redacted_text or "", budget.question_max_chars)
+    llm = services.llm
+    rewrite = partial(conversations.standalone, llm)
+
+    def draft() -> tuple[Answer, GateDecision | None]:
+        question = steps.focus(message, thread, max_chars=budget.question_max_chars, standalone=rewrite, model=llm.model if llm else None)
+        return _answer(services, question)
+
     try:
-        answer, decision = within_budget(lambda: draft_for(services, question, history=history), budget.time_budget_s, name=f"orienta-draft-{message.id}")
+        drafted, decision = within_budget(draft, budget.time_budget_s, name=f"orienta-draft-{message.id}")
     except OverBudget as exc:
         log.error("message %s: %s; quarantined, the worker moves on", message.id, exc)
         queue.quarantine(session=session, message=message, reason=f"time_budget: {exc}")
@@ -123,37 +108,10 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     except PipelineError as exc:
         queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
         return
-    in_domain, score = (decision.in_domain, decision.score) if decision is not None else (None, None)
-    count_gate(in_domain)
-    if message.state == states.RECEIVED:
-        queue.record_classification(session=session, message=message, in_domain=in_domain, score=score)
-    queue.create_draft(
-        session=session,
-        message=message,
-        data=DraftCreate(
-            message_id=message.id,  # type: ignore[arg-type]
-            text=answer.text,
-            method=answer.method,
-            model=answer.model,
-            no_info=answer.no_info,
-            out_of_domain=in_domain is False,
-            fallback=answer.fallback,
-            references=[r.as_dict() for r in answer.references],
-            derivation=[s.as_dict() for s in answer.derivation],
-            flags=answer.flags + link_flags(answer),
-            chunks=answer.as_dict()["chunks"],
-            prompt_hash=answer.prompt_hash,
-            usage=answer.usage.as_dict(),
-            cost_usd=answer.cost_usd,
-            latency_ms=answer.latency_ms,
-            gate_score=score,
-            gate_in_domain=in_domain,
-            context=answer.context,
-            gate_outcome=decision.outcome if decision is not None else None,
-            gate_reasons=decision.reasons if decision is not None else [],
-        ),
-    )
-    after_draft(session, answer)
+    verdict = steps.Verdict(decision)
+    count_gate(verdict.in_domain)
+    steps.queue_draft(session, message, drafted, verdict, flags=steps.flag_links(drafted))
+    after_draft(session, drafted)
 
 
 def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -> None:
