@@ -43,7 +43,7 @@ from bot.loop.drafting import draft_message  # noqa: E402
 from bot.ops.documents import ingest_documents  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
 from pipeline.settings import Settings  # noqa: E402
-from review import answers, queue  # noqa: E402
+from review import answer_memory as answers, queue  # noqa: E402
 from review.answer_models import CuratedAnswer  # noqa: E402
 from review.db import session_scope  # noqa: E402
 from review.models import InboundMessageCreate  # noqa: E402

@@ -13,7 +13,7 @@ from sqlmodel import Session, select
 
 from review import metrics, states
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, SCORED, JudgeScore
-from review.answers import CURATED_METHOD, student_address
+from review.answer_memory import CURATED_METHOD, student_address
 from review.faq import faq_suggestions, hand_answered
 from review.gaps import cluster_questions
 from review.judge import Judge, offline_measures

@@ -9,7 +9,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, func, select
 
-from review import answers, states
+from review import answer_memory as answers, states
 from review.errors import ConcurrentUpdate, NotFound, ReviewError, UnconfirmedLinks
 from review.models import (
     AuditEvent,

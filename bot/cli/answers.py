@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from bot.cli._common import console, describe, fail, print_json, services, week_option
-from review import answers
+from review import answer_memory as answers
 from review.db import session_scope
 from review.errors import ReviewError
 

@@ -15,8 +15,8 @@ from bot.cli._common import console, describe, err_console, fail, print_json, se
 from pipeline.derivation import Step, render
 from pipeline.generation import outcome_of
 from pipeline.texts import t
-from review import answers, queue
-from review.answers import CURATED_FLAG, SUGGESTION_FLAG
+from review import answer_memory as answers, queue
+from review.answer_memory import CURATED_FLAG, SUGGESTION_FLAG
 from review.db import session_scope
 from review.errors import ReviewError
 

@@ -11,7 +11,7 @@ from sqlmodel import Session, col, select
 from bot.demo import sample
 from review import queue
 from review.answer_models import CuratedAnswer
-from review.answers import source_answer_id, suggestions_of
+from review.answer_memory import source_answer_id, suggestions_of
 from review.db import session_scope
 from review.models import Decision, Draft, InboundMessage
 

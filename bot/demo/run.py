@@ -20,7 +20,7 @@ from bot.loop.worker import RunReport, run_once
 from pipeline.settings import Settings
 from review import queue, states
 from review.answer_models import CuratedAnswer
-from review.answers import source_answer_id
+from review.answer_memory import source_answer_id
 from review.db import session_scope
 from review.digest import build_digest, record_run, write_report
 from review.models import Draft, InboundMessage

@@ -6,14 +6,14 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pipeline.answer_check import verify_reuse
-from pipeline.answer_match import Match, MatchThresholds, best_match, candidates
+from pipeline.answer_memory.check import verify_reuse
+from pipeline.answer_memory.match import Match, MatchThresholds, best_match, candidates
 from pipeline.errors import PipelineError
 from pipeline.llm import prices_for
 from pipeline.llm.base import Usage
 from pipeline.generation import Answer, Reference
 from pipeline.index import Hit
-from review import answers
+from review import answer_memory as answers
 from review.answer_models import CuratedAnswer
 from review.db import session_scope
 

@@ -68,7 +68,7 @@ def feedback_examples(services: Services) -> list[Example]:
 
 def curated_examples(services: Services) -> list[Example]:
     """Questions of the active curated answers: staff approved a reply to them, so they are in domain."""
-    from review.answers import questions_for_gate
+    from review.answer_memory import questions_for_gate
 
     with session_scope(services.engine) as session:
         return [Example(text=q, label=1, style="curated", source="curated", topic="curated") for q in dict.fromkeys(questions_for_gate(session=session))]

@@ -10,7 +10,7 @@ from typing import Any
 from pipeline.generation import outcome_of
 from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
-from review.answers import CURATED_FLAG, suggestions_of
+from review.answer_memory import CURATED_FLAG, suggestions_of
 from review.queue import REJECT_REASONS
 
 # action ids and callback ids shared with the listeners

@@ -8,7 +8,7 @@ from sqlmodel import Session, select
 from bot.demo.reviewer import REVIEWER, SampleReviewer, count_week
 from review import queue
 from review.answer_models import CuratedAnswer
-from review.answers import CURATED_FLAG
+from review.answer_memory import CURATED_FLAG
 from tests.review.databases import temp_engine
 from tests.review.factories import make_drafted
 

@@ -16,7 +16,7 @@ from bot.learning.gate_training import curated_examples
 from bot.ops.documents import ingest_documents
 from bot.wiring.services import Services
 from bot.slack import blocks
-from review import answers, queue
+from review import answer_memory as answers, queue
 from review.answer_models import ACTIVE, RETIRED, STALE, CuratedAnswer
 from review.db import session_scope
 from review.digest import build_digest

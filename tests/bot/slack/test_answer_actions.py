@@ -8,7 +8,7 @@ from sqlmodel import Session, select
 
 from bot.slack import blocks
 from bot.slack.poster import post_pending_cards
-from review import answers
+from review import answer_memory as answers
 from review.answer_models import ACTIVE, RETIRED, CuratedAnswer
 from review.db import session_scope
 from review.models import AuditEvent

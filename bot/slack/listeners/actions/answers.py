@@ -10,7 +10,7 @@ from bot.learning.answer_memory import current_hashes
 from bot.slack import blocks, reviewing
 from bot.slack.listeners.actions.review import _ack, _authorised, _lazy
 from pipeline.texts import t
-from review import answers, queue, states
+from review import answer_memory as answers, queue, states
 from review.answer_models import ACTIVE
 from review.db import session_scope
 from review.errors import NotFound, ReviewError

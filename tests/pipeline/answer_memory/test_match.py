@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from pipeline.answer_match import MatchThresholds, asks, best_match, conflicts, lexical_agreement
+from pipeline.answer_memory.match import MatchThresholds, asks, best_match, conflicts, lexical_agreement
 
 
 def test_what_a_question_asks_for():

@@ -3,7 +3,7 @@
 Embedding similarity finds the approved question closest to a new one, but cannot tell a paraphrase from a question
 on the same topic that needs another answer (benchmarks/answer_memory.py: near-misses reach 0.97). With a model
 configured, the closest candidates are put to it in one short structured call each; offline, the strict rule of
-`pipeline.answer_match.best_match` decides alone.
+`pipeline.answer_memory.match.best_match` decides alone.
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from pipeline.answer_check import verify_reuse
+from pipeline.answer_memory.check import verify_reuse
 from pipeline.llm.claude import AnthropicLLM
 from tests.pipeline.claude_rules import assert_valid
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from sqlmodel import Session, select
 
-from review import answers, queue
+from review import answer_memory as answers, queue
 from review.answer_models import ACTIVE, RETIRED, STALE, CuratedAnswer
 from review.errors import NotFound, ReviewError
 from review.models import AuditEvent, Draft
