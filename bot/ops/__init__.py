@@ -1,1 +1,1 @@
-"""Operations: logs, Prometheus metrics, readiness checks and the /healthz /readyz /metrics endpoint of `orienta run`."""
+"""The operator's edge: health, readiness and metrics endpoint, `doctor`, and the ingestion and evaluation behind the CLI."""
