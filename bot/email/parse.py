@@ -11,6 +11,7 @@ from email import errors, policy
 from email.message import EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
 
+from bot.email.autoreply import automatic_reason
 from bot.errors import MalformedMessage
 from review.safe_text import db_safe
 
@@ -163,20 +164,6 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
     )
 
 
-# Auto-replies that carry no RFC 3834 header: recognised by their subject (start) or a telltale body sentence.
-_AUTO_SUBJECT = re.compile(
-    r"^\s*(?:\[?auto\]?\s*:|respuesta\s+autom[aá]tica|contestaci[oó]n\s+autom[aá]tica|mensaje\s+autom[aá]tico|fuera\s+de\s+(?:la\s+)?oficina|"
-    r"(?:ausencia|ausente)\s*(?::|-|\(|$)|acuse\s+de\s+recibo|confirmaci[oó]n\s+de\s+(?:recepci[oó]n|lectura)|le[ií]do\s*:|automatic\s+reply|auto[- ]?reply|"
-    r"autoresponder|out\s+of\s+(?:the\s+)?office|away\s+from|vacation|vacaciones\s*:|read\s*:|delivered\s*:|receipt\s+confirmation)",
-    re.IGNORECASE,
-)
-_AUTO_BODY = re.compile(
-    r"(?:este\s+(?:es\s+un\s+)?(?:mensaje|correo|email|e-mail)\s+(?:es\s+)?(?:autom[aá]tico|generado\s+autom[aá]ticamente)|esta\s+es\s+una\s+respuesta\s+autom[aá]tica|"
-    r"(?:estar[eé]|me\s+encuentro|estoy)\s+fuera\s+de\s+(?:la\s+)?oficina|(?:hemos|he)\s+recibido\s+su\s+(?:mensaje|correo)\s+y\s+(?:le\s+)?(?:responderemos|responder[eé]|ser[aá]\s+atendido)|"
-    r"acusamos\s+recibo|this\s+is\s+an\s+automat(?:ic|ed)\s+(?:reply|response|message)|i\s+am\s+(?:currently\s+)?out\s+of\s+(?:the\s+)?office|"
-    r"i\s+will\s+be\s+out\s+of\s+(?:the\s+)?office|thank\s+you\s+for\s+your\s+(?:e-?mail|message)\.?\s+(?:we|i)\s+will\s+(?:get\s+back|respond|reply))",
-    re.IGNORECASE,
-)
 _NO_REPLY = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?reply|noreply|bounces?)([+.\-@]|$)", re.IGNORECASE)
 _DAEMON = re.compile(r"^(mailer-daemon|postmaster)$", re.IGNORECASE)
 
@@ -207,10 +194,9 @@ def skip_reason(parsed: ParsedEmail, *, own_message_ids: frozenset[str] = frozen
         return f"mailing_list: Precedence {h['precedence'].lower()}"
     if _NO_REPLY.match(local):
         return f"automated_sender: {parsed.sender}"
-    if _AUTO_SUBJECT.match(parsed.subject or ""):
-        return "auto_reply: the subject says it is an automatic reply"
-    if _AUTO_BODY.search(parsed.body_text[:4000]):
-        return "auto_reply: the body says it is an automatic reply"
+    automatic = automatic_reason(parsed.subject, parsed.body_text)  # no RFC 3834 header: told by its words
+    if automatic:
+        return automatic
     if parsed.in_reply_to and parsed.in_reply_to in own_message_ids and auto:
         return "loop: automatic reply to our message"
     return None
