@@ -50,6 +50,7 @@ def draft_summary(draft, message) -> dict:
         "flags": draft.flags,
         "foreign_links": queue.flagged_links(draft),
         "reason": message.reason,
+        "message_flags": message.flags or [],
         "outcome": outcome_of(draft.flags),
         "version": message.version,
         "created_at": draft.created_at.isoformat(),
@@ -163,6 +164,11 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
         console.print(f"Para enviarlo igual: orienta review approve {data['draft_id']} --confirm-links", highlight=False, markup=False)
     if (data.get("reason") or "").startswith("reused_message_id"):
         console.print(f"\n[bold yellow]Atención:[/] {data['reason']}", highlight=False)
+    for flag in data["message_flags"]:
+        console.print("\n[bold yellow]Atención:[/] ", end="")
+        console.print(str(flag.get("flag") or flag.get("kind")), highlight=False, markup=False)
+        for hidden in flag.get("hidden") or []:
+            console.print(f"  {hidden.get('kind')}: {hidden.get('text')}", highlight=False, markup=False)
     if data["derivation"]:
         console.print("\n[bold]Derivación:[/]")
         console.print(render([Step.from_dict(s) for s in data["derivation"]]), highlight=False, markup=False)

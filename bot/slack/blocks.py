@@ -137,6 +137,15 @@ def references_text(references: list[dict[str, Any]], lang: str = "es") -> str:
     return "\n".join(lines)
 
 
+def message_flags_text(flags: list[dict[str, Any]]) -> str:
+    """What intake noticed about the message (e.g. «texto oculto en el correo» and what the hidden text said), escaped."""
+    lines = []
+    for flag in flags:
+        lines.append(f"⚠️ *{escape(str(flag.get('flag') or flag.get('kind')))}*")
+        lines += [f"&gt; _{escape(str(h.get('kind')))}:_ {escape(clip(str(h.get('text') or ''), 200))}" for h in flag.get("hidden") or []]
+    return clip("\n".join(lines), SECTION_LIMIT)
+
+
 def foreign_links_of(flags: list[dict[str, Any]]) -> list[str]:
     return [str(f.get("link")) for f in flags if f.get("kind") == "foreign_link"]
 
@@ -202,6 +211,8 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         blocks.append(_section(flags_text(step_flags, lang)))
     if message.reason and message.reason.startswith("reused_message_id"):
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"⚠️ {escape(message.reason)}"}]})
+    if message.flags:
+        blocks.append(_section(message_flags_text(message.flags)))
     outcome = outcome_of(draft.flags)
     if outcome != "ok":
         blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, _section(f"*{t(f'review_outcome_{outcome}', lang)}*"))
