@@ -259,3 +259,38 @@ def test_an_acknowledged_message_stays_in_the_thread_and_needs_reply_drafts_it(s
     assert report.drafted == 1 and report.acknowledged == 0
     with Session(services.engine) as s:
         assert s.get(InboundMessage, g.id).state == states.DRAFTED and _latest(s, s.get(InboundMessage, g.id)) is not None
+
+
+def test_closing_shaped_requests_reach_staff_by_email_and_slack_and_pure_thanks_are_acknowledged(services, tmp_path):
+    """A message that opens with thanks but asks, reports a problem or states a need is drafted in both channels; a
+    message whose every sentence closes is recorded as acknowledged (never quarantined as empty)."""
+    from email.message import EmailMessage
+
+    mails = {
+        "request_cobro": "Muchas gracias\nMe cobraron la cuota dos veces este mes.",
+        "request_libreta": "Perfecto. Extravié la libreta de estudiante y ocupo un duplicado.\n\nSaludos,\nMauro Giménez",
+        "closing": "¡Mil gracias! Ya lo resolví.\n\nMauro Giménez",
+    }
+    files = []
+    for i, (name, body) in enumerate(mails.items()):
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = f"Mauro Giménez <mauro{i}@example.org>", "consultas@example.edu", "Re: trámite", f"<cs{i}@example.org>"
+        msg.set_content(body)
+        path = tmp_path / f"{name}.eml"
+        path.write_bytes(msg.as_bytes())
+        files.append(path)
+    deliver(services, *files)
+    root, *_ = sample.slack_messages()
+    ts = float(root["ts"])
+    slack = {"request_link": "ok gracias. el link del formulario de becas no carga", "closing": "dale, joya 👍"}
+    with session_scope(services.engine) as s:
+        for i, text in enumerate(slack.values()):
+            intake_slack_event(s, {**root, "user": f"U0CS{i}", "text": text, "ts": f"{ts + 100 * (i + 1):.6f}", "event_ts": f"{ts + 100 * (i + 1):.6f}"}, event_id=f"EvCs{i}")
+    run_once(services)
+    with Session(services.engine) as s:
+        rows = s.exec(select(InboundMessage)).all()
+        by_text = {(m.body_text or "").strip(): m for m in rows}
+    for name, body in {**mails, **{f"slack_{k}": v for k, v in slack.items()}}.items():
+        message = by_text[body.strip()]
+        expected = states.ACKNOWLEDGED if name.endswith("closing") else states.DRAFTED
+        assert message.state == expected, (name, message.state, message.reason)
