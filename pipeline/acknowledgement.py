@@ -75,13 +75,21 @@ def closing_probability(clause: str) -> float:
     return float(_model().predict_proba([clause])[0][1])
 
 
-def judge_clause(clause: str) -> tuple[bool, str]:
-    """(closes, why) for one folded clause."""
+def _says_something(clause: str) -> str | None:
+    """Why the rules alone find that a (folded) clause requests, asks, reports or states a need, or None."""
     content = _CONTENT.search(clause)
     if content:
-        return False, f"says something: {content.group(0).strip()!r} in {clause!r}"
+        return f"says something: {content.group(0).strip()!r} in {clause!r}"
     if len(_WORD.findall(clause)) > MAX_CLAUSE_WORDS:
-        return False, f"long clause {clause[:60]!r}"
+        return f"long clause {clause[:60]!r}"
+    return None
+
+
+def judge_clause(clause: str) -> tuple[bool, str]:
+    """(closes, why) for one folded clause."""
+    why = _says_something(clause)
+    if why:
+        return False, why
     p = closing_probability(clause)
     if p < THRESHOLD:
         return False, f"not a closing ({p:.2f}): {clause[:60]!r}"
@@ -98,13 +106,15 @@ def classify(text: str) -> Acknowledgement:
         return Acknowledgement(False, f"long ({words} words)")
     if "?" in text or "¿" in text:
         return Acknowledgement(False, "asks: '?'")
-    closes = []
-    for clause in parts:
-        ok, why = judge_clause(clause)
-        if not ok:
+    for clause in parts:  # the rules first: most requests never reach the classifier
+        why = _says_something(clause)
+        if why:
             return Acknowledgement(False, why)
-        closes.append(why)
-    return Acknowledgement(True, "closing: " + "; ".join(closes)[:300])
+    probabilities = _model().predict_proba(parts)[:, 1]
+    for clause, p in zip(parts, probabilities):
+        if p < THRESHOLD:
+            return Acknowledgement(False, f"not a closing ({p:.2f}): {clause[:60]!r}")
+    return Acknowledgement(True, "closing: " + "; ".join(f"{c[:40]!r} ({p:.2f})" for c, p in zip(parts, probabilities))[:300])
 
 
 def is_closing(text: str) -> bool:
