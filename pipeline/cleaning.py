@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.acknowledgement import is_closing
+
 # ---------------------------------------------------------------- quoted earlier messages
 _ATTRIBUTION = re.compile(
     r"^\s*(El|On|Le|Am|Em|Il|Op)\s.{0,300}?(escribi[óo]|wrote|a\s+[ée]crit|schrieb|escreveu|ha\s+scritto|schreef)\s*:?\s*$",
@@ -36,6 +38,9 @@ _CLOSINGS = re.compile(
     re.IGNORECASE,
 )
 _NAME_LINE = re.compile(r"^[\w.'’\-()@+ ]{1,60}$")
+_CONTACT = re.compile(r"@|\+?\d[\d\s\-]{5,}|\b(?:tel|cel|legajo|carn[eé]|matr[ií]cula|dni|c[eé]dula|exp)\b\.?\s*:?\s*[\d\[]", re.IGNORECASE)
+_PLACEHOLDER_LINE = re.compile(r"^(?:\[[A-ZÁÉÍÓÚÑ_]+\][\s,.]*)+$")
+_SENTENCE_END = re.compile(r"[.:!]\s*$")
 
 # ---------------------------------------------------------------- greetings
 _GREET_WORD = (
@@ -113,10 +118,21 @@ def strip_signature(text: str) -> str:
             break
     for i, line in enumerate(lines):
         rest = [ln for ln in lines[i + 1 :] if ln.strip()]
-        if _CLOSINGS.match(line) and len(rest) <= 4 and all(len(ln) < 60 and "?" not in ln for ln in rest):
-            lines = lines[:i]
+        if _CLOSINGS.match(line) and is_closing(line) and len(rest) <= 4 and all(_signature_line(ln) for ln in rest):
+            lines = lines[:i] if any(ln.strip() for ln in lines[:i]) else lines[: i + 1]  # a message that is only thanks keeps them
             break
     return _strip_trailing_name("\n".join(lines))
+
+
+def _signature_line(line: str) -> bool:
+    """A line of a signature block (a name, a title, a career, an ID or contact), not a sentence that says something."""
+    line = line.strip()
+    if len(line) >= 60 or "?" in line or "¿" in line:
+        return False
+    if _CONTACT.search(line) or _PLACEHOLDER_LINE.match(line) or _NAME_LINE.match(line) and len(line.split()) <= 3 and not _SENTENCE_END.search(line):
+        return True
+    words = [w for w in re.findall(r"[^\W\d_]+", line) if len(w) > 3]
+    return bool(words) and sum(w[0].isupper() for w in words) >= max(1, len(words) - 1)  # "Licenciatura en Ciencias de la Educación", "Analista — Empresa S.A."
 
 
 def _strip_trailing_name(text: str) -> str:
@@ -152,6 +168,7 @@ def _tidy(text: str) -> str:
 def clean_text(text: str) -> str:
     """The student's own words: no quoted thread, no signature, no greeting or closing; never empties a greeting-only text."""
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\u200b", "")
-    unquoted = _tidy(strip_signature(strip_quoted(text)))
+    quoted_out = strip_quoted(text)
+    unquoted = _tidy(strip_signature(quoted_out))
     cleaned = _tidy(strip_greeting(unquoted))
-    return cleaned or unquoted
+    return cleaned or unquoted or _tidy(quoted_out) or _tidy(text)  # cleaning never empties a message that had words

@@ -31,13 +31,19 @@ class Turn:
     role: str  # student | office
     text: str
     message_id: int | None = None
+    acknowledged: bool = False  # a closing recorded without a reply: shown to reviewers, not given to the model
 
     def as_dict(self) -> dict:
-        return {"role": self.role, "text": self.text, "message_id": self.message_id}
+        return {"role": self.role, "text": self.text, "message_id": self.message_id} | ({"acknowledged": True} if self.acknowledged else {})
 
     @classmethod
     def from_dict(cls, d: dict) -> Turn:
-        return cls(role=d.get("role", "student"), text=d.get("text", ""), message_id=d.get("message_id"))
+        return cls(role=d.get("role", "student"), text=d.get("text", ""), message_id=d.get("message_id"), acknowledged=bool(d.get("acknowledged")))
+
+
+def spoken(history: Sequence[Turn]) -> list[Turn]:
+    """The turns that carry the exchange (closings recorded without a reply left out): what a prompt or query is built from."""
+    return [t for t in history if not t.acknowledged]
 
 
 def _neutralise(text: str) -> str:
@@ -46,6 +52,7 @@ def _neutralise(text: str) -> str:
 
 def render_history(history: Sequence[Turn]) -> str:
     """Earlier turns fenced as data (tags inside them neutralised), oldest first; empty when there are none."""
+    history = spoken(history)
     if not history:
         return ""
     lines = [f"{ROLE_LABELS.get(t.role, t.role)}: {_neutralise(t.text[:TURN_MAX_CHARS]).strip()}" for t in history]
@@ -74,7 +81,7 @@ def as_context(question: str) -> str:
 
 def standalone_query(question: str, history: Sequence[Turn]) -> str:
     """Offline: the follow-up combined with the earlier student question when it lacks its own key terms."""
-    earlier = [t.text for t in history if t.role == "student" and t.text.strip()]
+    earlier = [t.text for t in spoken(history) if t.role == "student" and t.text.strip()]
     if not earlier or not leans_on_context(question):
         return question
     return f"{as_context(earlier[-1])}\n{question}"
@@ -92,6 +99,7 @@ def rewrite_query(llm, question: str, history: Sequence[Turn]) -> tuple[str, obj
     Returns (query, usage or None)."""
     from pipeline.prompts import load_prompt
 
+    history = spoken(history)
     if not history:
         return question, None
     prompt = load_prompt("followup_rewrite")

@@ -158,3 +158,35 @@ TEXTS["en"].update(
         "answer_error": "The action on the answer failed: {error}",
     }
 )
+
+# messages set aside without a draft (acknowledged, skipped, quarantined) and the "necesita respuesta" action
+TEXTS["es"].update(
+    {
+        "set_aside_title": "Mensajes sin borrador",
+        "set_aside_acknowledged": "cierre (sin respuesta)",
+        "set_aside_skipped": "omitido",
+        "set_aside_quarantined": "en cuarentena",
+        "set_aside_action": "Necesita respuesta",
+        "set_aside_sent_back": "Mensaje {message_id}: vuelve a redactarse; el borrador aparece en la cola en el próximo `orienta run`.",
+        "set_aside_done": "↩️ {who} lo marcó como «necesita respuesta»: vuelve a redactarse.",
+        "set_aside_error": "No se pudo enviar el mensaje a redactar: {error}",
+        "set_aside_none": "Ningún mensaje quedó sin borrador.",
+        "review_turn_acknowledged": "cierre, sin respuesta",
+        "hidden_text_flag": "texto oculto en el correo",
+    }
+)
+TEXTS["en"].update(
+    {
+        "set_aside_title": "Messages without a draft",
+        "set_aside_acknowledged": "closing (no reply)",
+        "set_aside_skipped": "skipped",
+        "set_aside_quarantined": "quarantined",
+        "set_aside_action": "Needs a reply",
+        "set_aside_sent_back": "Message {message_id}: back to drafting; the draft reaches the queue on the next `orienta run`.",
+        "set_aside_done": "↩️ {who} marked it as needing a reply: it is drafted again.",
+        "set_aside_error": "Could not send the message to drafting: {error}",
+        "set_aside_none": "No message was left without a draft.",
+        "review_turn_acknowledged": "closing, no reply",
+        "hidden_text_flag": "hidden text in the e-mail",
+    }
+)

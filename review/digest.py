@@ -50,6 +50,7 @@ class Digest:
     content_gaps: list[dict] = field(default_factory=list)
     faq_suggestions: list[dict] = field(default_factory=list)
     reused: int = 0
+    set_aside: list[dict] = field(default_factory=list)
     gate_errors: dict = field(default_factory=dict)
     trend: list[dict] = field(default_factory=list)
     generated_at: str = ""
@@ -81,6 +82,7 @@ class Digest:
             "content_gaps": self.content_gaps,
             "faq_suggestions": self.faq_suggestions,
             "reused": self.reused,
+            "set_aside": self.set_aside,
             "gate_errors": self.gate_errors,
             "trend": self.trend,
             "generated_at": self.generated_at,
@@ -113,7 +115,7 @@ def build_digest(
     start, end = parse_week(week)
     in_week = (InboundMessage.created_at >= start, InboundMessage.created_at < end)
     messages = session.exec(
-        select(InboundMessage.id, InboundMessage.channel, InboundMessage.state, InboundMessage.reason, InboundMessage.gate_in_domain, InboundMessage.redacted_text, InboundMessage.follows_id).where(*in_week)
+        select(InboundMessage.id, InboundMessage.channel, InboundMessage.state, InboundMessage.reason, InboundMessage.gate_in_domain, InboundMessage.redacted_text, InboundMessage.follows_id, InboundMessage.subject).where(*in_week)
     ).all()
     reached: dict[int, set[str]] = defaultdict(set)
     for mid, to_state in session.exec(select(AuditEvent.message_id, AuditEvent.to_state).join(InboundMessage, InboundMessage.id == AuditEvent.message_id).where(*in_week)).all():
@@ -152,6 +154,7 @@ def build_digest(
         "reject": metrics.rate(actions["reject"], decided),
     }
     digest.reject_reasons = dict(Counter(dec.reason or "?" for dec in decisions.values() if dec.action == "reject").most_common())
+    digest.set_aside = [_set_aside_item(m) for m in messages if m.state in states.NOT_DRAFTED][:SET_ASIDE_MAX]
     _review_figures(digest, drafts, decisions, now=now or utcnow(), end=end, state_of={m.id: m.state for m in messages})
     if judge is not None:
         score_drafts(session=session, judge=judge, items=[(d, decisions.get(mid), questions.get(mid, "")) for mid, d in drafts.items()], chunk_text=chunk_text)
@@ -165,6 +168,20 @@ def build_digest(
     _gate_figures(digest, drafts, decisions, questions)
     digest.trend = _trend(session, digest, trend_weeks)
     return digest
+
+
+SET_ASIDE_MAX = 200  # messages listed by id in the digest's "sin borrador" section
+
+
+def _set_aside_item(m) -> dict:
+    """One message set aside without a draft: id, state, reason and a short redacted excerpt ("necesita respuesta" takes the id)."""
+    from pipeline.redaction import redact
+
+    text = m.redacted_text if m.redacted_text is not None else redact(m.subject or "").text
+    return {"message_id": m.id, "state": m.state, "channel": m.channel, "reason": m.reason or "", "excerpt": " ".join(text.split())[:SET_ASIDE_EXCERPT]}
+
+
+SET_ASIDE_EXCERPT = 120
 
 
 def _review_figures(digest: Digest, drafts: dict[int, Draft], decisions: dict[int, Decision], *, now: datetime, end: datetime, state_of: dict[int, str]) -> None:

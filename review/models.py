@@ -56,6 +56,7 @@ class InboundMessage(InboundMessageBase, table=True):
     redacted_at: datetime | None = None
     conversation_id: int | None = Field(default=None, index=True, description="The first message of its conversation (itself for a new one).")
     follows_id: int | None = Field(default=None, description="The earlier message of the conversation this one follows up.")
+    flags: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON), description="What intake noticed for the reviewer (kind, flag), e.g. text hidden in an HTML e-mail.")
 
 
 class InboundMessagePublic(InboundMessageBase):

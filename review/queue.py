@@ -120,6 +120,67 @@ def create_draft(*, session: Session, message: InboundMessage, data: DraftCreate
     return draft
 
 
+# ---------------------------------------------------------------- messages set aside without a draft ("necesita respuesta")
+NEEDS_REPLY = "needs_reply"
+
+
+def not_drafted(*, session: Session, state: str | None = None, since: datetime | None = None, until: datetime | None = None, limit: int = 100) -> list[InboundMessage]:
+    """Acknowledged, skipped and quarantined messages (or one of those states), newest first: what staff may send to drafting."""
+    states_wanted = [state] if state else sorted(states.NOT_DRAFTED)
+    if not set(states_wanted) <= states.NOT_DRAFTED:
+        raise ReviewError(f"{state!r} is not a state set aside without a draft; choose from {', '.join(sorted(states.NOT_DRAFTED))}")
+    stmt = select(InboundMessage).where(col(InboundMessage.state).in_(states_wanted)).options(defer(InboundMessage.raw))  # type: ignore[arg-type]
+    if since is not None:
+        stmt = stmt.where(col(InboundMessage.updated_at) >= since)
+    if until is not None:
+        stmt = stmt.where(col(InboundMessage.updated_at) < until)
+    return list(session.exec(stmt.order_by(col(InboundMessage.id).desc()).limit(limit)).all())
+
+
+def staff_wants_reply(*, session: Session, message_id: int) -> bool:
+    """Whether staff sent this message back to drafting: no automatic decision sets it aside again."""
+    return session.exec(select(AuditEvent.id).where(AuditEvent.message_id == message_id, AuditEvent.event == NEEDS_REPLY)).first() is not None
+
+
+def _question_text(message: InboundMessage) -> str:
+    """The redacted question of a message set aside before intake finished (a skipped or quarantined e-mail)."""
+    from email import policy
+    from email.parser import BytesHeaderParser
+    from email.utils import parseaddr
+
+    from pipeline.cleaning import clean_text
+    from pipeline.question import focus_question
+    from pipeline.redaction import redact
+
+    text = message.cleaned_text or message.body_text or (message.raw or b"").decode("utf-8", errors="replace")
+    names: list[str] = []
+    if message.channel == "email" and message.raw:
+        try:
+            names = [parseaddr(str(BytesHeaderParser(policy=policy.default).parsebytes(message.raw[:65536]).get("From") or ""))[0]]
+        except (ValueError, TypeError, LookupError):
+            names = []
+    return redact(focus_question(clean_text(text)), names=[n for n in names if n]).text
+
+
+def needs_reply(*, session: Session, message_id: int, actor: str) -> InboundMessage:
+    """"Necesita respuesta": a message set aside (acknowledged, skipped, quarantined) goes back to drafting; audited."""
+    message = session.get(InboundMessage, message_id)
+    if message is None:
+        raise NotFound(f"no message {message_id}")
+    if message.state not in states.NOT_DRAFTED:
+        raise states.InvalidTransition(message_id, message.state, states.RECEIVED)
+    if message.redacted_text is None or not message.redacted_text.strip():
+        message.redacted_text = _question_text(message)
+    if not message.redacted_text.strip():
+        raise ReviewError(f"message {message_id} has no text to draft from")
+    was, why = message.state, message.reason
+    message.reason = f"{NEEDS_REPLY}: {was} ({why})" if why else f"{NEEDS_REPLY}: {was}"
+    message.claimed_by, message.claimed_at = None, None
+    session.add(message)
+    session.add(AuditEvent(message_id=message.id, actor=actor, event=NEEDS_REPLY, from_state=was, details={"reason": why}))
+    return states.transition(session, message, states.RECEIVED, actor=actor, details={"action": NEEDS_REPLY, "was": was, "reason": why})
+
+
 # ---------------------------------------------------------------- reading the queue
 def latest_draft(*, session: Session, message_id: int) -> Draft | None:
     return session.exec(select(Draft).where(Draft.message_id == message_id).order_by(col(Draft.id).desc())).first()

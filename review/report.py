@@ -10,6 +10,7 @@ from typing import Protocol
 
 from jinja2 import Environment, PackageLoader, select_autoescape
 
+from pipeline.texts import t
 from review import charts
 from review.queue import REJECT_REASONS
 
@@ -56,8 +57,11 @@ def usd(value: float | None) -> str:
 _ENV.filters.update(pct=pct, num=num, usd=usd)
 
 
+SET_ASIDE_LABELS = {state: t(f"set_aside_{state}") for state in ("acknowledged", "skipped", "quarantined")}
+
+
 def _context(digest: DigestView) -> dict:
-    return {"d": digest, "f": digest.as_dict(), "labels": LABELS, "reasons": REJECT_REASONS}
+    return {"d": digest, "f": digest.as_dict(), "labels": LABELS, "reasons": REJECT_REASONS, "set_aside_labels": SET_ASIDE_LABELS}
 
 
 def render_html(digest: DigestView) -> str:
@@ -90,5 +94,7 @@ def summary_lines(digest: DigestView) -> list[str]:
     if f["content_gaps"]:
         top = f["content_gaps"][0]
         lines.append(f"Vacíos de contenido: {len(f['content_gaps'])} grupos; el mayor ({top['size']}): «{top['examples'][0][:120]}»")
+    if f.get("set_aside"):
+        lines.append(f"Sin borrador (cierres, omitidos, en cuarentena): {len(f['set_aside'])}; ver la lista en el informe o `orienta review list --state acknowledged|skipped|quarantined`")
     lines.append(f"Costo LLM {usd(f['cost_usd'])} · por respuesta {usd(f['cost_per_answer_usd'])} · aciertos de caché {pct(f['cache_hit_rate'])}")
     return lines

@@ -81,6 +81,7 @@ def purge_personal_data(*, session: Session, days: int, now: datetime | None = N
         for m in messages:
             m.raw = m.body_text = m.cleaned_text = m.redacted_text = m.subject = m.thread_ref = m.external_id = None
             m.sender, m.attachments, m.reason, m.redacted_at = PURGED_SENDER, [], category(m.reason), at
+            m.flags = [{"kind": f.get("kind")} for f in m.flags or [] if f.get("kind")]  # the hidden text they quoted goes too
             session.add(m)
         for draft in session.exec(select(Draft).where(col(Draft.message_id).in_(ids))).all():
             draft.text, draft.derivation, draft.flags, draft.context = TOMBSTONE, [], [{"kind": f.get("kind")} for f in draft.flags or [] if f.get("kind")], {}

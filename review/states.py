@@ -21,13 +21,15 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     APPROVED: frozenset({SENT, SEND_FAILED}),
     EDITED: frozenset({SENT, SEND_FAILED}),
     SEND_FAILED: frozenset({SENT, SEND_FAILED}),
-    SKIPPED: frozenset(),
-    QUARANTINED: frozenset(),
+    # "necesita respuesta": staff send a message an automatic decision set aside back to drafting
+    SKIPPED: frozenset({RECEIVED}),
+    QUARANTINED: frozenset({RECEIVED}),
     REJECTED: frozenset(),
     SENT: frozenset(),
-    ACKNOWLEDGED: frozenset(),
+    ACKNOWLEDGED: frozenset({RECEIVED}),
 }
 STATES = frozenset(TRANSITIONS)
+NOT_DRAFTED = frozenset({ACKNOWLEDGED, SKIPPED, QUARANTINED})  # set aside by an automatic decision: listed for staff, reversible
 DECIDED = frozenset({APPROVED, EDITED, REJECTED, SENT, SEND_FAILED})
 
 

@@ -15,7 +15,7 @@ from bot.cli._common import console, describe, err_console, fail, print_json, se
 from pipeline.derivation import Step, render
 from pipeline.generation import outcome_of
 from pipeline.texts import t
-from review import answer_memory as answers, queue
+from review import answer_memory as answers, queue, states
 from review.answer_memory import CURATED_FLAG, SUGGESTION_FLAG
 from review.db import session_scope
 from review.errors import ReviewError
@@ -50,22 +50,61 @@ def draft_summary(draft, message) -> dict:
         "flags": draft.flags,
         "foreign_links": queue.flagged_links(draft),
         "reason": message.reason,
+        "message_flags": message.flags or [],
         "outcome": outcome_of(draft.flags),
         "version": message.version,
         "created_at": draft.created_at.isoformat(),
     }
 
 
+def set_aside_summary(message) -> dict:
+    return {
+        "message_id": message.id,
+        "state": message.state,
+        "state_label": t(f"set_aside_{message.state}"),
+        "channel": message.channel,
+        "sender": message.sender,
+        "subject": message.subject,
+        "text": message.cleaned_text or message.redacted_text or message.body_text,
+        "reason": message.reason,
+        "at": message.updated_at.isoformat(),
+    }
+
+
+def _list_set_aside(ctx: typer.Context, state: str, limit: int, as_json: bool) -> None:
+    """Acknowledged, skipped or quarantined messages, with the reason and the command that sends them to drafting."""
+    with session_scope(services(ctx).engine) as session:
+        items = [set_aside_summary(m) for m in queue.not_drafted(session=session, state=state, limit=limit)]
+    if as_json:
+        print_json(items)
+        return
+    if not items:
+        console.print(f"No hay mensajes en estado {state}.")
+        return
+    table = Table("msg", "estado", "de", "asunto / texto", "motivo")
+    for it in items:
+        text = (it["text"] or it["subject"] or "")[:70].replace("\n", " ")
+        table.add_row(str(it["message_id"]), it["state_label"], it["sender"] or "", text, (it["reason"] or "")[:80])
+    console.print(table)
+    console.print(f"{t('set_aside_action')}: orienta review needs-reply <msg>", highlight=False, markup=False)
+
+
 @review_app.command("list")
 def list_cmd(
     ctx: typer.Context,
     all_: bool = typer.Option(False, "--all", help="Incluir los borradores ya decididos."),
+    state: Optional[str] = typer.Option(None, "--state", help="Un estado: drafted, approved, ... o acknowledged, skipped, quarantined (mensajes sin borrador)."),
     limit: int = typer.Option(50, "--limit", help="Cuántos borradores como máximo."),
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Borradores que esperan revisión (los más antiguos primero)."""
+    """Borradores que esperan revisión (los más antiguos primero), o los mensajes apartados sin borrador (--state)."""
+    if state in states.NOT_DRAFTED:
+        _list_set_aside(ctx, state, limit, as_json)
+        return
+    if state is not None and state not in states.STATES:
+        fail(f"estado desconocido {state!r}; uno de: {', '.join(sorted(states.STATES))}")
     with session_scope(services(ctx).engine) as session:
-        rows = queue.list_drafts(session=session, state=None if all_ else "drafted", limit=limit)
+        rows = queue.list_drafts(session=session, state=state if state else None if all_ else "drafted", limit=limit)
         items = [draft_summary(d, m) for d, m in rows]
     if as_json:
         print_json(items)
@@ -125,9 +164,34 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
         console.print(f"Para enviarlo igual: orienta review approve {data['draft_id']} --confirm-links", highlight=False, markup=False)
     if (data.get("reason") or "").startswith("reused_message_id"):
         console.print(f"\n[bold yellow]Atención:[/] {data['reason']}", highlight=False)
+    for flag in data["message_flags"]:
+        console.print("\n[bold yellow]Atención:[/] ", end="")
+        console.print(str(flag.get("flag") or flag.get("kind")), highlight=False, markup=False)
+        for hidden in flag.get("hidden") or []:
+            console.print(f"  {hidden.get('kind')}: {hidden.get('text')}", highlight=False, markup=False)
     if data["derivation"]:
         console.print("\n[bold]Derivación:[/]")
         console.print(render([Step.from_dict(s) for s in data["derivation"]]), highlight=False, markup=False)
+
+
+@review_app.command("needs-reply")
+def needs_reply_cmd(
+    ctx: typer.Context,
+    message_id: int = typer.Argument(..., help="Número del mensaje (ver `review list --state acknowledged|skipped|quarantined`)."),
+    actor: Optional[str] = typer.Option(None, "--actor", help="Quién lo decide (por defecto, el usuario del sistema)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+) -> None:
+    """Necesita respuesta: un mensaje cerrado, omitido o en cuarentena vuelve a redactarse en el próximo `orienta run`."""
+    with session_scope(services(ctx).engine) as session:
+        try:
+            message = queue.needs_reply(session=session, message_id=message_id, actor=_actor(actor))
+        except ReviewError as exc:
+            fail(describe(exc))
+        data = {"message_id": message.id, "state": message.state, "reason": message.reason}
+    if as_json:
+        print_json(data)
+        return
+    console.print(t("set_aside_sent_back").format(message_id=message_id), highlight=False, markup=False)
 
 
 def _print_conversation(context: dict) -> None:
@@ -137,7 +201,8 @@ def _print_conversation(context: dict) -> None:
         console.print(f"\n[bold]Conversación ({len(turns)} turnos anteriores):[/]")
         for turn in turns:
             who = t("review_turn_office" if turn.get("role") == "office" else "review_turn_student")
-            console.print(f"  {who}: " + " ".join(str(turn.get("text") or "").split()), highlight=False, markup=False)
+            mark = f" ({t('review_turn_acknowledged')})" if turn.get("acknowledged") else ""
+            console.print(f"  {who}{mark}: " + " ".join(str(turn.get("text") or "").split()), highlight=False, markup=False)
     if context.get("query"):
         console.print(f"[bold]{t('review_query')}:[/] ", end="")
         console.print(context["query"], highlight=False, markup=False)

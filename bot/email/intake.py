@@ -12,6 +12,7 @@ from email.utils import parseaddr
 
 from sqlmodel import Session
 
+from bot.email.html_body import HIDDEN_TEXT, hidden_text_flag
 from bot.email.parse import content_hash, parse_email, skip_reason
 from bot.errors import MalformedMessage
 from pipeline.cleaning import clean_text
@@ -164,6 +165,9 @@ def process_stored(
     message.subject = parsed.subject
     message.attachments = parsed.attachments
     message.body_text = parsed.body_text
+    if parsed.hidden_text:  # dropped from the question; the reviewer is told what was hidden
+        message.flags = [*(f for f in message.flags or [] if f.get("kind") != HIDDEN_TEXT), hidden_text_flag(parsed.hidden_text)]
+        queue.audit(session=session, actor=queue.SYSTEM, event=HIDDEN_TEXT, message_id=message.id, details={"kinds": sorted({h["kind"] for h in parsed.hidden_text}), "count": len(parsed.hidden_text)})
     if parsed.date is not None:
         message.received_at = parsed.date  # already UTC (parse_email drops dates that cannot be)
     session.add(message)
@@ -191,7 +195,7 @@ def process_stored(
         queue.audit(session=session, actor=queue.SYSTEM, event="reused_message_id", message_id=message.id, details={"other": others[0].id})
     cleaned = clean_text(parsed.body_text)
     if not cleaned:
-        queue.quarantine(session=session, message=message, reason="empty: no question left after cleaning")
+        queue.quarantine(session=session, message=message, reason="empty: only hidden text" if parsed.hidden_text else "empty: no question left after cleaning")
         return message
     message.cleaned_text = cleaned
     # Only the question part (bounded) is redacted and later embedded or sent to an LLM; the full text stays for the reviewer.

@@ -11,33 +11,13 @@ from email import errors, policy
 from email.message import EmailMessage
 from email.utils import getaddresses, parsedate_to_datetime
 
+from bot.email.autoreply import automatic_reason
+from bot.email.html_body import html_to_text, visible_text  # noqa: F401  (html_to_text: public name kept here)
 from bot.errors import MalformedMessage
 from review.safe_text import db_safe
 
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 _BROKEN_MIME = (errors.StartBoundaryNotFoundDefect, errors.NoBoundaryInMultipartDefect, errors.MultipartInvariantViolationDefect, errors.CloseBoundaryNotFoundDefect)
-_BLOCK_TAGS = ("p", "div", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol", "section", "article", "header", "footer", "pre")
-_QUOTE_SELECTORS = ("blockquote", "div.gmail_quote", "div#divRplyFwdMsg", "div#appendonsend", "div.moz-cite-prefix", "div.yahoo_quoted")
-
-
-def html_to_text(html: str) -> str:
-    """Readable text of an HTML e-mail body: block elements become lines, quoted replies and styles are dropped."""
-    from bs4 import BeautifulSoup
-
-    soup = BeautifulSoup(html, "lxml")
-    for tag in soup(["script", "style", "head", "title"]):
-        tag.decompose()
-    for selector in _QUOTE_SELECTORS:
-        for tag in soup.select(selector):
-            tag.decompose()
-    for br in soup.find_all("br"):
-        br.replace_with("\n")
-    for tag in soup.find_all(_BLOCK_TAGS):
-        tag.insert_before("\n\n")
-        tag.insert_after("\n\n")
-    text = soup.get_text()
-    lines = [re.sub(r"[ \t\u00a0]+", " ", ln).strip() for ln in text.splitlines()]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
 
 
 @dataclass
@@ -55,6 +35,7 @@ class ParsedEmail:
     headers: dict[str, str]
     attachments: list[dict] = field(default_factory=list)
     return_path: str | None = None
+    hidden_text: list[dict] = field(default_factory=list)  # text the HTML hid from the reader (kind, snippet): flagged, not in body_text
 
     @property
     def thread_ref(self) -> str | None:
@@ -77,7 +58,8 @@ def _decode_part(part: EmailMessage) -> str:
     return payload.decode("utf-8", errors="replace")
 
 
-def _body(msg: EmailMessage) -> tuple[str, list[dict]]:
+def _body(msg: EmailMessage) -> tuple[str, list[dict], list[dict]]:
+    """(text, attachments, hidden text): the plain part, or the HTML's visible text when there is no plain part or the HTML hides text."""
     attachments: list[dict] = []
     plain: list[str] = []
     html: list[str] = []
@@ -98,11 +80,13 @@ def _body(msg: EmailMessage) -> tuple[str, list[dict]]:
             html.append(_decode_part(part))
         elif ctype in ("message/delivery-status", "message/rfc822"):
             continue
-    if any(p.strip() for p in plain):
-        return "\n\n".join(p.strip() for p in plain), attachments
-    if html:
-        return "\n\n".join(html_to_text(h) for h in html), attachments
-    return "", attachments
+    rendered = [visible_text(h) for h in html]
+    hidden = [h for r in rendered for h in r.hidden]
+    if any(p.strip() for p in plain) and not (hidden and any(r.text.strip() for r in rendered)):
+        return "\n\n".join(p.strip() for p in plain), attachments, hidden  # the plain part could carry what the HTML hides: then the HTML is read
+    if rendered:
+        return "\n\n".join(r.text for r in rendered), attachments, hidden
+    return "", attachments, hidden
 
 
 def _clean_header(value: object) -> str:
@@ -134,7 +118,7 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
     if "@" not in addr:
         raise MalformedMessage(f"From header has no address: {headers['from'][:80]!r}")
     try:
-        body, attachments = _body(msg)  # type: ignore[arg-type]
+        body, attachments, hidden = _body(msg)  # type: ignore[arg-type]
         body = db_safe(body)
     except Exception as exc:
         raise MalformedMessage(f"unreadable body: {type(exc).__name__}: {exc}") from exc
@@ -160,23 +144,10 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
         headers=headers,
         attachments=attachments,
         return_path=headers.get("return-path"),
+        hidden_text=hidden,
     )
 
 
-# Auto-replies that carry no RFC 3834 header: recognised by their subject (start) or a telltale body sentence.
-_AUTO_SUBJECT = re.compile(
-    r"^\s*(?:\[?auto\]?\s*:|respuesta\s+autom[aá]tica|contestaci[oó]n\s+autom[aá]tica|mensaje\s+autom[aá]tico|fuera\s+de\s+(?:la\s+)?oficina|"
-    r"(?:ausencia|ausente)\s*(?::|-|\(|$)|acuse\s+de\s+recibo|confirmaci[oó]n\s+de\s+(?:recepci[oó]n|lectura)|le[ií]do\s*:|automatic\s+reply|auto[- ]?reply|"
-    r"autoresponder|out\s+of\s+(?:the\s+)?office|away\s+from|vacation|vacaciones\s*:|read\s*:|delivered\s*:|receipt\s+confirmation)",
-    re.IGNORECASE,
-)
-_AUTO_BODY = re.compile(
-    r"(?:este\s+(?:es\s+un\s+)?(?:mensaje|correo|email|e-mail)\s+(?:es\s+)?(?:autom[aá]tico|generado\s+autom[aá]ticamente)|esta\s+es\s+una\s+respuesta\s+autom[aá]tica|"
-    r"(?:estar[eé]|me\s+encuentro|estoy)\s+fuera\s+de\s+(?:la\s+)?oficina|(?:hemos|he)\s+recibido\s+su\s+(?:mensaje|correo)\s+y\s+(?:le\s+)?(?:responderemos|responder[eé]|ser[aá]\s+atendido)|"
-    r"acusamos\s+recibo|this\s+is\s+an\s+automat(?:ic|ed)\s+(?:reply|response|message)|i\s+am\s+(?:currently\s+)?out\s+of\s+(?:the\s+)?office|"
-    r"i\s+will\s+be\s+out\s+of\s+(?:the\s+)?office|thank\s+you\s+for\s+your\s+(?:e-?mail|message)\.?\s+(?:we|i)\s+will\s+(?:get\s+back|respond|reply))",
-    re.IGNORECASE,
-)
 _NO_REPLY = re.compile(r"^(mailer-daemon|postmaster|no-?reply|do-?not-?reply|noreply|bounces?)([+.\-@]|$)", re.IGNORECASE)
 _DAEMON = re.compile(r"^(mailer-daemon|postmaster)$", re.IGNORECASE)
 
@@ -207,10 +178,9 @@ def skip_reason(parsed: ParsedEmail, *, own_message_ids: frozenset[str] = frozen
         return f"mailing_list: Precedence {h['precedence'].lower()}"
     if _NO_REPLY.match(local):
         return f"automated_sender: {parsed.sender}"
-    if _AUTO_SUBJECT.match(parsed.subject or ""):
-        return "auto_reply: the subject says it is an automatic reply"
-    if _AUTO_BODY.search(parsed.body_text[:4000]):
-        return "auto_reply: the body says it is an automatic reply"
+    automatic = automatic_reason(parsed.subject, parsed.body_text)  # no RFC 3834 header: told by its words
+    if automatic:
+        return automatic
     if parsed.in_reply_to and parsed.in_reply_to in own_message_ids and auto:
         return "loop: automatic reply to our message"
     return None

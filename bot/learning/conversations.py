@@ -137,13 +137,16 @@ def _office_reply(session: Session, message: InboundMessage) -> str | None:
 
 
 def history(session: Session, message: InboundMessage, *, max_turns: int = MAX_TURNS) -> list[Turn]:
-    """The earlier turns of the message's conversation, oldest first: each student question (redacted) and our reply to it."""
+    """The earlier turns of the message's conversation, oldest first: each student message (redacted; closings marked acknowledged) and our reply to it."""
     turns: list[Turn] = []
     seen: set[int] = set()
     current = session.get(InboundMessage, message.follows_id) if message.follows_id else None
     while current is not None and current.id not in seen and len(turns) < max_turns:
         seen.add(current.id)  # type: ignore[arg-type]
-        if current.state != states.ACKNOWLEDGED:
+        if current.state == states.ACKNOWLEDGED:  # shown on the card, kept out of the prompt (pipeline.conversation.spoken)
+            if current.redacted_text:
+                turns.append(Turn("student", current.redacted_text, current.id, acknowledged=True))
+        else:
             answer = _office_reply(session, current)
             if answer:
                 turns.append(Turn("office", answer, current.id))
@@ -154,7 +157,11 @@ def history(session: Session, message: InboundMessage, *, max_turns: int = MAX_T
 
 
 def acknowledge_if_closing(session: Session, message: InboundMessage) -> bool:
-    """A closing with no new question ("gracias", "listo, ya lo hice") is recorded as acknowledged: no draft, no reply."""
+    """A closing with no new question ("gracias", "listo, ya lo hice") is recorded as acknowledged: no draft, no reply.
+
+    Never for a message staff sent back to drafting ("necesita respuesta")."""
+    if queue.staff_wants_reply(session=session, message_id=message.id):  # type: ignore[arg-type]
+        return False
     verdict = classify(message.redacted_text or "")
     if not verdict.closing:
         return False

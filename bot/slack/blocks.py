@@ -17,6 +17,7 @@ from review.queue import REJECT_REASONS
 APPROVE, EDIT, REJECT, DERIVATION = "review_approve", "review_edit", "review_reject", "review_derivation"
 APPROVE_LINKS = "review_approve_links"
 ANSWER_SAVE, ANSWER_RETIRE, ANSWER_USE = "answer_save", "answer_retire", "answer_use"
+NEEDS_REPLY = "review_needs_reply"  # one per listed message: f"{NEEDS_REPLY}_{message id}" (action ids are unique in a view)
 EDIT_CALLBACK, REJECT_CALLBACK, DERIVATION_CALLBACK = "review_edit_submit", "review_reject_submit", "review_derivation_view"
 ACTIONS_BLOCK = "review_actions"
 ANSWER_BLOCK = "answer_actions"
@@ -136,6 +137,15 @@ def references_text(references: list[dict[str, Any]], lang: str = "es") -> str:
     return "\n".join(lines)
 
 
+def message_flags_text(flags: list[dict[str, Any]]) -> str:
+    """What intake noticed about the message (e.g. «texto oculto en el correo» and what the hidden text said), escaped."""
+    lines = []
+    for flag in flags:
+        lines.append(f"⚠️ *{escape(str(flag.get('flag') or flag.get('kind')))}*")
+        lines += [f"&gt; _{escape(str(h.get('kind')))}:_ {escape(clip(str(h.get('text') or ''), 200))}" for h in flag.get("hidden") or []]
+    return clip("\n".join(lines), SECTION_LIMIT)
+
+
 def foreign_links_of(flags: list[dict[str, Any]]) -> list[str]:
     return [str(f.get("link")) for f in flags if f.get("kind") == "foreign_link"]
 
@@ -158,6 +168,8 @@ def conversation_text(context: dict[str, Any], lang: str = "es") -> str:
         lines.append(f"*{t('review_conversation', lang).format(n=len(turns))}:*")
         for turn in turns:
             who = t("review_turn_office" if turn.get("role") == "office" else "review_turn_student", lang)
+            if turn.get("acknowledged"):
+                who += f" ({t('review_turn_acknowledged', lang)})"
             lines.append(f"&gt; *{who}:* " + escape(clip(" ".join(str(turn.get("text") or "").split()), TURN_LIMIT)))
     if context.get("query"):
         lines.append(f"*{t('review_query', lang)}:* {escape(clip(' '.join(context['query'].split()), TURN_LIMIT))}")
@@ -199,6 +211,8 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         blocks.append(_section(flags_text(step_flags, lang)))
     if message.reason and message.reason.startswith("reused_message_id"):
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"⚠️ {escape(message.reason)}"}]})
+    if message.flags:
+        blocks.append(_section(message_flags_text(message.flags)))
     outcome = outcome_of(draft.flags)
     if outcome != "ok":
         blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, _section(f"*{t(f'review_outcome_{outcome}', lang)}*"))
@@ -387,9 +401,30 @@ def derivation_modal(draft: Draft, ref: CardRef, *, lang: str = "es") -> dict[st
     return _modal(t("review_derivation_title", lang), derivation_blocks(draft, lang), callback_id=DERIVATION_CALLBACK, ref=ref, submit=None, lang=lang)
 
 
+# ---------------------------------------------------------------- messages set aside without a draft
+SET_ASIDE_LIMIT = 15
+
+
+def set_aside_blocks(messages: list[InboundMessage], lang: str = "es") -> list[dict[str, Any]]:
+    """Acknowledged, skipped and quarantined messages with their reason, each with a «Necesita respuesta» button."""
+    blocks: list[dict[str, Any]] = [_section(f"*{t('set_aside_title', lang)}* ({len(messages)})")]
+    if not messages:
+        blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": t("set_aside_none", lang)}]})
+        return blocks
+    for message in messages[:SET_ASIDE_LIMIT]:
+        text = clip(" ".join((message.cleaned_text or message.redacted_text or message.body_text or message.subject or "").split()), 200)
+        line = f"*{t('set_aside_' + message.state, lang)}* · {_sender(message)} · msg {message.id}\n&gt; {escape(text)}\n_{escape(clip(message.reason or '', 300))}_"
+        section = _section(line)
+        section["accessory"] = _button(t("set_aside_action", lang), f"{NEEDS_REPLY}_{message.id}", str(message.id))
+        blocks.append(section)
+    return blocks
+
+
 # ---------------------------------------------------------------- App Home
-def home_view(*, pending: int, oldest_at: datetime | None, mine_today: int, now: datetime, upcoming: list[tuple[Draft, InboundMessage]] = (), lang: str = "es") -> dict[str, Any]:
-    """The App Home tab: pending count, oldest pending age, my decisions today, and the next drafts in line."""
+def home_view(
+    *, pending: int, oldest_at: datetime | None, mine_today: int, now: datetime, upcoming: list[tuple[Draft, InboundMessage]] = (), set_aside: list[InboundMessage] | None = None, lang: str = "es"
+) -> dict[str, Any]:
+    """The App Home tab: pending count, oldest pending age, my decisions today, the next drafts in line and the messages set aside."""
     oldest = age((now - oldest_at).total_seconds(), lang) if oldest_at is not None else "—"
     blocks: list[dict[str, Any]] = [
         {"type": "header", "text": _plain(t("review_home_title", lang), HEADER_LIMIT)},
@@ -405,9 +440,11 @@ def home_view(*, pending: int, oldest_at: datetime | None, mine_today: int, now:
     ]
     if not pending:
         blocks.append(_section(t("review_home_empty", lang)))
-        return {"type": "home", "blocks": blocks}
-    blocks.append(_section(f"*{t('review_home_next', lang)}:*"))
-    for draft, message in list(upcoming)[:20]:
-        line = f"*#{draft.id}* · {escape(message.subject or '')} — {escape(clip((message.cleaned_text or '').replace(chr(10), ' '), 120))}"
-        blocks.append(_section(line))
+    else:
+        blocks.append(_section(f"*{t('review_home_next', lang)}:*"))
+        for draft, message in list(upcoming)[:20]:
+            line = f"*#{draft.id}* · {escape(message.subject or '')} — {escape(clip((message.cleaned_text or '').replace(chr(10), ' '), 120))}"
+            blocks.append(_section(line))
+    if set_aside is not None:
+        blocks += [{"type": "divider"}, *set_aside_blocks(set_aside, lang)]
     return {"type": "home", "blocks": blocks}

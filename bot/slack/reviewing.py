@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from datetime import datetime
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sqlmodel import select
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 NOTIFIED = "slack_card_updated"
+SET_ASIDE_DAYS = 7  # the App Home lists the messages set aside without a draft over the last week
 _notify_lock = threading.Lock()
 _registry_lock = threading.Lock()
 
@@ -181,7 +182,8 @@ def home_for(services: "Services", *, user_id: str, now: datetime | None = None)
         oldest = queue.oldest_pending_at(session=session)
         mine = queue.decisions_by(session=session, actor=actor_for(user_id), since=midnight)
         upcoming = queue.list_drafts(session=session, limit=10)
-    return blocks.home_view(pending=pending, oldest_at=oldest, mine_today=mine, now=now, upcoming=upcoming, lang=lang_of(services))
+        set_aside = queue.not_drafted(session=session, since=now - timedelta(days=SET_ASIDE_DAYS), limit=blocks.SET_ASIDE_LIMIT)
+    return blocks.home_view(pending=pending, oldest_at=oldest, mine_today=mine, now=now, upcoming=upcoming, set_aside=set_aside, lang=lang_of(services))
 
 
 def publish_home(services: "Services", client: "WebClient", *, user_id: str) -> None:

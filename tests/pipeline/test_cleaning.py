@@ -63,3 +63,29 @@ def test_a_question_in_the_last_line_is_not_taken_for_a_name():
 
 def test_empty_text_stays_empty():
     assert clean_text("  \n\n ") == ""
+
+
+# ---------------------------------------------------------------- cleaning never removes a line that says something (issue 22)
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("Gracias\nMe falta el comprobante del depósito para el lunes", "Me falta el comprobante del depósito para el lunes"),
+        ("Muchas gracias\n\nEl formulario de reincorporación da error al enviar.\n\nSaludos", "El formulario de reincorporación da error al enviar."),
+        ("Gracias. Requiero la constancia de materias aprobadas.", "Requiero la constancia de materias aprobadas."),
+        ("Saludos\nPerdí el recibo y necesito otro", "Perdí el recibo y necesito otro"),
+    ],
+)
+def test_a_closing_formula_followed_by_a_sentence_is_not_a_signature(text, kept):
+    assert kept in clean_text(text)
+
+
+def test_a_closing_at_the_end_with_a_signature_block_is_still_stripped():
+    text = "¿Dónde retiro el diploma?\n\nMuchas gracias,\nCamila Ferreyra\nTécnica en Laboratorio\nLegajo 20231877"
+    assert clean_text(text) == "¿Dónde retiro el diploma?"
+
+
+@pytest.mark.parametrize("text", ["Muchas gracias!\n\nRodrigo", "Gracias por todo.\n--\nValentina Ruiz\nAbogacía", "Saludos cordiales,\nMartín"])
+def test_a_message_that_is_only_thanks_keeps_its_words(text):
+    cleaned = clean_text(text)
+    assert cleaned and ("gracias" in cleaned.lower() or "saludos" in cleaned.lower())
+    assert "Ruiz" not in cleaned and "Abogacía" not in cleaned  # the signature block still goes

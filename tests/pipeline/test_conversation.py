@@ -80,3 +80,14 @@ def test_rag_and_derivation_prompts_carry_the_previous_exchange(anthropic_server
     DerivationGenerator(llm=llm).generate("¿Y si no puedo ir?", exam_hits(), history=HISTORY)
     user = anthropic_server.requests[-1].json["messages"][0]["content"]
     assert "Estudiante: ¿Hasta cuándo me puedo inscribir" in user and user.index("</conversacion_previa>") < user.index("<consulta>")
+
+
+def test_acknowledged_turns_are_shown_but_never_reach_the_prompt_or_the_query():
+    from pipeline.conversation import Turn, render_history, spoken, standalone_query
+
+    history = [Turn("student", "¿Cuándo cierra la inscripción a la beca de comedor?", 1), Turn("student", "genial, gracias", 2, acknowledged=True)]
+    assert spoken(history) == history[:1]
+    assert "genial, gracias" not in render_history(history) and "beca de comedor" in render_history(history)
+    assert "beca de comedor" in standalone_query("¿y para la de transporte?", history)
+    assert render_history([history[1]]) == ""
+    assert Turn.from_dict(history[1].as_dict()) == history[1] and "acknowledged" not in history[0].as_dict()

@@ -129,3 +129,14 @@ def test_reports_and_trend(db, tmp_path, digest):
         nxt = build_digest(session=session, week="2026-W48")
     assert [p["week"] for p in nxt.trend] == [WEEK, "2026-W48"]
     assert nxt.trend[0]["received"] == 10 and nxt.trend[0]["kappa"] == 0.8
+
+
+def test_messages_set_aside_are_listed_with_their_reason_and_the_way_back(digest, tmp_path):
+    listed = digest.as_dict()["set_aside"]
+    assert sorted((i["state"], i["reason"]) for i in listed) == [("quarantined", "malformed: no body"), ("skipped", "auto-reply")]
+    assert all(isinstance(i["message_id"], int) and i["channel"] == "email" for i in listed)
+    md, html = write_report(digest, tmp_path)
+    text = md.read_text(encoding="utf-8")
+    assert "## Mensajes sin borrador" in text and "orienta review needs-reply" in text
+    assert all(f"| {i['message_id']} |" in text for i in listed) and "| omitido | email | auto-reply |" in text
+    assert "Mensajes sin borrador" in html.read_text(encoding="utf-8")

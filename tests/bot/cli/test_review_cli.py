@@ -66,3 +66,27 @@ def test_show_prints_the_conversation_of_a_follow_up(settings):
     assert "Conversación (2 turnos anteriores)" in shown and "Estudiante: ¿Hasta cuándo me inscribo a exámenes?" in shown
     assert "Oficina: Del 11 al 22 de enero." in shown and shown.index("Estudiante:") < shown.index("Oficina:") < shown.index("Borrador:")
     assert json.loads(_cli(settings, "review", "show", str(d.id), "--json").stdout)["conversation"] == context
+
+
+def test_set_aside_messages_are_listed_by_state_and_needs_reply_sends_one_to_drafting(settings):
+    from review import queue, states
+    from review.models import InboundMessageCreate
+
+    svc = Services(settings)
+    with session_scope(svc.engine) as s:
+        message, _ = queue.store_inbound(session=s, data=InboundMessageCreate(channel="email", source_key="cli:ack", sender="tomas@example.com", subject="Re: beca", cleaned_text="Gracias, ya entregué los papeles.", redacted_text="Gracias, ya entregué los papeles."))
+        states.transition(s, message, states.ACKNOWLEDGED, actor=queue.SYSTEM)
+        message.reason = "acknowledgement: closing"
+        mid = message.id
+    svc.close()
+    listed = json.loads(_cli(settings, "review", "list", "--state", "acknowledged", "--json").stdout)
+    assert [(i["message_id"], i["state"], i["reason"]) for i in listed] == [(mid, "acknowledged", "acknowledgement: closing")]
+    table = _cli(settings, "review", "list", "--state", "acknowledged")
+    assert "cierre" in table.stdout and "entregué" in table.stdout and "needs-reply" in table.stdout
+    assert json.loads(_cli(settings, "review", "list", "--state", "quarantined", "--json").stdout) == []
+    assert _cli(settings, "review", "list", "--state", "perdido").exit_code == 1
+    done = json.loads(_cli(settings, "review", "needs-reply", str(mid), "--actor", "cli:marta", "--json").stdout)
+    assert done["state"] == "received" and done["reason"].startswith("needs_reply: acknowledged")
+    assert json.loads(_cli(settings, "review", "list", "--state", "acknowledged", "--json").stdout) == []
+    again = _cli(settings, "review", "needs-reply", str(mid))
+    assert again.exit_code == 1

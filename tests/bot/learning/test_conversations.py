@@ -229,3 +229,68 @@ def test_a_forwarded_thread_of_another_student_is_not_linked(services, tmp_path)
         other = by_subject_and_sender(s)[("otro.estudiante@correo.example", "email")][0]
         assert other.follows_id is None and other.conversation_id == other.id
         assert "turns" not in (_latest(s, other).context or {})
+
+
+def test_an_acknowledged_message_stays_in_the_thread_and_needs_reply_drafts_it(services):
+    """A thank-you is recorded without a draft, shown as a turn of the conversation (not given to the model), listed in the
+    digest, and «necesita respuesta» drafts it instead of acknowledging it again."""
+    root, *_ = sample.slack_messages()
+    thread = root["ts"]
+    ts = float(thread)
+    thanks = {**root, "text": "buenísimo, mil gracias!", "ts": f"{ts + 60:.6f}", "event_ts": f"{ts + 60:.6f}", "thread_ts": thread}
+    later = {**root, "text": "¿y la revisión se pide por escrito o en persona?", "ts": f"{ts + 120:.6f}", "event_ts": f"{ts + 120:.6f}", "thread_ts": thread}
+    with session_scope(services.engine) as s:
+        for i, event in enumerate([root, thanks]):
+            intake_slack_event(s, event, event_id=f"EvAck{i}")
+    run_once(services)
+    with session_scope(services.engine) as s:
+        intake_slack_event(s, later, event_id="EvAck2")
+    run_once(services)
+    with Session(services.engine) as s:
+        r, g, q = sorted(s.exec(select(InboundMessage)).all(), key=lambda m: m.id)
+        assert g.state == states.ACKNOWLEDGED and [m.id for m in queue.not_drafted(session=s, state=states.ACKNOWLEDGED)] == [g.id]
+        turns = _latest(s, q).context["turns"]
+        assert [(t["message_id"], bool(t.get("acknowledged"))) for t in turns] == [(r.id, False), (g.id, True)]
+        listed = build_digest(session=s, week=iso_week(r.created_at)).as_dict()["set_aside"]
+        assert [(i["message_id"], i["state"]) for i in listed] == [(g.id, states.ACKNOWLEDGED)]
+    with session_scope(services.engine) as s:
+        queue.needs_reply(session=s, message_id=g.id, actor="cli:marta")
+    report = run_once(services)
+    assert report.drafted == 1 and report.acknowledged == 0
+    with Session(services.engine) as s:
+        assert s.get(InboundMessage, g.id).state == states.DRAFTED and _latest(s, s.get(InboundMessage, g.id)) is not None
+
+
+def test_closing_shaped_requests_reach_staff_by_email_and_slack_and_pure_thanks_are_acknowledged(services, tmp_path):
+    """A message that opens with thanks but asks, reports a problem or states a need is drafted in both channels; a
+    message whose every sentence closes is recorded as acknowledged (never quarantined as empty)."""
+    from email.message import EmailMessage
+
+    mails = {
+        "request_cobro": "Muchas gracias\nMe cobraron la cuota dos veces este mes.",
+        "request_libreta": "Perfecto. Extravié la libreta de estudiante y ocupo un duplicado.\n\nSaludos,\nMauro Giménez",
+        "closing": "¡Mil gracias! Ya lo resolví.\n\nMauro Giménez",
+    }
+    files = []
+    for i, (name, body) in enumerate(mails.items()):
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"], msg["Message-ID"] = f"Mauro Giménez <mauro{i}@example.org>", "consultas@example.edu", "Re: trámite", f"<cs{i}@example.org>"
+        msg.set_content(body)
+        path = tmp_path / f"{name}.eml"
+        path.write_bytes(msg.as_bytes())
+        files.append(path)
+    deliver(services, *files)
+    root, *_ = sample.slack_messages()
+    ts = float(root["ts"])
+    slack = {"request_link": "ok gracias. el link del formulario de becas no carga", "closing": "dale, joya 👍"}
+    with session_scope(services.engine) as s:
+        for i, text in enumerate(slack.values()):
+            intake_slack_event(s, {**root, "user": f"U0CS{i}", "text": text, "ts": f"{ts + 100 * (i + 1):.6f}", "event_ts": f"{ts + 100 * (i + 1):.6f}"}, event_id=f"EvCs{i}")
+    run_once(services)
+    with Session(services.engine) as s:
+        rows = s.exec(select(InboundMessage)).all()
+        by_text = {(m.body_text or "").strip(): m for m in rows}
+    for name, body in {**mails, **{f"slack_{k}": v for k, v in slack.items()}}.items():
+        message = by_text[body.strip()]
+        expected = states.ACKNOWLEDGED if name.endswith("closing") else states.DRAFTED
+        assert message.state == expected, (name, message.state, message.reason)

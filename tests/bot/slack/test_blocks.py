@@ -167,3 +167,25 @@ def test_card_shows_the_gates_outcome_and_its_reasons():
     assert "sin información en los documentos" in text and "lugar, servicio u horario del campus (+2.1)" in text
     out = _all_text(B.review_card(_draft(gate_in_domain=False, gate_score=0.08, gate_outcome="out_of_domain", gate_reasons=["nombra otra institución (-3.4)"]), _message())["blocks"])
     assert "FUERA DE DOMINIO" in out and "nombra otra institución (-3.4)" in out
+
+
+def test_set_aside_messages_are_listed_with_their_reason_and_a_needs_reply_button_each():
+    ack = _message(id=11, state="acknowledged", cleaned_text="Dale, gracias!", reason="acknowledgement: closing")
+    skipped = _message(id=12, state="skipped", channel="slack", sender="U0STUDENT", cleaned_text=None, body_text="Fuera de la oficina <hasta el lunes>", reason="auto_reply: the body says it is an automatic reply")
+    blocks = B.set_aside_blocks([ack, skipped])
+    text = _all_text(blocks)
+    assert "Mensajes sin borrador* (2)" in text and "cierre (sin respuesta)" in text and "omitido" in text
+    assert "auto_reply: the body says it is an automatic reply" in text and "&lt;hasta el lunes&gt;" in text and "<@U0STUDENT>" in text
+    buttons = [b["accessory"] for b in blocks if "accessory" in b]
+    assert [(b["action_id"], b["value"], b["text"]["text"]) for b in buttons] == [
+        (f"{B.NEEDS_REPLY}_11", "11", "Necesita respuesta"), (f"{B.NEEDS_REPLY}_12", "12", "Necesita respuesta"),
+    ]
+    assert "Ningún mensaje quedó sin borrador" in _all_text(B.set_aside_blocks([]))
+    home = B.home_view(pending=0, oldest_at=None, mine_today=0, now=NOW, set_aside=[ack])
+    assert f"{B.NEEDS_REPLY}_11" in _all_text(home) and "No hay borradores pendientes" in _all_text(home)
+
+
+def test_card_marks_a_closing_turn_of_the_conversation():
+    context = {"turns": [{"role": "student", "text": "¿Dónde firmo el acta?", "message_id": 3}, {"role": "student", "text": "ok gracias", "message_id": 4, "acknowledged": True}]}
+    text = _all_text(B.review_card(_draft(context=context), _message(cleaned_text="¿y a qué hora abren?"))["blocks"])
+    assert "*Estudiante (cierre, sin respuesta):* ok gracias" in text and "*Estudiante:* ¿Dónde firmo el acta?" in text

@@ -37,3 +37,35 @@ def test_home_tab_with_an_empty_queue(services, slack_server):
     drain(app)
     text = _published(slack_server, "U0BETO")
     assert "No hay borradores pendientes" in text and "*Mis decisiones hoy:*\\n0" in text
+
+
+def test_home_lists_messages_set_aside_and_needs_reply_sends_one_to_drafting(services, slack_server):
+    from sqlmodel import Session, select
+
+    from bot.slack import blocks
+    from review import states
+    from review.models import AuditEvent, InboundMessage, InboundMessageCreate
+    from tests.bot.slack.helpers import click
+
+    with session_scope(services.engine) as s:
+        message, _ = queue.store_inbound(session=s, data=InboundMessageCreate(channel="slack", source_key="slack:ack:1", sender="U0STUDENT", cleaned_text="perfecto, ya lo mandé", redacted_text="perfecto, ya lo mandé"))
+        message.reason = "acknowledgement: closing"
+        states.transition(s, message, states.ACKNOWLEDGED, actor=queue.SYSTEM)
+        mid = message.id
+    app = make_app(services, slack_server)
+    home_opened(app, user="U0ANA")
+    drain(app)
+    text = _published(slack_server, "U0ANA")
+    assert "Mensajes sin borrador" in text and "perfecto, ya lo mandé" in text and f"{blocks.NEEDS_REPLY}_{mid}" in text
+    app = make_app(services, slack_server)
+    click(app, f"{blocks.NEEDS_REPLY}_{mid}", mid, user="U0EVE")  # not a reviewer
+    drain(app)
+    with Session(services.engine) as s:
+        assert s.get(InboundMessage, mid).state == states.ACKNOWLEDGED
+    app = make_app(services, slack_server)
+    click(app, f"{blocks.NEEDS_REPLY}_{mid}", mid, user="U0BETO")
+    drain(app)
+    with Session(services.engine) as s:
+        assert s.get(InboundMessage, mid).state == states.RECEIVED
+        events = s.exec(select(AuditEvent).where(AuditEvent.message_id == mid)).all()
+    assert [(e.event, e.actor) for e in events if e.event in ("needs_reply", "unauthorised")] == [("unauthorised", "slack:U0EVE"), ("needs_reply", "slack:U0BETO")]
