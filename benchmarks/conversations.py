@@ -90,7 +90,7 @@ def main() -> None:
     rows, wrong_links = [], []
     with session_scope(services.engine) as session:
         messages = session.exec(select(InboundMessage).order_by(InboundMessage.id)).all()
-        source = {m.id: _source(m, exp_emails | exp["emails"]) for m in messages}
+        source = {m.id: _source(m) for m in messages}
         for m in messages:
             src = source[m.id]
             ts = (m.external_id or "").split(":")[-1]
