@@ -99,7 +99,7 @@ def _earlier_slack_dm(session: Session, message: InboundMessage) -> InboundMessa
     return max(earlier, key=_slack_ts) if earlier else None
 
 
-def link(session: Session, message: InboundMessage) -> InboundMessage | None:
+def link(session: Session, message: InboundMessage, *, _depth: int = 0) -> InboundMessage | None:
     """Record the message's conversation (and the earlier message it follows up); returns that earlier message or None."""
     if message.conversation_id is not None:
         return session.get(InboundMessage, message.follows_id) if message.follows_id else None
@@ -107,9 +107,12 @@ def link(session: Session, message: InboundMessage) -> InboundMessage | None:
         earlier = _earlier_slack(session, message) or _earlier_slack_dm(session, message)
     else:
         earlier = _earlier_email(session, message)
-    if earlier is not None and earlier.conversation_id is None:  # the earlier message was never drafted (e.g. still queued): it starts the thread
-        earlier.conversation_id = earlier.id
-        session.add(earlier)
+    if earlier is not None and earlier.conversation_id is None:  # the earlier message is not drafted yet (stored in another order): link it first
+        if _depth < MAX_TURNS:
+            link(session, earlier, _depth=_depth + 1)
+        if earlier.conversation_id is None:
+            earlier.conversation_id = earlier.id
+            session.add(earlier)
     message.follows_id = earlier.id if earlier is not None else None
     message.conversation_id = earlier.conversation_id if earlier is not None else message.id
     session.add(message)

@@ -294,3 +294,20 @@ def test_closing_shaped_requests_reach_staff_by_email_and_slack_and_pure_thanks_
         message = by_text[body.strip()]
         expected = states.ACKNOWLEDGED if name.endswith("closing") else states.DRAFTED
         assert message.state == expected, (name, message.state, message.reason)
+
+
+def test_a_reply_linked_before_the_message_it_answers_leaves_that_message_in_the_thread(services):
+    """Mail can be stored out of order: linking the second follow-up first must not cut the first one off its thread."""
+    from bot.learning import conversations
+    from bot.loop.intake import intake_maildir
+    from bot.loop.run_report import RunReport
+
+    deliver(services, email("01_inscripcion_examenes_febrero.eml"), followup("f01_examenes_borrarme.eml"), followup("f10_examenes_listo.eml"))
+    intake_maildir(services, RunReport())
+    with session_scope(services.engine) as s:
+        by_id = {m.external_id: m for m in s.exec(select(InboundMessage)).all()}
+        original, first, second = by_id["<CAHx9f2kQ1@mail.gmail.example>"], by_id["<CAHx9f2kQ9@mail.gmail.example>"], by_id["<CAHx9f2kR3@mail.gmail.example>"]
+        conversations.link(s, second)  # the later reply first
+        conversations.link(s, first)
+        assert second.follows_id == first.id and first.follows_id == original.id
+        assert original.conversation_id == first.conversation_id == second.conversation_id == original.id
