@@ -63,7 +63,7 @@ def test_an_invalid_derivation_is_retried_once_with_the_same_prefix(anthropic_se
     structured(anthropic_server, derivation_input())
     answer = generator(llm).generate(QUESTION, exam_hits())
     assert answer.method == "derivation" and not answer.fallback and answer.usage.calls == 2
-    first, second = (r.json for r in anthropic_server.requests)
+    first, second = (r.json for r in anthropic_server.message_requests)
     assert first["system"] == second["system"] and first["output_config"] == second["output_config"]
     assert "no era una derivación válida" in second["messages"][0]["content"]
     assert answer.usage.cache_read_tokens > 0  # the retry reads the cached prefix
@@ -99,7 +99,7 @@ def test_a_refusal_is_a_flagged_empty_draft_not_an_answer(anthropic_server, llm)
     answer = generator(llm).generate(QUESTION, exam_hits())
     assert answer.outcome == "refusal" and answer.text == "" and not answer.fallback and answer.usage.calls == 1
     assert answer.flags[0] == {"kind": "outcome", "step": None, "rule": None, "flag": "refusal"}
-    assert len(anthropic_server.requests) == 1  # neither retried nor replaced by a RAG answer
+    assert len(anthropic_server.message_requests) == 1  # neither retried nor replaced by a RAG answer
 
 
 def test_thinking_blocks_before_the_json_are_ignored(anthropic_server, llm):

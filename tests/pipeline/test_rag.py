@@ -65,7 +65,7 @@ def test_long_context_puts_every_document_in_the_cached_prefix(anthropic_server,
     gen = LongContextGenerator(llm=llm, index=TinyIndex())
     answer = gen.generate("¿becas?", [])
     gen.generate("¿exámenes?", [])
-    first, second = (r.json for r in anthropic_server.requests)
+    first, second = (r.json for r in anthropic_server.message_requests)
     assert first["system"] == second["system"] and 'titulo="Becas para estudiantes de grado"' in first["system"][0]["text"]
     assert first["messages"][0]["content"] == "<consulta>\n¿becas?\n</consulta>"
     assert [r.doc_id for r in answer.references] == ["becas"] and answer.method == "long-context"

@@ -65,6 +65,7 @@ from urllib.parse import parse_qs
 
 import datetime as dt
 
+from . import citations
 from . import rules as model_rules
 from . import schemas
 from ..http_plumbing import StandInServer
@@ -230,6 +231,7 @@ class FakeAnthropicServer:
         # the ``anthropic_server`` fixture fails a test that leaves any here unless it sets refusals_expected
         self.refusals: List[Tuple[str, int, str]] = []
         self.refusals_expected = False
+        self._count_errors: "queue.Queue[Reply]" = queue.Queue()  # scripted failures of /v1/messages/count_tokens
         self.batches = BatchStore(answer=self._answer, clock=clock, polls_to_end=batch_polls_to_end)
         self.requests: List[RecordedRequest] = []
         self._queue: "queue.Queue[Any]" = queue.Queue()
@@ -297,6 +299,10 @@ class FakeAnthropicServer:
         delay: float = 0.0,
     ) -> None:
         self.enqueue(error_reply(status, error_type, message, headers=headers, delay=delay))
+
+    def enqueue_count_error(self, status: int, error_type: Optional[str] = None, message: str = "error") -> None:
+        """The next ``/v1/messages/count_tokens`` request fails with this error (the Messages queue is untouched)."""
+        self._count_errors.put(error_reply(status, error_type, message))
 
     def enqueue_delay(self, seconds: float, reply: Any = None) -> None:
         """The next request sleeps ``seconds`` before answering with ``reply``
@@ -528,6 +534,10 @@ class FakeAnthropicServer:
                 schemas.check_format(oc["format"])
             except RuleError as e:
                 raise _ApiError(e.status, e.error_type, e.message) from None
+        try:
+            citations.check_request(req)  # search_result blocks and their citations (citations.py [SR] [SO])
+        except RuleError as e:
+            raise _ApiError(e.status, e.error_type, e.message) from None
         if self.enforce_models:
             try:
                 rules = model_rules.rules_for(req.get("model"), self.today(), unknown=self.unknown_models)
@@ -601,6 +611,13 @@ class FakeAnthropicServer:
                     note = f"stand-in: scripted reply does not fit output_config.format: {'; '.join(problems[:3])}"
                     self.script_errors.append(note)
                     raise _ApiError(500, "api_error", note)
+        if citations.citations_enabled(req) and reply.auto_json:
+            content = citations.auto_reply(req)
+        problems = citations.check_reply(req, content)
+        if problems:
+            note = f"stand-in: scripted reply's citations are not what the API returns: {'; '.join(problems[:3])}"
+            self.script_errors.append(note)
+            raise _ApiError(500, "api_error", note)
         if reply.auto_stop:
             stop_reason, stop_sequence = "end_turn", None
             seqs = [s for s in req.get("stop_sequences") or [] if isinstance(s, str) and s]
@@ -726,6 +743,12 @@ class FakeAnthropicServer:
             if self.validate:
                 self._checked(parsed, path, count_only=count_only)
             if count_only:
+                try:
+                    failure = self._count_errors.get_nowait()
+                except queue.Empty:
+                    failure = None
+                if failure is not None:
+                    raise _ApiError(failure.status, failure.error_type, failure.error_message)
                 self._send_json(handler, rec, 200, {"input_tokens": self.count_input_tokens(parsed)}, {"request-id": request_id})
                 return
             reply, delay = self._next_reply(parsed)
