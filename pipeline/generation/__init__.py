@@ -23,10 +23,12 @@ class Reference:
     title: str
     url: str | None = None
     content_hash: str | None = None  # the version of the document the answer was drafted from
+    claims: list[dict] = field(default_factory=list)  # {claim, passage, quote}: what of the answer this document supports, and where
 
     def as_dict(self) -> dict:
         out = {"doc_id": self.doc_id, "title": self.title, "url": self.url}
-        return out | {"content_hash": self.content_hash} if self.content_hash else out
+        out |= {"content_hash": self.content_hash} if self.content_hash else {}
+        return out | {"claims": self.claims} if self.claims else out
 
     @classmethod
     def of(cls, chunk) -> "Reference":

@@ -167,3 +167,21 @@ def test_card_shows_the_gates_outcome_and_its_reasons():
     assert "sin información en los documentos" in text and "lugar, servicio u horario del campus (+2.1)" in text
     out = _all_text(B.review_card(_draft(gate_in_domain=False, gate_score=0.08, gate_outcome="out_of_domain", gate_reasons=["nombra otra institución (-3.4)"]), _message())["blocks"])
     assert "FUERA DE DOMINIO" in out and "nombra otra institución (-3.4)" in out
+
+
+def test_card_links_each_claim_to_its_passage_and_flags_uncited_claims():
+    refs = [{"doc_id": "examenes", "title": "Exámenes", "url": "https://fing.example/examenes",
+             "claims": [{"claim": "La inscripción cierra el 22 de enero", "passage": 1, "quote": "Inscripción: hasta el viernes 22 de enero de 2027 <23:59>"}]}]
+    flags = [{"kind": "uncited_claim", "step": None, "rule": None, "flag": "Hay un recargo de 500 pesos"}]
+    text = _all_text(B.review_card(_draft(method="rag", references=refs, flags=flags, derivation=[]), _message())["blocks"])
+    assert "↳ «La inscripción cierra el 22 de enero» — extracto 1: “Inscripción: hasta el viernes 22 de enero de 2027 &lt;23:59&gt;”" in text
+    assert "Afirmaciones sin cita (1)" in text and "• Hay un recargo de 500 pesos" in text
+    assert "El verificador marcó" not in text  # an uncited claim is a draft-level flag, not a verifier step
+    cited_only = _all_text(B.review_card(_draft(method="rag", references=refs, flags=[], derivation=[]), _message())["blocks"])
+    assert "sin cita" not in cited_only
+
+
+def test_many_claims_keep_the_references_section_within_slack_limits():
+    claims = [{"claim": "afirmación " * 20, "passage": n, "quote": "cita " * 40} for n in range(1, 40)]
+    card = B.review_card(_draft(references=[{"doc_id": "d", "title": "D", "url": None, "claims": claims}]), _message())
+    assert all(len(b["text"]["text"]) <= 3000 for b in card["blocks"] if b.get("type") == "section" and "text" in b)
