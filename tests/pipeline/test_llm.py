@@ -243,3 +243,17 @@ def test_real_api_round_trip():
     llm = AnthropicLLM(api_key=os.environ["ANTHROPIC_API_KEY"], model=os.environ.get("ORIENTA_LLM__MODEL", "claude-haiku-5-5"), max_retries=2)
     resp = llm.complete(system="Respondé con una sola palabra.", user="¿De qué color es el cielo despejado?", max_tokens=20)
     assert resp.text.strip() and resp.usage.input_tokens > 0 and resp.usage.output_tokens > 0
+
+
+@pytest.mark.skipif(not os.environ.get("ANTHROPIC_API_KEY"), reason="ANTHROPIC_API_KEY is not set: the real API is not called")
+def test_real_api_cites_the_search_results_and_counts_tokens():
+    """RAG against the real API: the passages go as search results, the references are the cited documents."""
+    from pipeline.generation.rag import RAGGenerator
+    from tests.pipeline.generation_helpers import exam_hits
+
+    llm = AnthropicLLM(api_key=os.environ["ANTHROPIC_API_KEY"], model=os.environ.get("ORIENTA_LLM__MODEL", "claude-haiku-5-5"), max_retries=2)
+    answer = RAGGenerator(llm=llm).generate("¿Hasta cuándo me puedo inscribir a los exámenes de febrero?", exam_hits())
+    cited = {r.doc_id for r in answer.references}
+    assert "examenes" in cited and cited <= {"examenes", "becas"}
+    assert all(c["quote"] and c["passage"] in (1, 2) for r in answer.references for c in r.claims)
+    assert llm.count_fallbacks == 0 and llm.prefix_tokens("Respondé con una sola palabra.") > 0  # count_tokens answered

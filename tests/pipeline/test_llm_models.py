@@ -105,3 +105,15 @@ def test_a_documented_minimum_drops_the_breakpoint_a_guessed_one_keeps_it(anthro
     assert anthropic_server.message_requests[-1].json["system"][0]["cache_control"] == {"type": "ephemeral"}
     assert "guessed minimum" in haiku.cache_warnings[0]
     assert_valid(anthropic_server)
+
+
+def test_a_drafts_cost_which_the_digest_sums_uses_the_band_too(anthropic_server):
+    """Generators price each answer with Usage.cost(prices_for(...)); the digest's cost per answer sums those costs."""
+    from pipeline.generation.rag import RAGGenerator
+    from tests.pipeline.generation_helpers import exam_hits
+
+    anthropic_server.enqueue_text("No tengo información para responder esta consulta en la documentación disponible.",
+                                  usage={"input_tokens": 150_000, "output_tokens": 1_000, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0})
+    llm = make_llm(anthropic_server, model="claude-haiku-5-5")
+    answer = RAGGenerator(llm=llm, prices=prices_for(None, "claude-haiku-5-5")).generate("¿?", exam_hits())
+    assert answer.cost_usd == pytest.approx((150_000 * 0.50 + 1_000 * 2.50) / 1e6)

@@ -105,3 +105,21 @@ def test_rag_and_long_context_flag_replies_that_did_not_end_normally(anthropic_s
     for answer in (rag, lc):
         assert answer.outcome == outcome and answer.flags[0]["flag"] == outcome and answer.notes
         assert (answer.text == "") == (outcome == "refusal")
+
+
+class BigIndex(TinyIndex):
+    def all_chunks(self, *, with_vectors: bool = False):
+        return [(Chunk("reglamento", "Reglamento", "Artículo. " * 25_000, 0, EXAMENES), None)]
+
+
+def test_long_context_refuses_documents_the_context_window_cannot_hold_before_sending():
+    from pipeline.errors import GenerationError
+    from tests.servers.anthropic_server import FakeAnthropicServer
+
+    with FakeAnthropicServer(token_counter=len) as server:  # one token per character: 250k tokens of documents
+        llm = AnthropicLLM(api_key="k", base_url=server.url, model="claude-haiku-4-5", max_retries=0)  # 200k window
+        with pytest.raises(GenerationError, match="context window"):
+            LongContextGenerator(llm=llm, index=BigIndex(), max_chars=1_000_000).generate("¿qué dice?", [])
+        assert server.message_requests == [] and server.requests  # counted exactly, never sent
+        roomy = AnthropicLLM(api_key="k", base_url=server.url, model="claude-sonnet-5-5", max_retries=0)  # 1M window
+        assert LongContextGenerator(llm=roomy, index=BigIndex(), max_chars=1_000_000).generate("¿qué dice?", []).text

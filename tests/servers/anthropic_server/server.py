@@ -379,6 +379,8 @@ class FakeAnthropicServer:
                         body = str(b.get("text", ""))
                     elif t == "image" or t == "document":
                         body = "x" * 3500  # ~1000 tokens per image/document
+                    elif t == "search_result":  # its title, source and text blocks are what the model reads (citations.py [SR])
+                        body = "\n".join([str(b.get("title", "")), str(b.get("source", ""))] + [str(x.get("text", "")) for x in b.get("content") or [] if isinstance(x, dict)])
                     elif t == "tool_result":
                         rc = b.get("content")
                         body = rc if isinstance(rc, str) else json.dumps(rc, sort_keys=True)
