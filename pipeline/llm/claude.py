@@ -84,6 +84,7 @@ class AnthropicLLM:
         self._client_args = {"api_key": api_key, "base_url": base_url, "timeout": timeout_s, "max_retries": max_retries}
         self._client = None
         self.cache_warnings: list[str] = []
+        self._lifecycle_checked = False  # the Models API is asked once, before the first request
         self._counts: dict[str, int] = {}  # hash of a counted body -> its exact input tokens
         self.count_fallbacks = 0  # counts that failed and fell back to the estimate
 
@@ -160,6 +161,7 @@ class AnthropicLLM:
         """The Messages API body (what a batch item's `params` holds): system first (byte-identical across calls), then the user turn."""
         level = self._effort(effort) if effort is not None else self.effort  # refused values raise before anything is sent
         temp = self._sampling(temperature) if temperature is not None else self.temperature
+        self.check_lifecycle()  # once, before anything is sent for this model (a retired one is refused here)
         block: dict[str, Any] = {"type": "text", "text": system}
         fmt = output_format(schema) if schema is not None else None
         if self.cache and self.cacheable(system, fmt):
@@ -216,6 +218,14 @@ class AnthropicLLM:
             raise LLMError(f"Anthropic call failed after {self.max_retries + 1} attempts: connection: {exc}") from exc
         except (anthropic.APIError, ValueError) as exc:  # malformed response bodies and the like
             raise LLMError(f"Anthropic call failed: {type(exc).__name__}: {exc}") from exc
+
+    def check_lifecycle(self) -> None:
+        """Ask the Models API once whether the model is still served (ModelRetired if not; a deprecation is logged)."""
+        if not self._lifecycle_checked:
+            from pipeline.llm.models import api_lifecycle, check_lifecycle
+
+            self.deprecation = check_lifecycle(self.model, api_lifecycle(self.client, self.model)) or self.deprecation
+            self._lifecycle_checked = True
 
     def complete(self, *, system, user, schema=None, max_tokens=None, temperature=None, effort=None) -> LLMResponse:
         body = self.request(system=system, user=user, schema=schema, max_tokens=max_tokens, temperature=temperature, effort=effort)

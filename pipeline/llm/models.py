@@ -179,3 +179,41 @@ def check_model(name: str, *, today: date | None = None) -> str | None:
         _warned.add(name)
         log.warning(msg)
     return msg
+
+
+def api_lifecycle(client, name: str) -> tuple[str, date | None] | None:
+    """(lifecycle, retirement date) as the Models API states it now (GET /v1/models/{id}: "active", "deprecated" or
+    "retired", and `retires_at`; an id it does not know is "retired" for orienta: requests to it fail); None when
+    the API cannot be asked, and the table's dates stand."""
+    import anthropic
+
+    try:
+        info = client.models.retrieve(name)
+    except anthropic.NotFoundError:
+        return "retired", None
+    except anthropic.APIError as exc:
+        log.warning("the Models API did not answer for %s (%s): the models table's dates are used", name, type(exc).__name__)
+        return None
+    lifecycle = getattr(info, "lifecycle", None)  # older SDKs keep the field as an extra attribute
+    retires = getattr(info, "retires_at", None)
+    if isinstance(retires, str):
+        retires = datetime.fromisoformat(retires.replace("Z", "+00:00"))
+    return (str(lifecycle), retires.date() if isinstance(retires, datetime) else None) if lifecycle else None
+
+
+def check_lifecycle(name: str, lifecycle: tuple[str, date | None] | None, *, today: date | None = None) -> str | None:
+    """check_model with the Models API's word first: retired (or unknown to it) is refused, deprecated warns."""
+    if lifecycle is None:
+        return check_model(name, today=today)
+    state, retires = lifecycle
+    if state == "retired":
+        when = f" on {retires.isoformat()}" if retires else ""
+        raise ModelRetired(f"the Models API lists {name!r} as retired{when} (or does not know it); set ORIENTA_LLM__MODEL (or the role's model) to {replacement_for(name)!r}")
+    if state == "deprecated":
+        eol = retires or end_of_life(name)
+        msg = f"the model {name!r} is deprecated" + (f" and reaches end of life on {eol.isoformat()}" if eol else "") + f"; migrate to {replacement_for(name)!r}"
+        if name not in _warned:
+            _warned.add(name)
+            log.warning(msg)
+        return msg
+    return None

@@ -117,3 +117,43 @@ def test_a_drafts_cost_which_the_digest_sums_uses_the_band_too(anthropic_server)
     llm = make_llm(anthropic_server, model="claude-haiku-5-5")
     answer = RAGGenerator(llm=llm, prices=prices_for(None, "claude-haiku-5-5")).generate("¿?", exam_hits())
     assert answer.cost_usd == pytest.approx((150_000 * 0.50 + 1_000 * 2.50) / 1e6)
+
+
+# -- lifecycle from the Models API ---------------------------------------------------------------
+def test_the_models_api_is_asked_once_and_its_lifecycle_wins(anthropic_server, caplog):
+    from datetime import date
+
+    from pipeline.errors import ConfigurationError
+    from pipeline.llm.models import ModelRetired, api_lifecycle, check_lifecycle
+
+    llm = make_llm(anthropic_server)
+    llm.complete(system="s", user="a")
+    llm.complete(system="s", user="b")
+    assert [r.path for r in anthropic_server.requests if r.method == "GET"] == ["/v1/models/claude-sonnet-5-5"]
+    # a deprecated model: warned with the API's retirement date
+    older = make_llm(anthropic_server, model="claude-sonnet-4-5")
+    older._lifecycle_checked = False
+    with caplog.at_level(logging.WARNING, logger="pipeline.llm.models"):
+        older.check_lifecycle()
+    assert "2026-11-30" in (older.deprecation or "")
+    # the API's clock past the retirement date: it says retired, and orienta refuses the model
+    anthropic_server.clock = lambda: 1_796_000_000.0  # 2026-12-01
+    with pytest.raises(ModelRetired, match="retired on 2026-11-30"):
+        check_lifecycle("claude-sonnet-4-5", api_lifecycle(older.client, "claude-sonnet-4-5"), today=date(2026, 11, 25))
+    # an id the API does not know (a typo, a withdrawn preview) is refused before any message is sent
+    typo = make_llm(anthropic_server, model="claude-sonet-5-5")
+    with pytest.raises(ModelRetired, match="does not know it"):
+        typo.complete(system="s", user="u")
+    assert all(r.json["model"] != "claude-sonet-5-5" for r in anthropic_server.requests if r.method == "POST")  # not even counted
+    assert issubclass(ModelRetired, ConfigurationError)
+
+
+def test_when_the_models_api_fails_the_tables_dates_stand(anthropic_server, caplog):
+    from pipeline.llm.models import api_lifecycle
+
+    anthropic_server.api_keys = {"other"}  # every request now gets 401
+    anthropic_server.refusals_expected = True
+    client = make_llm(anthropic_server).client
+    with caplog.at_level(logging.WARNING, logger="pipeline.llm.models"):
+        assert api_lifecycle(client, "claude-sonnet-5-5") is None
+    assert any("Models API did not answer" in r.getMessage() for r in caplog.records)
