@@ -124,11 +124,14 @@ def references_for(steps: list[Step], final: Step, hits: list[Hit]) -> list[Refe
     return list(refs.values())
 
 
+def references_section(references: list[Reference], lang: str = "es") -> list[str]:
+    """The reply's list of documents ("Referencias:" and one line per document; [] without references)."""
+    if not references:
+        return []
+    return ["", t("references", lang)] + [f"- {r.title}" + (f": {r.url}" if r.url else "") for r in references]
+
+
 def format_reply(body: str, references: list[Reference], lang: str = "es") -> str:
     """The student-facing reply: greeting, body, references, closing."""
-    parts = [t("greeting", lang), "", body.strip()]
-    if references:
-        parts += ["", t("references", lang)]
-        parts += [f"- {r.title}" + (f": {r.url}" if r.url else "") for r in references]
-    parts += ["", t("closing", lang)]
+    parts = [t("greeting", lang), "", body.strip(), *references_section(references, lang), "", t("closing", lang)]
     return "\n".join(parts)

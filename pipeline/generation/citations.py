@@ -14,9 +14,8 @@ import re
 from dataclasses import dataclass, field
 
 from pipeline.derivation import Step, subtree
-from pipeline.generation import Reference
+from pipeline.generation import Reference, references_section
 from pipeline.index import Hit
-from pipeline.texts import t
 
 QUOTE_LIMIT = 300
 _WORD = re.compile(r"\w{2,}")
@@ -122,8 +121,5 @@ def cited_references(claims: list[Claim], hits: list[Hit]) -> list[Reference]:
 
 
 def with_references(body: str, references: list[Reference], lang: str = "es") -> str:
-    """The answer followed by the list of documents its citations point at."""
-    if not references:
-        return body
-    lines = [f"- {r.title}" + (f" ({r.url})" if r.url else "") for r in references]
-    return f"{body.rstrip()}\n\n{t('references', lang)}\n" + "\n".join(lines)
+    """The answer followed by the list of documents its citations point at (as format_reply lists them)."""
+    return "\n".join([body.rstrip(), *references_section(references, lang)])

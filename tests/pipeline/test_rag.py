@@ -34,7 +34,7 @@ def test_rag_sends_passages_as_search_results_and_takes_references_from_the_cita
     assert "únicamente la información de los extractos" in anthropic_server.message_requests[-1].json["system"][0]["text"]
     assert [r.doc_id for r in answer.references] == ["examenes"] and not answer.no_info and answer.extra_flags == []
     assert answer.references[0].claims == [{"claim": "podés inscribirte hasta el 22 de enero de 2027 por el SIGE.", "passage": 1, "quote": exam_hits()[0].chunk.text}]
-    assert answer.text.endswith(f"Referencias:\n- Exámenes: períodos e inscripción ({EXAMENES})")
+    assert answer.text.endswith(f"Referencias:\n- Exámenes: períodos e inscripción: {EXAMENES}")
     assert answer.cost_usd > 0 and answer.prompt_hash
 
 
