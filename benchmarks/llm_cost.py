@@ -4,10 +4,13 @@ The sample office is indexed (hashing embedder, no model download) and its answe
 retrieved as the product does (k=5 plus support chunks). Each generator (rag, derivation, long-context), the
 judge and the synthetic-question generator run against the local Messages API stand-in
 (tests/servers/anthropic_server/), on the current default models and on the previous default
-(claude-sonnet-4-5 for everything). Input tokens are measured on those real prompts with the chars/3.5 estimate
-of pipeline.llm.claude; the 5.x models' tokenizer counts ~30% more tokens for the same text (Haiku 5.5 overview:
+(claude-sonnet-4-5 for everything). Input tokens are measured on those real prompts by the stand-in's counter
+(chars/3.5, which its count_tokens endpoint also answers, so the product's cache decisions see the same figure; RAG's
+passages travel as search-result blocks, counted by their title, source and text); the 5.x models' tokenizer
+counts ~30% more tokens for the same text (Haiku 5.5 overview:
 "approximately 30% more tokens than on Claude Haiku 4.5"), so their counts are multiplied by 1.3. The stand-in
-caches prefixes at the model's minimum from the table. Output tokens are scripted replies (the derivation prompt's
+caches prefixes at the model's minimum from the table. Costs are Usage.cost(prices_for(...)), the function the
+drafts (and so the digest's cost per answer) use, long-prompt bands included. Output tokens are scripted replies (the derivation prompt's
 worked example 3; a ~600-character RAG reply; a ~200-character judge justification); adaptive thinking tokens
 (billed as output on the 5.x models) cannot be measured without the real API and are not included.
 

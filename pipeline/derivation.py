@@ -83,22 +83,22 @@ def validate(steps: list[Step], n_chunks: int) -> Step:
     return finals[0]
 
 
-def leaves(steps: list[Step], root: Step) -> set[int]:
-    """Chunk numbers (1-based) that the subtree under `root` depends on."""
+def subtree(steps: list[Step], root: Step) -> list[Step]:
+    """The steps under `root` (itself included), in derivation order."""
     by_id = {s.id: s for s in steps}
-    out: set[int] = set()
     stack, visited = [root], set()
     while stack:
         s = stack.pop()
         if s.id in visited:
             continue
         visited.add(s.id)
-        for p in s.premises:
-            if p in by_id:
-                stack.append(by_id[p])
-            elif p.isdigit():
-                out.add(int(p))
-    return out
+        stack += [by_id[p] for p in s.premises if p in by_id]
+    return [s for s in steps if s.id in visited] or [root]
+
+
+def leaves(steps: list[Step], root: Step) -> set[int]:
+    """Chunk numbers (1-based) that the subtree under `root` depends on."""
+    return {int(p) for s in subtree(steps, root) for p in s.premises if p.isdigit()}
 
 
 def render(steps: list[Step], chunk_titles: list[str] | None = None) -> str:

@@ -69,6 +69,8 @@ TEXTS["es"].update(
         "review_truncated": "(texto truncado; se ve completo en Editar)",
         "review_references": "Referencias",
         "review_no_references": "sin referencias",
+        "review_claim": "↳ «{claim}» — extracto {passage}: “{quote}”",
+        "review_uncited": "⚠️ Afirmaciones sin cita ({n}): el modelo no las apoyó en ningún extracto; verificalas antes de aprobar.",
         "review_flags": "⚠️ El verificador marcó {n} paso(s)",
         "review_step": "paso",
         "review_no_info": "Sin información en los documentos: posible hueco de contenido.",

@@ -85,6 +85,7 @@ def purge_personal_data(*, session: Session, days: int, now: datetime | None = N
             session.add(m)
         for draft in session.exec(select(Draft).where(col(Draft.message_id).in_(ids))).all():
             draft.text, draft.derivation, draft.flags, draft.context = TOMBSTONE, [], [{"kind": f.get("kind")} for f in draft.flags or [] if f.get("kind")], {}
+            draft.references = [{k: v for k, v in r.items() if k != "claims"} for r in draft.references or []]  # claims quote the draft
             session.add(draft)
             report.drafts += 1
             if draft.slack_channel and draft.slack_ts:

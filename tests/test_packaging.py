@@ -73,10 +73,10 @@ def test_no_unused_or_benchmark_only_dependencies_in_the_main_set():
 @pytest.mark.parametrize(
     "dist,minimum,why",
     [
-        ("qdrant-client", (1, 17), "models.Rrf(weights=...) for weighted RRF"),
+        ("qdrant-client", (1, 19, 1), "weighted RRF (1.17); local mode keeps a failed write whole and scores sparse vectors as the tests expect from 1.19.1"),
         ("pydantic-settings", (2, 7), "NoDecode"),
         ("sqlmodel", (0, 0, 45), "sqlmodel.sql.sqltypes.UTCDateTime in the migrations"),
-        ("anthropic", (0, 83), "messages.create(output_config=..., cache_control=...)"),
+        ("anthropic", (1, 0), "with_raw_response/retries_taken as claude.py reads them, count_tokens, search-result citations"),
         ("sqlalchemy", (2, 0, 22), "imported directly"),
         ("prometheus-client", (0, 20), "the /metrics page"),
     ],
@@ -85,6 +85,35 @@ def test_lower_bounds_allow_no_version_the_code_cannot_run_on(dist, minimum, why
     assert dist in DEPS, f"{dist} ({why}) must be declared"
     bound = _lower_bound(DEPS[dist])
     assert bound is not None and bound >= minimum, f"{DEPS[dist]}: the code needs >= {'.'.join(map(str, minimum))} ({why})"
+
+
+def _upper_bound(req: str) -> tuple[int, ...] | None:
+    m = re.search(r"<\s*([0-9][0-9.]*)", req)
+    return tuple(int(x) for x in m.group(1).split(".")) if m else None
+
+
+@pytest.mark.parametrize("dist", ["anthropic", "qdrant-client", "slack-bolt", "slack-sdk", "sqlmodel", "pydantic", "pydantic-settings"])
+def test_the_libraries_whose_majors_are_tested_have_an_upper_bound(dist):
+    assert _upper_bound(DEPS[dist]) is not None, f"{DEPS[dist]}: a fresh install could take an untested major"
+
+
+def test_the_qdrant_client_stays_within_one_minor_of_the_compose_server():
+    """qdrant-client warns when its minor and the server's differ by more than one."""
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    server = tuple(int(x) for x in compose["services"]["qdrant"]["image"].split(":")[1].lstrip("v").split(".")[:2])
+    low, high = _lower_bound(DEPS["qdrant-client"]), _upper_bound(DEPS["qdrant-client"])
+    assert low[0] == high[0] == server[0]
+    assert server[1] - 1 <= low[1] and high[1] - 1 <= server[1] + 1, f"{DEPS['qdrant-client']} vs server {server}"
+
+
+def test_images_are_pinned_by_version():
+    compose = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+    for name, service in compose["services"].items():
+        if "image" in service:
+            tag = service["image"].split(":")[1] if ":" in service["image"] else "latest"
+            assert re.match(r"v?\d+\.\d+", tag), f"{name}: {service['image']} floats"
+    base = re.search(r"^FROM\s+(\S+)", (ROOT / "Dockerfile").read_text(), flags=re.M).group(1)
+    assert re.match(r"python:\d+\.\d+\.\d+", base), base
 
 
 def test_requires_python_is_open_above_and_the_readme_names_the_tested_version():

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
-MANIFEST = Path(__file__).with_name("slack") / "manifest.yml"
+MANIFEST = Path(__file__).resolve().parents[1] / "slack" / "manifest.yml"
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ from datetime import datetime, timezone
 from typing import Any
 
 from pipeline.generation import outcome_of
+from pipeline.generation.citations import UNCITED
 from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
 from review.answer_memory import CURATED_FLAG, suggestions_of
@@ -125,8 +126,11 @@ def _gate(message: InboundMessage, draft: Draft, lang: str) -> str:
     return label
 
 
+CLAIM_LIMIT = 160
+
+
 def references_text(references: list[dict[str, Any]], lang: str = "es") -> str:
-    """References as Slack links (title only when a document has no URL)."""
+    """References as Slack links (title only when a document has no URL), each followed by the claims it supports and the passage cited."""
     if not references:
         return f"_{t('review_no_references', lang)}_"
     lines = []
@@ -134,6 +138,10 @@ def references_text(references: list[dict[str, Any]], lang: str = "es") -> str:
         title = escape(ref.get("title") or ref.get("doc_id") or "?").replace("|", "¦")
         url = ref.get("url")
         lines.append(f"• <{url}|{title}>" if url else f"• {title}")
+        lines += [
+            "    " + t("review_claim", lang).format(claim=escape(clip(c.get("claim") or "", CLAIM_LIMIT)), passage=c.get("passage"), quote=escape(clip(c.get("quote") or "", CLAIM_LIMIT)))
+            for c in ref.get("claims") or []
+        ]
     return "\n".join(lines)
 
 
@@ -144,6 +152,14 @@ def message_flags_text(flags: list[dict[str, Any]]) -> str:
         lines.append(f"⚠️ *{escape(str(flag.get('flag') or flag.get('kind')))}*")
         lines += [f"&gt; _{escape(str(h.get('kind')))}:_ {escape(clip(str(h.get('text') or ''), 200))}" for h in flag.get("hidden") or []]
     return clip("\n".join(lines), SECTION_LIMIT)
+
+
+def uncited_text(flags: list[dict[str, Any]], lang: str = "es") -> str:
+    """The claims of the draft that cite no passage ("" when every claim is cited)."""
+    claims = [f.get("flag") or "" for f in flags if f.get("kind") == UNCITED]
+    if not claims:
+        return ""
+    return "\n".join([t("review_uncited", lang).format(n=len(claims))] + [f"• {escape(clip(c, CLAIM_LIMIT))}" for c in claims])
 
 
 def foreign_links_of(flags: list[dict[str, Any]]) -> list[str]:
@@ -201,8 +217,11 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         },
         {"type": "divider"},
         _section(f"*{t(label, lang)}:*\n" + clip(escape(text if text is not None else draft.text), SECTION_LIMIT - 40, t("review_truncated", lang))),
-        _section(f"*{t('review_references', lang)}:*\n{references_text(draft.references, lang)}"),
+        _section(clip(f"*{t('review_references', lang)}:*\n{references_text(draft.references, lang)}", SECTION_LIMIT - 40, t("review_truncated", lang))),
     ]
+    uncited = uncited_text(draft.flags or [], lang)
+    if uncited:
+        blocks.append(_section(clip(uncited, SECTION_LIMIT - 40, t("review_truncated", lang))))
     links = foreign_links_of(draft.flags or [])
     if links:
         blocks.append(_section(t("review_foreign_links", lang).format(links=", ".join(f"`{escape(x)}`" for x in links))))

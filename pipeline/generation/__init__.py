@@ -23,10 +23,12 @@ class Reference:
     title: str
     url: str | None = None
     content_hash: str | None = None  # the version of the document the answer was drafted from
+    claims: list[dict] = field(default_factory=list)  # {claim, passage, quote}: what of the answer this document supports, and where
 
     def as_dict(self) -> dict:
         out = {"doc_id": self.doc_id, "title": self.title, "url": self.url}
-        return out | {"content_hash": self.content_hash} if self.content_hash else out
+        out |= {"content_hash": self.content_hash} if self.content_hash else {}
+        return out | {"claims": self.claims} if self.claims else out
 
     @classmethod
     def of(cls, chunk) -> "Reference":
@@ -122,11 +124,14 @@ def references_for(steps: list[Step], final: Step, hits: list[Hit]) -> list[Refe
     return list(refs.values())
 
 
+def references_section(references: list[Reference], lang: str = "es") -> list[str]:
+    """The reply's list of documents ("Referencias:" and one line per document; [] without references)."""
+    if not references:
+        return []
+    return ["", t("references", lang)] + [f"- {r.title}" + (f": {r.url}" if r.url else "") for r in references]
+
+
 def format_reply(body: str, references: list[Reference], lang: str = "es") -> str:
     """The student-facing reply: greeting, body, references, closing."""
-    parts = [t("greeting", lang), "", body.strip()]
-    if references:
-        parts += ["", t("references", lang)]
-        parts += [f"- {r.title}" + (f": {r.url}" if r.url else "") for r in references]
-    parts += ["", t("closing", lang)]
+    parts = [t("greeting", lang), "", body.strip(), *references_section(references, lang), "", t("closing", lang)]
     return "\n".join(parts)

@@ -12,7 +12,8 @@ from pydantic import BaseModel, Field
 from pipeline.conversation import Turn, with_history
 from pipeline.derivation import Step, parse_text, steps_from_data, validate
 from pipeline.errors import DerivationError
-from pipeline.generation import Answer, format_reply, references_for, register
+from pipeline.generation import Answer, format_reply, register
+from pipeline.generation.citations import cited_references, leaf_claims
 from pipeline.generation.rag import render_extracts
 from pipeline.index import Hit
 from pipeline.llm import LLM, LLMResponse, Usage
@@ -108,7 +109,7 @@ class DerivationGenerator:
         except _Invalid as bad:
             return self._fall_back(question, hits, bad, start, history)
         self.verifier.verify(steps, chunk_texts(hits), question)
-        refs = references_for(steps, final, hits)
+        refs = cited_references(leaf_claims(steps, final, hits), hits)  # its leaves cite passages as RAG's citations do
         no_info = final.rule == "NoInfo"
         body = t("no_info", self.lang) if no_info else final.conclusion
         notes = [f"derivación inválida en el intento {i + 1}: {e}" for i, e in enumerate(errors)]

@@ -49,10 +49,22 @@ class LongContextGenerator:
             self._corpus, self._docs = "\n\n".join(blocks), refs
         return self._corpus, self._docs or []
 
+    def check_size(self, system: str) -> None:
+        """Refuse, before sending, documents that leave no room for the reply in the model's context window
+        (exact count where the LLM has one: the same count that decides the cache breakpoint, so no extra call)."""
+        prefix_tokens = getattr(self.llm, "prefix_tokens", None)
+        info = getattr(self.llm, "info", None)
+        if prefix_tokens is None or info is None:
+            return
+        have, room = prefix_tokens(system), info.context_window - min(self.llm.max_tokens, info.max_output)
+        if have > room:
+            raise GenerationError(f"the documents take {have} tokens, more than the {room} that {self.llm.model}'s context window leaves for them; lower ORIENTA_LLM__LONG_CONTEXT_MAX_CHARS or use rag")
+
     def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:
         start = time.perf_counter()
         corpus, docs = self.corpus()
         system = f"{self.prompt.text}\n\n# Documentos\n\n{corpus}"
+        self.check_size(system)
         resp = self.llm.complete(system=system, user=with_history(fence_question(question), history))
         text = "" if resp.refused else resp.text.strip()
         low = text.lower()

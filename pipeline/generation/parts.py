@@ -48,7 +48,9 @@ def compose(headings: list[str], answers: list[Answer], lang: str = "es") -> Ans
         steps += part_steps
         hits += answer.hits
         for r in answer.references:
-            refs.setdefault(r.doc_id, r)
+            kept = refs.setdefault(r.doc_id, r)
+            if kept is not r:
+                kept.claims += [c for c in r.claims if c not in kept.claims]
     if len(finals) >= 2:
         steps.append(Step(id="s_final", rule="Concat", premises=[f.id for f in finals], conclusion="\n\n".join(sections), is_final=True))
     elif finals:
@@ -73,4 +75,5 @@ def compose(headings: list[str], answers: list[Answer], lang: str = "es") -> Ans
         notes=[f"{len(answers)} preguntas en el mensaje, respondidas en orden"] + [f"pregunta {i}: {n}" for i, a in enumerate(answers, start=1) for n in a.notes],
         fallback=any(a.fallback for a in answers),
         outcome=outcome,
+        extra_flags=[f for a in answers for f in a.extra_flags],
     )

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from pipeline.conversation import Turn, with_history
 from pipeline.generation import Answer, Reference, register
+from pipeline.generation.citations import cited_references, claims_from, search_results, uncited_flags, with_references
 from pipeline.index import Hit
 from pipeline.llm import LLM
 from pipeline.prompts import load_prompt
@@ -41,8 +42,9 @@ def outcome_notes(resp) -> list[str]:
     }.get(resp.outcome, [])
 
 
-def cited_references(text: str, hits: list[Hit]) -> list[Reference]:
-    """Documents whose title or URL the answer's text mentions, in retrieval order."""
+def mentioned_references(text: str, hits: list[Hit]) -> list[Reference]:
+    """Documents whose title or URL the answer's text mentions, in retrieval order: only for a model without
+    citations (an OpenAI-compatible server); Claude's references come from its citations."""
     refs: dict[str, Reference] = {}
     low = text.lower()
     for h in hits:
@@ -54,29 +56,47 @@ def cited_references(text: str, hits: list[Hit]) -> list[Reference]:
 
 @register("rag")
 class RAGGenerator:
-    """Retrieval-augmented answer in one LLM call; the instructions are the fixed, cached prefix."""
+    """Retrieval-augmented answer in one LLM call; the instructions are the fixed, cached prefix.
+
+    On Claude the passages go as search-result blocks with citations enabled: the draft's references are the
+    documents of the returned citations, each claim is linked to its passage, and a claim without a citation
+    is flagged for the reviewer. A model without citations gets numbered extracts as text.
+    """
 
     name = "rag"
 
-    def __init__(self, *, llm: LLM, prices: dict[str, float] | None = None, **_: object) -> None:
-        self.llm, self.prices = llm, prices
-        self.prompt = load_prompt("rag")
+    def __init__(self, *, llm: LLM, prices: dict[str, float] | None = None, lang: str = "es", **_: object) -> None:
+        self.llm, self.prices, self.lang = llm, prices, lang
+        self.cites = bool(getattr(llm, "search_results", False))
+        self.prompt = load_prompt("rag_cited" if self.cites else "rag")
 
-    def user_message(self, question: str, hits: list[Hit], history: Sequence[Turn] = ()) -> str:
-        return f"Extractos de documentos:\n\n{render_extracts(hits)}\n\n{with_history(fence_question(question), history)}"
+    def user_message(self, question: str, hits: list[Hit], history: Sequence[Turn] = ()) -> str | list[dict]:
+        asked = with_history(fence_question(question), history)
+        if self.cites:
+            return search_results(hits) + [{"type": "text", "text": asked}]
+        return f"Extractos de documentos:\n\n{render_extracts(hits)}\n\n{asked}"
 
     def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:
         start = time.perf_counter()
         resp = self.llm.complete(system=self.prompt.text, user=self.user_message(question, hits, history))
         text = "" if resp.refused else resp.text.strip()
+        no_info = any(m in text.lower() for m in NO_INFO_MARKERS)
         notes = outcome_notes(resp)
         notes += [f"enlace que no está en los extractos: {e}" for e in unknown_links(text, render_extracts(hits))]
+        flags: list[dict] = []
+        if self.cites:
+            claims = claims_from(resp.blocks, hits) if text else []
+            references = cited_references(claims, hits)
+            flags = uncited_flags(claims, NO_INFO_MARKERS)
+            text = with_references(text, references, self.lang) if text else text
+        else:
+            references = mentioned_references(text, hits)
         return Answer(
             text=text,
             method="rag",
             model=resp.model,
-            references=cited_references(text, hits),
-            no_info=any(m in text.lower() for m in NO_INFO_MARKERS),
+            references=references,
+            no_info=no_info,
             prompt_hash=self.prompt.hash,
             usage=resp.usage,
             cost_usd=resp.usage.cost(self.prices),
@@ -84,4 +104,5 @@ class RAGGenerator:
             hits=hits,
             notes=notes,
             outcome=resp.outcome,
+            extra_flags=flags,
         )

@@ -38,9 +38,17 @@ class Usage:
         return self.input_tokens + self.cache_write_tokens + self.cache_read_tokens
 
     def cost(self, prices: dict[str, float] | None) -> float:
-        """Cost in USD from a price table in USD per million tokens (input, output, cache_write, cache_read)."""
+        """Cost in USD from a price table in USD per million tokens (input, output, cache_write, cache_read).
+
+        A table with a `long_prompt` band (models.prices_for) prices a request whose prompt exceeds the band's
+        threshold at the band's rates, all its tokens included; usage summed over several calls is judged by its
+        average prompt per call.
+        """
         if not prices:
             return 0.0
+        band = prices.get("long_prompt")
+        if band and self.prompt_tokens / max(self.calls, 1) > band["threshold_tokens"]:
+            prices = band
         return (
             self.input_tokens * prices.get("input", 0.0)
             + self.output_tokens * prices.get("output", 0.0)
@@ -62,6 +70,7 @@ class LLMResponse:
     attempts: int = 1
     batch: bool = False
     thinking_blocks: int = 0
+    blocks: list[dict[str, Any]] = field(default_factory=list)  # text blocks with the citations the API returned for each
 
     @property
     def truncated(self) -> bool:
@@ -117,7 +126,8 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
 
 @runtime_checkable
 class LLM(Protocol):
-    """A chat model. `system` is the fixed, cacheable prefix; `user` the per-call part.
+    """A chat model. `system` is the fixed, cacheable prefix; `user` the per-call part (a string, or Messages API
+    content blocks for a model with `search_results = True`, e.g. search_result blocks with citations enabled).
 
     `schema` (a pydantic model class or a JSON schema) asks for a JSON reply that fits it; the parsed
     object comes back in `LLMResponse.data`. `temperature` and `effort` are sent only where the model
@@ -131,7 +141,7 @@ class LLM(Protocol):
         self,
         *,
         system: str,
-        user: str,
+        user: str | list[dict[str, Any]],
         schema: Any = None,
         max_tokens: int | None = None,
         temperature: float | None = None,

@@ -24,16 +24,19 @@ class ModelRetired(ConfigurationError):
 
 @dataclass(frozen=True)
 class ModelInfo:
-    """What one model accepts, its limits and prices (USD per million tokens)."""
+    """What one model accepts, its limits and prices (USD per million tokens), and where each value came from."""
 
     name: str
     family: str
     known: bool = True
     status: str = "active"
     sampling: bool = False
-    forced_tool_choice: bool = False
+    forced_tool_choice: str = "refused"  # "refused" | "without_thinking"
     prefill: bool = False
     thinking: str = "adaptive"
+    thinking_types: tuple[str, ...] = ("adaptive",)
+    thinking_off_up_to: str = ""
+    thinking_display: str = "omitted"
     effort: tuple[str, ...] = ()
     default_effort: str | None = None
     structured_outputs: bool = True
@@ -45,11 +48,15 @@ class ModelInfo:
     released: str | None = None
     retires: str | None = None
     replacement: str | None = None
-    checked: str | None = None
-    sources: tuple[str, ...] = ()
+    source: dict[str, str] = field(default_factory=dict)  # field -> documentation page (URL)
+    guess: dict[str, str] = field(default_factory=dict)  # field -> why this figure, where no page states it
 
     def accepts_effort(self, level: str | None) -> bool:
         return level is None or level in self.effort
+
+    def documented(self, name: str) -> bool:
+        """Whether a documentation page states this field's value (not a guess)."""
+        return name in self.source and name not in self.guess and "*" not in self.guess
 
     def as_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -63,10 +70,17 @@ def _table() -> dict[str, Any]:
         return tomllib.load(fh)
 
 
+DATA_FIELDS = tuple(f for f in ModelInfo.__dataclass_fields__ if f not in ("name", "known", "source", "guess"))
+
+
 def _build(name: str, row: dict[str, Any], *, known: bool) -> ModelInfo:
     fields = {k: v for k, v in row.items() if k in ModelInfo.__dataclass_fields__}
-    fields["effort"] = tuple(fields.get("effort", ()))
-    fields["sources"] = tuple(fields.get("sources", ()))
+    for key in ("effort", "thinking_types"):
+        if key in fields:
+            fields[key] = tuple(fields[key])
+    pages = _table()["pages"]
+    fields["source"] = {k: pages[v] for k, v in row.get("source", {}).items()}
+    fields["guess"] = dict(row.get("guess", {}))
     return ModelInfo(name=name, known=known, **fields)
 
 
@@ -90,33 +104,30 @@ def model_info(name: str) -> ModelInfo:
     return _build(name, _table()["unknown"], known=False)
 
 
-def prices_for(name: str, *, batch: bool = False) -> dict[str, float] | None:
-    """Prices in the shape Usage.cost() reads (input, output, cache_write, cache_read); batch: the Message Batches prices."""
+def prices_for(name: str, *, batch: bool = False, prompt_tokens: int = 0) -> dict[str, float] | None:
+    """Prices in the shape Usage.cost() reads (input, output, cache_write, cache_read); batch: the Message Batches prices.
+
+    A request whose prompt (input + cache writes + cache reads) exceeds the model's long-prompt threshold is priced
+    at the long-prompt band for all its tokens (pricing#long-context-pricing). With prompt_tokens=0 the row also
+    carries the band (`long_prompt`), so Usage.cost() picks it per request from the usage it prices.
+    """
     info = model_info(name)
     p = info.prices
     if not p:
         return None
-    if not batch:
-        return {"input": p["input"], "output": p["output"], "cache_write": p["cache_write_5m"], "cache_read": p["cache_read"]}
-    ratio = p["batch_input"] / p["input"]
-    return {"input": p["batch_input"], "output": p["batch_output"], "cache_write": p["cache_write_5m"] * ratio, "cache_read": p["cache_read"] * ratio}
+    ratio = p["batch_input"] / p["input"] if batch else 1.0
 
+    def shaped(rates: dict[str, float]) -> dict[str, float]:
+        return {"input": rates["input"] * ratio, "output": rates["output"] * ratio, "cache_write": rates["cache_write_5m"] * ratio, "cache_read": rates["cache_read"] * ratio}
 
-def _sdk_deprecations() -> dict[str, str]:
-    """model -> end-of-life date as the installed anthropic SDK lists it."""
-    out: dict[str, str] = {}
-    try:
-        from anthropic.resources.messages.messages import DEPRECATED_MODELS as in_messages
-
-        out.update(in_messages)
-    except ImportError:  # pragma: no cover - older SDKs
-        pass
-    try:
-        from anthropic._data import DEPRECATED_MODELS as in_data
-
-        out.update(in_data)
-    except ImportError:  # pragma: no cover
-        pass
+    band = info.long_prompt
+    if band and prompt_tokens > band["threshold_tokens"]:
+        return shaped(band)
+    out = shaped(p)
+    if batch:
+        out["input"], out["output"] = p["batch_input"], p["batch_output"]
+    if band and not prompt_tokens:
+        out["long_prompt"] = shaped(band) | {"threshold_tokens": band["threshold_tokens"]}
     return out
 
 
@@ -130,11 +141,15 @@ def _parse_eol(text: str) -> date | None:
     return None
 
 
+def retired_models() -> dict[str, tuple[date, str]]:
+    """Ids the API no longer serves: id -> (retirement date, replacement), from the table's [retired] rows."""
+    return {k: (date.fromisoformat(v["retired"]), v["replacement"]) for k, v in _table()["retired"].items() if k != "source"}
+
+
 def end_of_life(name: str) -> date | None:
-    """The model's end-of-life date: the SDK's deprecation list first, then the table's `retires`."""
-    sdk = _sdk_deprecations().get(name)
-    if sdk:
-        return _parse_eol(sdk)
+    """The model's end-of-life date, from the table (`retires`, or a [retired] row; the model-deprecations page)."""
+    if name in retired_models():
+        return retired_models()[name][0]
     info = model_info(name)
     return _parse_eol(info.retires) if info.known and info.retires else None
 
@@ -164,3 +179,41 @@ def check_model(name: str, *, today: date | None = None) -> str | None:
         _warned.add(name)
         log.warning(msg)
     return msg
+
+
+def api_lifecycle(client, name: str) -> tuple[str, date | None] | None:
+    """(lifecycle, retirement date) as the Models API states it now (GET /v1/models/{id}: "active", "deprecated" or
+    "retired", and `retires_at`; an id it does not know is "retired" for orienta: requests to it fail); None when
+    the API cannot be asked, and the table's dates stand."""
+    import anthropic
+
+    try:
+        info = client.models.retrieve(name)
+    except anthropic.NotFoundError:
+        return "retired", None
+    except anthropic.APIError as exc:
+        log.warning("the Models API did not answer for %s (%s): the models table's dates are used", name, type(exc).__name__)
+        return None
+    lifecycle = getattr(info, "lifecycle", None)  # older SDKs keep the field as an extra attribute
+    retires = getattr(info, "retires_at", None)
+    if isinstance(retires, str):
+        retires = datetime.fromisoformat(retires.replace("Z", "+00:00"))
+    return (str(lifecycle), retires.date() if isinstance(retires, datetime) else None) if lifecycle else None
+
+
+def check_lifecycle(name: str, lifecycle: tuple[str, date | None] | None, *, today: date | None = None) -> str | None:
+    """check_model with the Models API's word first: retired (or unknown to it) is refused, deprecated warns."""
+    if lifecycle is None:
+        return check_model(name, today=today)
+    state, retires = lifecycle
+    if state == "retired":
+        when = f" on {retires.isoformat()}" if retires else ""
+        raise ModelRetired(f"the Models API lists {name!r} as retired{when} (or does not know it); set ORIENTA_LLM__MODEL (or the role's model) to {replacement_for(name)!r}")
+    if state == "deprecated":
+        eol = retires or end_of_life(name)
+        msg = f"the model {name!r} is deprecated" + (f" and reaches end of life on {eol.isoformat()}" if eol else "") + f"; migrate to {replacement_for(name)!r}"
+        if name not in _warned:
+            _warned.add(name)
+            log.warning(msg)
+        return msg
+    return None

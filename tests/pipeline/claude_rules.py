@@ -24,3 +24,17 @@ def json_responder(make: Any):
         return "respuesta de prueba"
 
     return respond
+
+
+def refusals(body: dict[str, Any]) -> list[str]:
+    """What the real API would refuse in a Messages body, by the stand-in's rules ([] when it would be accepted)."""
+    import datetime as dt
+
+    from tests.servers.anthropic_server import citations, rules
+
+    try:
+        citations.check_request(body)
+        rules.check_request(body, rules.rules_for(body.get("model"), dt.date.today()))
+    except rules.RuleError as exc:
+        return [exc.message]
+    return []

@@ -72,10 +72,12 @@ def test_a_refused_rewrite_falls_back_to_the_offline_combination(anthropic_serve
 
 
 def test_rag_and_derivation_prompts_carry_the_previous_exchange(anthropic_server, llm):
-    anthropic_server.enqueue_text("Podés borrarte hasta 48 horas antes.\n\nReferencias:\n- Exámenes: períodos e inscripción")
+    anthropic_server.enqueue_text("Podés borrarte hasta 48 horas antes.")
     RAGGenerator(llm=llm).generate("¿Y si no puedo ir?", exam_hits(), history=HISTORY)
-    user = anthropic_server.requests[-1].json["messages"][0]["content"]
-    assert user.index("[1] Exámenes") < user.index("<conversacion_previa>") < user.index("<consulta>")
+    content = anthropic_server.requests[-1].json["messages"][0]["content"]
+    assert [b["type"] for b in content] == ["search_result", "search_result", "text"]  # the passages first, then the question
+    user = content[-1]["text"]
+    assert user.index("<conversacion_previa>") < user.index("<consulta>")
     anthropic_server.enqueue_text(json.dumps(derivation_input(), ensure_ascii=False))
     DerivationGenerator(llm=llm).generate("¿Y si no puedo ir?", exam_hits(), history=HISTORY)
     user = anthropic_server.requests[-1].json["messages"][0]["content"]

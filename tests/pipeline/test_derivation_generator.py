@@ -12,6 +12,7 @@ from pipeline.generation.rag import RAGGenerator
 from pipeline.llm import AnthropicLLM
 from tests.pipeline.claude_rules import assert_valid
 from tests.pipeline.generation_helpers import EXAMENES, derivation_input, exam_hits
+from tests.servers.anthropic_server import cited_reply
 from tests.servers.api_fixtures import anthropic_server  # noqa: F401  (fixture)
 
 PRICES = {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}
@@ -40,6 +41,8 @@ def test_a_valid_derivation_becomes_a_grounded_answer(anthropic_server, llm):
     assert answer.method == "derivation" and not answer.fallback and not answer.no_info
     assert "22 de enero de 2027" in answer.text and EXAMENES in answer.text
     assert [r.doc_id for r in answer.references] == ["examenes"]  # the unused becas chunk is not a reference
+    leaf = derivation_input()["steps"][0]["conclusion"]  # the Extract leaf cites its passage, as RAG's citations do
+    assert answer.references[0].claims == [{"claim": leaf, "passage": 1, "quote": exam_hits()[0].chunk.text}]
     assert [s.rule for s in answer.derivation] == ["Extract", "Refine"] and answer.flags == []
     assert answer.prompt_hash and answer.usage.calls == 1 and answer.cost_usd == pytest.approx(answer.usage.cost(PRICES))
     body = anthropic_server.requests[-1].json
@@ -63,7 +66,7 @@ def test_an_invalid_derivation_is_retried_once_with_the_same_prefix(anthropic_se
     structured(anthropic_server, derivation_input())
     answer = generator(llm).generate(QUESTION, exam_hits())
     assert answer.method == "derivation" and not answer.fallback and answer.usage.calls == 2
-    first, second = (r.json for r in anthropic_server.requests)
+    first, second = (r.json for r in anthropic_server.message_requests)
     assert first["system"] == second["system"] and first["output_config"] == second["output_config"]
     assert "no era una derivación válida" in second["messages"][0]["content"]
     assert answer.usage.cache_read_tokens > 0  # the retry reads the cached prefix
@@ -72,7 +75,7 @@ def test_an_invalid_derivation_is_retried_once_with_the_same_prefix(anthropic_se
 def test_two_invalid_derivations_fall_back_to_rag_and_are_marked(anthropic_server, llm):
     structured(anthropic_server, {"steps": [{"id": "s1", "rule": "Extract", "premises": ["1"], "conclusion": "x", "is_final": False}]})  # no final step
     structured(anthropic_server, {"steps": [{"id": "s1", "rule": "Compose", "premises": ["1"], "conclusion": "x", "is_final": True}]})  # wrong arity
-    anthropic_server.enqueue_text("Podés inscribirte hasta el 22 de enero de 2027.\n\nReferencias:\n- Exámenes: períodos e inscripción")
+    anthropic_server.enqueue(cited_reply(("Podés inscribirte hasta el 22 de enero de 2027.", 0)))
     answer = generator(llm).generate(QUESTION, exam_hits())
     assert answer.fallback and answer.method == "rag" and answer.derivation == []
     assert answer.usage.calls == 3 and [r.doc_id for r in answer.references] == ["examenes"]
@@ -99,7 +102,7 @@ def test_a_refusal_is_a_flagged_empty_draft_not_an_answer(anthropic_server, llm)
     answer = generator(llm).generate(QUESTION, exam_hits())
     assert answer.outcome == "refusal" and answer.text == "" and not answer.fallback and answer.usage.calls == 1
     assert answer.flags[0] == {"kind": "outcome", "step": None, "rule": None, "flag": "refusal"}
-    assert len(anthropic_server.requests) == 1  # neither retried nor replaced by a RAG answer
+    assert len(anthropic_server.message_requests) == 1  # neither retried nor replaced by a RAG answer
 
 
 def test_thinking_blocks_before_the_json_are_ignored(anthropic_server, llm):

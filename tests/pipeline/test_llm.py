@@ -98,7 +98,7 @@ def test_sdk_retries_429_honouring_retry_after(anthropic_server):
     anthropic_server.enqueue_text("ok")
     resp = make_llm(anthropic_server).complete(system="s", user="u")
     assert resp.text == "ok" and resp.attempts == 3
-    assert [r.status for r in anthropic_server.requests] == [429, 529, 200]
+    assert [r.status for r in anthropic_server.message_requests] == [429, 529, 200]
 
 
 def test_retries_exhausted_raise_llm_error(anthropic_server):
@@ -106,14 +106,14 @@ def test_retries_exhausted_raise_llm_error(anthropic_server):
         anthropic_server.enqueue_error(529, headers={"retry-after": "0"})
     with pytest.raises(LLMError, match="HTTP 529"):
         make_llm(anthropic_server, max_retries=1).complete(system="s", user="u")
-    assert len(anthropic_server.requests) == 2
+    assert len(anthropic_server.message_requests) == 2
 
 
 def test_client_errors_are_not_retried(anthropic_server):
     anthropic_server.enqueue_error(400, "invalid_request_error", "bad request")
     with pytest.raises(LLMError, match="HTTP 400"):
         make_llm(anthropic_server).complete(system="s", user="u")
-    assert len(anthropic_server.requests) == 1
+    assert len(anthropic_server.message_requests) == 1
 
 
 def test_timeout_is_retried_then_reported(anthropic_server):
@@ -138,7 +138,7 @@ def test_fixed_prefix_is_cached_once_and_read_after(anthropic_server):
     second = llm.complete(system=LONG_SYSTEM, user="otra pregunta distinta", schema=Reply)
     assert first.usage.cache_write_tokens > 1000 and first.usage.cache_read_tokens == 0
     assert second.usage.cache_read_tokens == first.usage.cache_write_tokens and second.usage.cache_write_tokens == 0
-    a, b = (r.json for r in anthropic_server.requests)
+    a, b = (r.json for r in anthropic_server.message_requests)
     assert a["system"] == b["system"] and a["output_config"] == b["output_config"] and a["system"][0]["cache_control"] == {"type": "ephemeral"}
     prices = prices_for(None, CURRENT)
     assert second.usage.cost(prices) < first.usage.cost(prices) / 3
@@ -191,7 +191,7 @@ def test_every_known_model_has_complete_rows_with_sources():
     from pipeline.llm.models import known_models
 
     for name, info in known_models().items():
-        assert info.sources and info.checked, name
+        assert info.source, name
         assert set(info.prices) >= {"input", "output", "cache_write_5m", "cache_write_1h", "cache_read", "batch_input", "batch_output"}, name
         assert info.thinking in ("adaptive", "extended", "none") and info.context_window > 0 and info.max_output > 0 and info.min_cache_tokens > 0
         if info.default_effort:
@@ -199,13 +199,11 @@ def test_every_known_model_has_complete_rows_with_sources():
 
 
 # -- deprecation -------------------------------------------------------------------------
-def test_default_model_is_current_and_not_deprecated_in_the_installed_sdk():
-    from anthropic._data import DEPRECATED_MODELS
-
+def test_default_model_is_current_and_not_deprecated():
     from pipeline.settings import LLMSettings
 
     default = LLMSettings().model
-    assert default == "claude-sonnet-5-5" and default not in DEPRECATED_MODELS
+    assert default == "claude-sonnet-5-5"
     assert model_info(default).status == "active" and check_model(default) is None
 
 
@@ -233,7 +231,7 @@ def test_unknown_model_gets_the_strictest_rules_and_one_warning(caplog, anthropi
         model_info("claude-nuevo-9")
     warned = [r for r in caplog.records if "claude-nuevo-9" in r.getMessage()]
     assert len(warned) == 1 and "\n" not in warned[0].getMessage()
-    assert not llm.info.sampling and not llm.info.forced_tool_choice and not llm.info.prefill
+    assert not llm.info.sampling and llm.info.forced_tool_choice == "refused" and not llm.info.prefill
     with pytest.raises(ConfigurationError):
         llm.complete(system="s", user="u", temperature=0.5)
     llm.complete(system="s", user="u")
@@ -245,3 +243,17 @@ def test_real_api_round_trip():
     llm = AnthropicLLM(api_key=os.environ["ANTHROPIC_API_KEY"], model=os.environ.get("ORIENTA_LLM__MODEL", "claude-haiku-5-5"), max_retries=2)
     resp = llm.complete(system="Respondé con una sola palabra.", user="¿De qué color es el cielo despejado?", max_tokens=20)
     assert resp.text.strip() and resp.usage.input_tokens > 0 and resp.usage.output_tokens > 0
+
+
+@pytest.mark.skipif(not os.environ.get("ANTHROPIC_API_KEY"), reason="ANTHROPIC_API_KEY is not set: the real API is not called")
+def test_real_api_cites_the_search_results_and_counts_tokens():
+    """RAG against the real API: the passages go as search results, the references are the cited documents."""
+    from pipeline.generation.rag import RAGGenerator
+    from tests.pipeline.generation_helpers import exam_hits
+
+    llm = AnthropicLLM(api_key=os.environ["ANTHROPIC_API_KEY"], model=os.environ.get("ORIENTA_LLM__MODEL", "claude-haiku-5-5"), max_retries=2)
+    answer = RAGGenerator(llm=llm).generate("¿Hasta cuándo me puedo inscribir a los exámenes de febrero?", exam_hits())
+    cited = {r.doc_id for r in answer.references}
+    assert "examenes" in cited and cited <= {"examenes", "becas"}
+    assert all(c["quote"] and c["passage"] in (1, 2) for r in answer.references for c in r.claims)
+    assert llm.count_fallbacks == 0 and llm.prefix_tokens("Respondé con una sola palabra.") > 0  # count_tokens answered

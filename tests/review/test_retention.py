@@ -86,3 +86,16 @@ def test_a_purged_message_leaves_the_context_of_later_follow_ups_in_its_conversa
         assert s.get(Draft, first_draft.id).context == {}
         assert s.get(Draft, later_draft.id).context == {}  # the follow-up (still within retention) keeps no copy of the purged question
         assert s.get(InboundMessage, later.id).redacted_text == "¿Y si no puedo ir?"
+
+
+def test_purged_drafts_keep_their_documents_but_not_the_claims_quoting_them(engine):
+    with session_scope(engine) as s:
+        draft, message = make_drafted(s, sender="ana@example.com")
+        row = s.get(queue.Draft, draft.id)
+        row.references = [{"doc_id": "examenes", "title": "Exámenes", "url": None, "claims": [{"claim": "Ana, tu CI 1.234.567-8 vence", "passage": 1, "quote": "q"}]}]
+        s.add(row)
+    _age(engine, message.id, 200)
+    with session_scope(engine) as s:
+        purge_personal_data(session=s, days=180)
+    with Session(engine) as s:
+        assert s.get(queue.Draft, draft.id).references == [{"doc_id": "examenes", "title": "Exámenes", "url": None}]

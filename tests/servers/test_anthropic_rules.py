@@ -168,6 +168,9 @@ def test_adaptive_models_return_a_thinking_block_first_and_bill_it(anthropic_ser
     assert summarized.content[0].type == "thinking" and summarized.content[0].thinking
     between = _ask(anthropic_server, CURRENT, thinking={"type": "between_tools"})
     assert [b.type for b in between.content] == ["text"]
+    haiku = _ask(anthropic_server, "claude-haiku-5-5")  # what's-new-haiku-5-5: "Thinking text is omitted by default"
+    assert haiku.content[0].type == "thinking" and haiku.content[0].thinking == ""
+    assert _ask(anthropic_server, "claude-haiku-5-5", output_config={"effort": "xhigh"}).content  # Haiku 5.5 takes all five levels
 
 
 def test_higher_effort_thinks_longer(anthropic_server):
@@ -257,7 +260,7 @@ def test_count_tokens_applies_the_same_rules(anthropic_server):
     assert ok.input_tokens >= 100
 
 
-@pytest.mark.parametrize("model,minimum", [("claude-haiku-4-5", 4096), ("claude-sonnet-4-5", 1024), ("claude-sonnet-5-5", 1024), ("claude-opus-5-5", 512)])
+@pytest.mark.parametrize("model,minimum", [("claude-haiku-4-5", 4096), ("claude-sonnet-4-5", 1024), ("claude-sonnet-5-5", 512), ("claude-haiku-5-5", 4096), ("claude-opus-5-5", 512)])
 def test_a_prefix_below_the_models_minimum_is_silently_not_cached(anthropic_server, model, minimum):
     def cached(tokens):
         system = [{"type": "text", "text": "x" * (int(3.5 * tokens) - len("system:")), "cache_control": {"type": "ephemeral"}}]

@@ -205,7 +205,9 @@ def test_with_claude_a_follow_up_is_rewritten_then_drafted_with_the_previous_exc
     svc.close()
     rewrite, drafting = anthropic_server.message_requests[-2:]
     assert rewrite.json["output_config"]["format"]["type"] == "json_schema" and "<conversacion_previa>" in rewrite.json["messages"][0]["content"]
-    user = drafting.json["messages"][0]["content"]
+    content = drafting.json["messages"][0]["content"]  # the passages as search results, then the thread and the question
+    assert {b["type"] for b in content[:-1]} == {"search_result"} and all(b["citations"] == {"enabled": True} for b in content[:-1])
+    user = content[-1]["text"]
     assert "Estudiante: ¿hasta cuándo tengo para pedir la revisión" in user, user
     assert user.endswith("<consulta>\n¿y la revisión la hace el mismo docente que corrigió?\n</consulta>")  # the student's own words, answered with the thread
     with Session(svc.engine) as s:

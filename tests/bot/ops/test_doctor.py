@@ -105,7 +105,7 @@ def test_doctor_working_and_broken_deployments(cli_env, monkeypatch, secure_acco
         by = {f["check"]: f["detail"] for f in good}
         assert "migraciones al día" in by["database"] and "UIDVALIDITY" in by["mailbox"] and "carpeta de enviados 'Sent' presente" in by["mailbox"]
         assert "starttls" in by["smtp"] and "scopes iguales a los del manifiesto" in by["slack"] and "una llamada" in by["llm"]
-        assert smtp.messages == [] and len(anthropic_server.requests) == 1  # nothing sent; exactly one tiny LLM call
+        assert smtp.messages == [] and len(anthropic_server.message_requests) == 1  # nothing sent; exactly one tiny LLM call
         assert len(slack.calls_to("chat.postMessage")) == 0
 
         # --- broken: every part misconfigured the way an office would get it wrong

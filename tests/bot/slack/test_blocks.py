@@ -189,3 +189,21 @@ def test_card_marks_a_closing_turn_of_the_conversation():
     context = {"turns": [{"role": "student", "text": "¿Dónde firmo el acta?", "message_id": 3}, {"role": "student", "text": "ok gracias", "message_id": 4, "acknowledged": True}]}
     text = _all_text(B.review_card(_draft(context=context), _message(cleaned_text="¿y a qué hora abren?"))["blocks"])
     assert "*Estudiante (cierre, sin respuesta):* ok gracias" in text and "*Estudiante:* ¿Dónde firmo el acta?" in text
+
+
+def test_card_links_each_claim_to_its_passage_and_flags_uncited_claims():
+    refs = [{"doc_id": "examenes", "title": "Exámenes", "url": "https://fing.example/examenes",
+             "claims": [{"claim": "La inscripción cierra el 22 de enero", "passage": 1, "quote": "Inscripción: hasta el viernes 22 de enero de 2027 <23:59>"}]}]
+    flags = [{"kind": "uncited_claim", "step": None, "rule": None, "flag": "Hay un recargo de 500 pesos"}]
+    text = _all_text(B.review_card(_draft(method="rag", references=refs, flags=flags, derivation=[]), _message())["blocks"])
+    assert "↳ «La inscripción cierra el 22 de enero» — extracto 1: “Inscripción: hasta el viernes 22 de enero de 2027 &lt;23:59&gt;”" in text
+    assert "Afirmaciones sin cita (1)" in text and "• Hay un recargo de 500 pesos" in text
+    assert "El verificador marcó" not in text  # an uncited claim is a draft-level flag, not a verifier step
+    cited_only = _all_text(B.review_card(_draft(method="rag", references=refs, flags=[], derivation=[]), _message())["blocks"])
+    assert "sin cita" not in cited_only
+
+
+def test_many_claims_keep_the_references_section_within_slack_limits():
+    claims = [{"claim": "afirmación " * 20, "passage": n, "quote": "cita " * 40} for n in range(1, 40)]
+    card = B.review_card(_draft(references=[{"doc_id": "d", "title": "D", "url": None, "claims": claims}]), _message())
+    assert all(len(b["text"]["text"]) <= 3000 for b in card["blocks"] if b.get("type") == "section" and "text" in b)

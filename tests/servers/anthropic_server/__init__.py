@@ -17,4 +17,5 @@ from .server import (  # noqa: F401
     tool_use_reply,
 )
 from .batches import BatchStore  # noqa: F401
+from .citations import cited_reply  # noqa: F401
 from .rules import MODELS, RETIRED, ModelRules  # noqa: F401

@@ -1,7 +1,11 @@
-"""What each Claude model accepts, as the real Messages API enforces it (one table).
+"""What each Claude model accepts, as the real Messages API enforces it.
 
-This table belongs to the stand-in and is deliberately independent of the product's
-own models table, so a test cannot pass just because both sides share a mistake.
+The models orienta knows are read from the product's own table, pipeline/llm/models.toml: one
+source of truth, where every value names its documentation page or is marked a guess with a
+reason (issue 25: the stand-in and the table had drifted apart on Sonnet 5.5's cache minimum and
+on Haiku 5.5's forced tool choice, effort levels and thinking display). The rows below are the
+stand-in's own, for models orienta does not configure (Fable, Mythos, Opus 4.x, Sonnet 4.6, Opus
+4.5), kept so the stand-in can answer the SDK for them; their sources:
 
 Sources (platform.claude.com/docs/en/..., read through the docs corpus on 2026-11-23):
 
@@ -59,8 +63,12 @@ the stricter reading that a current page states is used and noted on the row.
 from __future__ import annotations
 
 import datetime as dt
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Dict, FrozenSet, Optional, Tuple
+
+TABLE = Path(__file__).resolve().parents[3] / "pipeline" / "llm" / "models.toml"
 
 EFFORT_ORDER = ("low", "medium", "high", "xhigh", "max")
 ALL_EFFORTS = EFFORT_ORDER
@@ -92,27 +100,12 @@ class ModelRules:
 
 _CURRENT_STRICT = dict(sampling="default_only", forced_tool="refused", prefill=False, thinking_default="adaptive")
 
-SONNET_5_5 = ModelRules("sonnet-5.5", "[S55]", **_CURRENT_STRICT, thinking_types=frozenset({"adaptive", "between_tools"}),
-                        efforts=ALL_EFFORTS, default_effort="high", display_default="omitted")
-OPUS_5_5 = ModelRules("opus-5.5", "[O55]", **_CURRENT_STRICT, thinking_types=frozenset({"adaptive"}),
-                      efforts=ALL_EFFORTS, default_effort="medium", min_cache_tokens=512)
 FABLE_5_1 = ModelRules("fable-5.1", "[F51] [O55]", **_CURRENT_STRICT, thinking_types=frozenset({"adaptive"}),
                        efforts=ALL_EFFORTS, default_effort="high", min_cache_tokens=512)
 # Fable 5: thinking always on, so forced tool choice fails with the thinking message [F51] [EXT].
 FABLE_5 = ModelRules("fable-5", "[F51] [EXT]", sampling="default_only", forced_tool="accepted", prefill=False,
                      thinking_default="adaptive", thinking_types=frozenset({"adaptive"}), efforts=ALL_EFFORTS, default_effort="high",
                      min_cache_tokens=512)
-HAIKU_5_5 = ModelRules("haiku-5.5", "[H55] [EXT]", sampling="default_only", forced_tool="accepted", prefill=False,
-                       thinking_default="adaptive", thinking_types=frozenset({"adaptive", "disabled"}),
-                       disabled_up_to_effort="high", efforts=ALL_EFFORTS, default_effort="medium", min_cache_tokens=4096)
-# Opus 5 / Sonnet 5: adaptive by default, disabled accepted at effort high or lower (Opus 5 per [O55];
-# Sonnet 5 assumed the same: [S55] says between_tools *replaces* disabled on 5.5).
-OPUS_5 = ModelRules("opus-5", "[O55] [SAMP]", sampling="default_only", forced_tool="accepted", prefill=False,
-                    thinking_default="adaptive", thinking_types=frozenset({"adaptive", "disabled"}),
-                    disabled_up_to_effort="high", efforts=ALL_EFFORTS, default_effort="high", min_cache_tokens=512)
-SONNET_5 = ModelRules("sonnet-5", "[S55] [SAMP]", sampling="default_only", forced_tool="accepted", prefill=False,
-                      thinking_default="adaptive", thinking_types=frozenset({"adaptive", "disabled"}),
-                      disabled_up_to_effort="high", efforts=ALL_EFFORTS, default_effort="high")
 OPUS_4_8 = ModelRules("opus-4.8", "[THINK] [SAMP] [PREFILL]", sampling="default_only", forced_tool="accepted", prefill=False,
                       thinking_default="off", thinking_types=frozenset({"adaptive", "disabled"}), efforts=ALL_EFFORTS, default_effort="high")
 OPUS_4_7 = ModelRules("opus-4.7", OPUS_4_8.source, sampling="default_only", forced_tool="accepted", prefill=False,
@@ -124,56 +117,62 @@ CLAUDE_4_6 = ModelRules("4.6", "[THINK] [PREFILL] [EFFORT]", sampling="one_of", 
 SONNET_4_6 = ModelRules("4.6", CLAUDE_4_6.source, sampling="one_of", forced_tool="accepted", prefill=False,
                         thinking_default="off", thinking_types=frozenset({"adaptive", "enabled", "disabled"}),
                         efforts=NO_XHIGH, default_effort="high", max_output=64_000)
-CLAUDE_4_5 = ModelRules("4.5", "[THINK] [SAMP] migrating-to-claude-4", sampling="one_of", forced_tool="accepted", prefill=True,
-                        thinking_default="off", thinking_types=frozenset({"enabled", "disabled"}), efforts=(),
-                        max_output=64_000, context_window=200_000, min_cache_tokens=4096)
-OPUS_4_5 = ModelRules("4.5", CLAUDE_4_5.source + " [EFFORT]", sampling="one_of", forced_tool="accepted", prefill=True,
+OPUS_4_5 = ModelRules("4.5", "[THINK] [SAMP] migrating-to-claude-4 [EFFORT]", sampling="one_of", forced_tool="accepted", prefill=True,
                       thinking_default="off", thinking_types=frozenset({"enabled", "disabled"}), efforts=("low", "medium", "high"),
                       default_effort="high", max_output=64_000, context_window=200_000, min_cache_tokens=4096)
-SONNET_4_5 = ModelRules("4.5", CLAUDE_4_5.source + " [DEPR]", sampling="one_of", forced_tool="accepted", prefill=True,
-                        thinking_default="off", thinking_types=frozenset({"enabled", "disabled"}), efforts=(),
-                        max_output=64_000, context_window=200_000, retires=dt.date(2026, 11, 30), replacement="claude-sonnet-5-5")
-
 # A model launched after this table, for tests of how a client treats an id it does not know:
 # the union of every current refusal (FakeAnthropicServer(unknown_models="strictest")).
 STRICTEST = ModelRules("unknown", "union of [S55] [O55] [F51] [H55]", **_CURRENT_STRICT, thinking_types=frozenset({"adaptive"}),
                        efforts=ALL_EFFORTS, default_effort="high", display_default="omitted", min_cache_tokens=4096)
 
+def _from_table(name: str, row: Dict[str, Any]) -> ModelRules:
+    """A models.toml row as the rules the API enforces for it."""
+    retires = row.get("retires")
+    return ModelRules(
+        name, "pipeline/llm/models.toml",
+        sampling="one_of" if row["sampling"] else "default_only",  # true: temperature OR top_p (migrating-to-claude-4)
+        forced_tool="refused" if row["forced_tool_choice"] == "refused" else "accepted",  # "accepted" = unless thinking is on
+        prefill=row["prefill"],
+        thinking_default="adaptive" if row["thinking"] == "adaptive" else "off",
+        thinking_types=frozenset(row["thinking_types"]),
+        disabled_up_to_effort=row.get("thinking_off_up_to") or None,
+        efforts=tuple(row["effort"]),
+        default_effort=row.get("default_effort"),
+        display_default=row["thinking_display"],
+        max_output=row["max_output"],
+        context_window=row["context_window"],
+        retires=dt.date.fromisoformat(retires) if retires else None,
+        replacement=row.get("replacement"),
+        structured_outputs=row["structured_outputs"],
+        min_cache_tokens=row["min_cache_tokens"],
+    )
+
+
+with TABLE.open("rb") as _fh:
+    _TABLE = tomllib.load(_fh)
+
 MODELS: Dict[str, ModelRules] = {
-    "claude-sonnet-5-5": SONNET_5_5,
-    "claude-opus-5-5": OPUS_5_5,
-    "claude-haiku-5-5": HAIKU_5_5,
     "claude-fable-5-2": FABLE_5_1,
     "claude-mythos-5-2": FABLE_5_1,
     "claude-fable-5-1": FABLE_5_1,
     "claude-mythos-5-1": FABLE_5_1,
     "claude-fable-5": FABLE_5,
     "claude-mythos-5": FABLE_5,
-    "claude-sonnet-5": SONNET_5,
-    "claude-opus-5": OPUS_5,
     "claude-opus-4-8": OPUS_4_8,
     "claude-opus-4-7": OPUS_4_7,
     "claude-opus-4-6": CLAUDE_4_6,
     "claude-sonnet-4-6": SONNET_4_6,
-    "claude-haiku-4-5": CLAUDE_4_5,
-    "claude-haiku-4-5-20251001": CLAUDE_4_5,
     "claude-opus-4-5": OPUS_4_5,
     "claude-opus-4-5-20251101": OPUS_4_5,
-    "claude-sonnet-4-5": SONNET_4_5,
-    "claude-sonnet-4-5-20250929": SONNET_4_5,
+    **{name: _from_table(name, row) for name, row in _TABLE["models"].items()},
 }
+# dated snapshots of the table's models (model overview pages)
+MODELS["claude-haiku-4-5-20251001"] = MODELS["claude-haiku-4-5"]
+MODELS["claude-sonnet-4-5-20250929"] = MODELS["claude-sonnet-4-5"]
 
-# Retired ids [DEPR]: id -> (retirement date, replacement). Requests fail with 404.
+# Retired ids (the table's [retired] rows, model-deprecations page): id -> (retirement date, replacement). Requests fail with 404.
 RETIRED: Dict[str, Tuple[dt.date, str]] = {
-    "claude-mythos-preview": (dt.date(2026, 6, 30), "claude-mythos-5-1"),
-    "claude-sonnet-4-0": (dt.date(2026, 6, 15), "claude-sonnet-4-6"),
-    "claude-sonnet-4-20250514": (dt.date(2026, 6, 15), "claude-sonnet-4-6"),
-    "claude-opus-4-0": (dt.date(2026, 6, 15), "claude-opus-4-8"),
-    "claude-opus-4-20250514": (dt.date(2026, 6, 15), "claude-opus-4-8"),
-    "claude-3-7-sonnet-20250219": (dt.date(2026, 2, 19), "claude-sonnet-4-6"),
-    "claude-3-7-sonnet-latest": (dt.date(2026, 2, 19), "claude-sonnet-4-6"),
-    "claude-3-5-sonnet-20240620": (dt.date(2025, 10, 28), "claude-sonnet-4-5"),
-    "claude-3-5-sonnet-20241022": (dt.date(2025, 10, 28), "claude-sonnet-4-5"),
+    k: (dt.date.fromisoformat(v["retired"]), v["replacement"]) for k, v in _TABLE["retired"].items() if k != "source"
 }
 
 

@@ -1,8 +1,10 @@
 """A local stand-in for the Anthropic Messages API, for driving the real SDK.
 
 ``FakeAnthropicServer`` is a threaded HTTP server on 127.0.0.1 that speaks the
-wire format of ``POST /v1/messages`` and ``POST /v1/messages/count_tokens``,
-so ``anthropic.Anthropic(base_url=server.url, api_key="test")`` works
+wire format of ``POST /v1/messages``, ``POST /v1/messages/count_tokens``
+(build-with-claude/token-counting: the same body without ``max_tokens``, validated
+the same way; ``enqueue_count_error`` makes the next count fail) and
+``GET /v1/models[/{id}]`` (``models_api.py``), so ``anthropic.Anthropic(base_url=server.url, api_key="test")`` works
 unchanged: JSON in, JSON out, errors as
 ``{"type": "error", "error": {"type": ..., "message": ...}, "request_id": ...}``
 with the matching HTTP status (400, 401, 403, 404, 413, 429, 500, 529).
@@ -22,7 +24,14 @@ A responder (or ``enqueue(callable)``) may return a ``str`` (text reply), a
 reply built with ``text_reply`` / ``tool_use_reply`` / ``message_reply`` /
 ``error_reply`` / ``raw_reply``.
 
-Per-model rules (``rules.py``, one table with the documentation page of each rule):
+``search_result`` content blocks and the ``search_result_location`` citations of a
+reply follow ``citations.py`` (build-with-claude/search-results): malformed results,
+citations on some results only, and citations with ``output_config.format`` are 400s;
+a scripted reply whose citations the API could not return is a stand-in error (500),
+and ``cited_reply(...)`` builds the citations the API would return.
+
+Per-model rules (``rules.py``; the models orienta knows come from pipeline/llm/models.toml,
+where each value names its documentation page):
 a request the real API refuses for its model gets the same 400
 ``invalid_request_error`` (sampling parameters, forced ``tool_choice``, assistant
 prefill, thinking types and budgets, effort levels, ``max_tokens`` over the model's
@@ -65,6 +74,7 @@ from urllib.parse import parse_qs
 
 import datetime as dt
 
+from . import citations, models_api
 from . import rules as model_rules
 from . import schemas
 from ..http_plumbing import StandInServer
@@ -230,6 +240,7 @@ class FakeAnthropicServer:
         # the ``anthropic_server`` fixture fails a test that leaves any here unless it sets refusals_expected
         self.refusals: List[Tuple[str, int, str]] = []
         self.refusals_expected = False
+        self._count_errors: "queue.Queue[Reply]" = queue.Queue()  # scripted failures of /v1/messages/count_tokens
         self.batches = BatchStore(answer=self._answer, clock=clock, polls_to_end=batch_polls_to_end)
         self.requests: List[RecordedRequest] = []
         self._queue: "queue.Queue[Any]" = queue.Queue()
@@ -297,6 +308,10 @@ class FakeAnthropicServer:
         delay: float = 0.0,
     ) -> None:
         self.enqueue(error_reply(status, error_type, message, headers=headers, delay=delay))
+
+    def enqueue_count_error(self, status: int, error_type: Optional[str] = None, message: str = "error") -> None:
+        """The next ``/v1/messages/count_tokens`` request fails with this error (the Messages queue is untouched)."""
+        self._count_errors.put(error_reply(status, error_type, message))
 
     def enqueue_delay(self, seconds: float, reply: Any = None) -> None:
         """The next request sleeps ``seconds`` before answering with ``reply``
@@ -373,6 +388,8 @@ class FakeAnthropicServer:
                         body = str(b.get("text", ""))
                     elif t == "image" or t == "document":
                         body = "x" * 3500  # ~1000 tokens per image/document
+                    elif t == "search_result":  # its title, source and text blocks are what the model reads (citations.py [SR])
+                        body = "\n".join([str(b.get("title", "")), str(b.get("source", ""))] + [str(x.get("text", "")) for x in b.get("content") or [] if isinstance(x, dict)])
                     elif t == "tool_result":
                         rc = b.get("content")
                         body = rc if isinstance(rc, str) else json.dumps(rc, sort_keys=True)
@@ -528,6 +545,10 @@ class FakeAnthropicServer:
                 schemas.check_format(oc["format"])
             except RuleError as e:
                 raise _ApiError(e.status, e.error_type, e.message) from None
+        try:
+            citations.check_request(req)  # search_result blocks and their citations (citations.py [SR] [SO])
+        except RuleError as e:
+            raise _ApiError(e.status, e.error_type, e.message) from None
         if self.enforce_models:
             try:
                 rules = model_rules.rules_for(req.get("model"), self.today(), unknown=self.unknown_models)
@@ -601,6 +622,13 @@ class FakeAnthropicServer:
                     note = f"stand-in: scripted reply does not fit output_config.format: {'; '.join(problems[:3])}"
                     self.script_errors.append(note)
                     raise _ApiError(500, "api_error", note)
+        if citations.citations_enabled(req) and reply.auto_json:
+            content = citations.auto_reply(req)
+        problems = citations.check_reply(req, content)
+        if problems:
+            note = f"stand-in: scripted reply's citations are not what the API returns: {'; '.join(problems[:3])}"
+            self.script_errors.append(note)
+            raise _ApiError(500, "api_error", note)
         if reply.auto_stop:
             stop_reason, stop_sequence = "end_turn", None
             seqs = [s for s in req.get("stop_sequences") or [] if isinstance(s, str) and s]
@@ -704,7 +732,8 @@ class FakeAnthropicServer:
         request_id = _rand_id("req_01")
         try:
             is_batches = path == "/v1/messages/batches" or path.startswith("/v1/messages/batches/")
-            if not is_batches and (handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens")):
+            is_models = handler.command == "GET" and (path == "/v1/models" or path.startswith("/v1/models/"))
+            if not is_batches and not is_models and (handler.command != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens")):
                 raise _ApiError(404, "not_found_error", f"Not Found: {handler.command} {path}")
             key = rec.api_key
             if not key:
@@ -713,6 +742,12 @@ class FakeAnthropicServer:
                 raise _ApiError(401, "authentication_error", "invalid x-api-key")
             if self.require_version and not headers.get("anthropic-version"):
                 raise _ApiError(400, "invalid_request_error", "anthropic-version: header is required")
+            if is_models:  # models_api.py: lifecycle, limits and capabilities
+                try:
+                    obj = models_api.model_list(self.today()) if path == "/v1/models" else models_api.model_info(path[len("/v1/models/"):], self.today(), unknown=self.unknown_models)
+                except RuleError as e:
+                    raise _ApiError(e.status, e.error_type, e.message) from None
+                return self._send_json(handler, rec, 200, obj, {"request-id": request_id})
             if is_batches:
                 try:
                     return self._route_batches(handler, rec, path, query, request_id)
@@ -726,6 +761,12 @@ class FakeAnthropicServer:
             if self.validate:
                 self._checked(parsed, path, count_only=count_only)
             if count_only:
+                try:
+                    failure = self._count_errors.get_nowait()
+                except queue.Empty:
+                    failure = None
+                if failure is not None:
+                    raise _ApiError(failure.status, failure.error_type, failure.error_message)
                 self._send_json(handler, rec, 200, {"input_tokens": self.count_input_tokens(parsed)}, {"request-id": request_id})
                 return
             reply, delay = self._next_reply(parsed)
