@@ -26,6 +26,7 @@ sys.path[0] = str(REPO)  # not benchmarks/: its modules could shadow the standar
 
 from pipeline.headings import boundary  # noqa: E402
 from pipeline.loaders import load_document  # noqa: E402
+from pipeline.loaders.pdf_text import repair_pages  # noqa: E402
 from pipeline.loaders.vocabulary import WORD, Vocabulary  # noqa: E402
 from pipeline.text import fold  # noqa: E402
 from pipeline.units import extract_units, furniture  # noqa: E402
@@ -100,8 +101,8 @@ def defects(units: list, every: list, text: str, vocab: Vocabulary, running: set
         nxt = next((s for s in starts if s > u.offset), len(text))
         if any(u.offset <= s < nxt for s in spots):
             found.add("furniture")
-        if "furniture" in found and DEBUG:
-            print("furniture:", u.text[:160])
+        if found and DEBUG:
+            print(sorted(found), u.text[:160])
         out.append(found)
     return out
 
@@ -130,16 +131,20 @@ def measure(name: str, before_pages: list[str], after_text: str, before_text: st
 
 def main() -> dict:
     rows, warnings, started = [], {}, time.perf_counter()
+    from pypdf import PdfReader
+
     for path in sorted((CORPUS / "pdf").glob("*.pdf")):
         doc = load_document(path)
-        rows.append(measure(path.name, _old_pdf_text(path), doc.text) | {"source": "pdf"})
+        repairs = repair_pages([p.extract_text() or "" for p in PdfReader(str(path)).pages]).stats
+        rows.append(measure(path.name, _old_pdf_text(path), doc.text) | {"source": "pdf", "repairs": dict(repairs)})
         warnings[path.name] = doc.warnings
     for path in sorted((CORPUS / "text").glob("*.md")):
         raw = path.read_text(encoding="utf-8")
         if not _PAGE.search(raw):
             continue  # not a PDF conversion
         doc = load_document(path)
-        rows.append(measure(path.name, _PAGE.split(raw), doc.text, before_text=raw) | {"source": "text (converted PDF)"})
+        repairs = repair_pages(_PAGE.split(raw)[1:]).stats
+        rows.append(measure(path.name, _PAGE.split(raw), doc.text, before_text=raw) | {"source": "text (converted PDF)", "repairs": dict(repairs)})
         warnings[path.name] = doc.warnings
     total = {}
     for side in ("before", "after"):

@@ -126,7 +126,7 @@ def _drop_furniture(pages: list[list[str]], stats: Counter) -> None:
     repeated = {
         k
         for k, n in seen.items()
-        if n >= 3 and len(k.split()) <= 16 and not k.endswith((".", ",", ";")) and not _ITEM.match(k) and not re.fullmatch(r"#[.)]?", k)
+        if n >= 3 and len(k.split()) <= 20 and not k.endswith((".", ",", ";")) and not _ITEM.match(k) and not re.fullmatch(r"#[.)]?", k)
     }
     numbers = _page_number_lines(pages)
     kept: set[str] = set()
