@@ -17,6 +17,7 @@ EXPECTED = {
     "feb": {"outcome": "answerable", "doc": "examenes", "must_say": ["22 de enero"], "past_period": ["febrero de 2026"], "staff_answer": "Hola:\n\nHasta el 22 de enero, por el SIGE."},
     "faltas": {"outcome": "answerable", "doc": "examenes", "must_say": [["80 %", "20 %"], "certificado médico"]},
     "sin-hechos": {"outcome": "answerable", "doc": "examenes"},
+    "hasta-cuando": {"outcome": "answerable", "doc": "examenes", "must_say": ["22 de enero"]},
     "feb-again": {"outcome": "answerable", "doc": "examenes", "repeat_of": "feb"},
     "julio": {"outcome": "answerable", "doc": "examenes", "close_to": "feb"},
     "horario": {"outcome": "answerable", "doc": "contacto_horarios"},
@@ -126,6 +127,16 @@ def test_an_approved_answer_reused_for_the_same_question_is_approved_and_for_a_c
         same, other = _reused(desk, "feb-again", answer_id), _reused(desk, "julio", answer_id)
     assert same.action == "approve"
     assert other.action == "edit" and "«examenes»" in other.text  # no staff answer for July: the reviewer points to the document
+
+
+def test_an_approved_answer_reused_for_another_question_that_says_what_this_one_needs_is_sent(engine):
+    with Session(engine) as s:
+        desk = Desk(s)
+        draft, _ = desk.draft("feb", "Hola:\n\nLa inscripción cierra el 22 de enero de 2027.")
+        queue.approve(session=s, draft_id=draft.id, actor=REVIEWER)
+        answer_id = s.exec(select(CuratedAnswer.id)).one()
+        v = desk.verdict("hasta-cuando", "Hola:\n\nLa inscripción cierra el 22 de enero de 2027.", flags=[{"kind": CURATED_FLAG, "answer_id": answer_id}])
+    assert v.action == "approve"
 
 
 def test_an_approved_answer_reused_for_the_same_question_still_has_to_state_the_facts(engine):
