@@ -51,8 +51,8 @@ def repair_pages(pages: list[str], *, name: str = "document", pictured: set[int]
     scrambled = []
     out = []
     for i, page in enumerate(lines):
-        page = _checklists(page, stats)
-        if stats.pop("_scrambled", 0):
+        page, in_columns = _checklists(page, stats)
+        if in_columns:
             scrambled.append(i)
         page = _join_hyphens(page, vocab, stats)
         page = [_split_words(ln, vocab, stats) for ln in page]
@@ -104,12 +104,8 @@ def _unreadable(lines: list[str], vocab: Vocabulary) -> bool:
     words = [w for w in WORD.findall(text) if len(w) >= 3]
     if len(words) < 8:
         return letters == 0 and len(text) > 20
-    bad = sum(1 for w in words if not vocab.known(w) and not vocab.split(w) and not w.isupper() and not _inflected(vocab, w))
+    bad = sum(1 for w in words if not vocab.known(w) and not vocab.split(w) and not w.isupper() and not vocab.inflected(w))
     return bad / len(words) > UNREADABLE_SHARE
-
-
-def _inflected(vocab: Vocabulary, word: str) -> bool:
-    return len(word) >= 6 and vocab._inflected(word)
 
 
 def _drop_furniture(pages: list[list[str]], stats: Counter) -> None:
@@ -176,9 +172,12 @@ def _page_number_lines(pages: list[list[str]]) -> set[tuple[int, int]]:
     return out
 
 
-def _checklists(page: list[str], stats: Counter) -> list[str]:
-    """Numbered items: a bare number line opens the item that follows it; '1 A 2 B 3 C' on one line is split."""
+def _checklists(page: list[str], stats: Counter) -> tuple[list[str], bool]:
+    """Numbered items: a bare number line opens the item that follows it; '1 A 2 B 3 C' on one line is split.
+
+    Also says whether the page had rows of bare numbers (a layout in columns), which are dropped."""
     out: list[str] = []
+    in_columns = False
     expect = None
     numbers = [int(m.group(1)) for ln in page if (m := _BARE_NUMBER.match(ln))]
     counting = len(numbers) >= 2 and sum(b == a + 1 for a, b in zip(numbers, numbers[1:])) >= len(numbers) // 2
@@ -190,7 +189,7 @@ def _checklists(page: list[str], stats: Counter) -> list[str]:
             while run < len(page) and (_NUMBER_ROW.match(page[run]) or _BARE_NUMBER.match(page[run])):
                 run += 1
             stats["number_runs_dropped"] += run - i
-            stats["_scrambled"] = 1
+            in_columns = True
             i = run
             continue
         m = _BARE_NUMBER.match(ln)
@@ -209,7 +208,7 @@ def _checklists(page: list[str], stats: Counter) -> list[str]:
         else:
             out.append(ln)
         i += 1
-    return out
+    return out, in_columns
 
 
 _INLINE_NUMBER = re.compile(r"(?:(?<=\s)|^)(\d{1,2})[.)]?\s+(?=[A-ZÁÉÍÓÚÑ¿])")

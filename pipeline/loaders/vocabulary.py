@@ -53,10 +53,11 @@ class Vocabulary:
     def split(self, word: str) -> list[str] | None:
         """The run-together words inside `word` ('deinscripción' -> ['de', 'inscripción']), or None when it is a word.
 
-        Only a word neither the dictionary nor the document knows is split, into two or three common words; an upper-case
-        I read as l ('Constancialnscripcion') is read back as I.
+        Only a word the dictionary does not know (even one the document repeats: OCR repeats its misreadings) and that is
+        no inflection of a known word is split, into two or three common words; an upper-case I read as l
+        ('Constancialnscripcion') is read back as I.
         """
-        if len(word) < 6 or fold(word) in self.base or word.isupper() or self._inflected(word):
+        if len(word) < 6 or fold(word) in self.base or word.isupper() or self.inflected(word):
             return None
         best = self._segment(word)
         if best is None:
@@ -65,7 +66,7 @@ class Vocabulary:
                 best = self._segment(swapped) if not self.known(swapped) else [swapped]
         return best
 
-    def _inflected(self, word: str) -> bool:
+    def inflected(self, word: str) -> bool:
         """A form of a dictionary word the list lacks ('ajustaren', 'contravenirlo'): some word shares all but its ending."""
         w = fold(word)
         stem = w[: max(5, len(w) - 4)]
