@@ -65,6 +65,8 @@ def demo_cmd(
         console.print(f"Preguntas repetidas redactadas desde respuestas aprobadas: {len(reused)} ({', '.join(f'#{r.reused_from}' for r in reused)}).")
     if result.weeks:
         console.print(_weeks_table(result.weeks))
+        drafts, approved = sum(w.drafts for w in result.weeks), sum(w.approved for w in result.weeks)
+        console.print(f"Aprobados sin cambios: {approved} de {drafts} borradores ({approved / max(1, drafts):.0%}); la revisora simulada solo envía sin cambios un borrador que dice todo lo que la respuesta debe decir y nada de un período pasado.")
     console.print(f"Respuestas enviadas (Maildir): {result.outbox}")
     console.print(f"Informe semanal: {result.report_html}")
     console.print(f"Seguí revisando: orienta --data-dir {result.data_dir} review list")

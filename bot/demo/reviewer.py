@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 from sqlmodel import Session, col, select
 
 from bot.demo import sample
+from pipeline.text import fold
 from review import queue
 from review.answer_models import CuratedAnswer
 from review.answer_memory import source_answer_id, suggestions_of
@@ -39,9 +41,12 @@ class Verdict:
 class SampleReviewer:
     """Reviews like staff who know the answers: a right draft is approved unchanged, a wrong one rewritten, the rest rejected.
 
-    A draft is right when it cites the documents the sample expects and says the facts the expectation lists (`must_say`);
-    a draft made from an approved answer is right when that answer was approved for the same question (`repeat_of`), so a
-    close question that needs another answer gets the reviewer's own text (`staff_answer`, else a pointer to the document).
+    A draft is right only when it states every fact the expected answer must say (`must_say`: each fact a text or a list
+    of accepted wordings) and nothing from a past period (`past_period`, e.g. last year's dates when this year's exist),
+    and it cites the documents the sample expects and no other (a passage from elsewhere is struck). A draft made from an
+    approved answer is judged the same way, by what it says: an answer approved for a close question that needs another
+    answer lacks this one's facts and gets the reviewer's own text (`staff_answer`, else a pointer to the document). A
+    repeated question (`repeat_of`) owes the facts of the first one. An expectation with no facts is never approved.
     """
 
     def __init__(self, key_of: Callable[[InboundMessage], str], documents: dict[str, dict], expected: dict[str, dict] | None = None):
@@ -84,21 +89,23 @@ class SampleReviewer:
         return Verdict("reject", reason="missing_info", comment=MISSING)
 
     def _right(self, session: Session, draft: Draft, key: str, want: dict) -> bool:
-        """Right: an approved answer to the same question, or an answer citing the expected documents that says what it must."""
+        """Right: it says what it must and nothing from a past period; a fresh draft cites the expected documents only."""
         if draft.out_of_domain or queue.flagged_links(draft):
             return False
-        source = source_answer_id(draft)
-        if source is not None:  # staff approved this text before: right when it was for the same question
-            return self._intent_of_answer(session, source) == sample.intent(key, self.expected)
         if want.get("outcome") != "answerable":
             return False  # a draft for a question the documents do not answer is not the answer
-        cited = {r.get("doc_id") for r in draft.references or []}
-        docs = _expected_docs(want)
-        if not (set(docs) <= cited or cited & set(want.get("accept", []))):
-            return False
-        must = want.get("must_say") or self.expected.get(sample.intent(key, self.expected), {}).get("must_say", [])
-        body = draft.text.split("\nReferencias:")[0].lower()  # the facts must be in the answer, not in a document's title
-        return all(fact.lower() in body for fact in must)
+        if source_answer_id(draft) is None:  # a reused approved answer is judged by what it says, whatever it was approved for
+            cited = {r.get("doc_id") for r in draft.references or []}
+            docs, accepted = set(_expected_docs(want)), set(want.get("accept", []))
+            if not (docs <= cited or cited & accepted):
+                return False
+            if cited - docs - accepted:  # a passage from another document: the reviewer strikes it before sending
+                return False
+        first = self.expected.get(sample.intent(key, self.expected), {})
+        must = want.get("must_say") or first.get("must_say", [])
+        past = want.get("past_period") or first.get("past_period", [])
+        body = draft.text.split("\nReferencias:")[0]  # the facts must be in the answer, not in a document's title
+        return bool(must) and all(says(body, fact) for fact in must) and not any(says(body, fact) for fact in past)
 
     def _suggested_for_same_question(self, session: Session, draft: Draft, key: str) -> str | None:
         """The text of a suggested approved answer that was approved for the same question, if the card offers one."""
@@ -118,6 +125,19 @@ class SampleReviewer:
         docs = [self.documents.get(d, {}) | {"id": d} for d in _expected_docs(want)]
         named = " y ".join(f"«{d.get('title') or d['id']}»" + (f" ({d['url']})" if d.get("url") else "") for d in docs)
         return REFER_TO.format(docs=named) + SIGN_OFF
+
+
+def _plain(text: str) -> str:
+    """Lower case, no accents, one space between words, '80%' written '80 %': how facts are compared."""
+    text = re.sub(r"(\d)\s*%", r"\1 %", fold(text).replace("\u00a0", " "))
+    return re.sub(r"\s+", " ", text)
+
+
+def says(text: str, fact: str | list[str]) -> bool:
+    """True when `text` states `fact` (a wording, or a list of accepted wordings), as whole words."""
+    wordings = [fact] if isinstance(fact, str) else fact
+    plain = _plain(text)
+    return any(re.search(rf"(?<!\w){re.escape(_plain(w))}", plain) for w in wordings)
 
 
 def _expected_docs(want: dict) -> list[str]:

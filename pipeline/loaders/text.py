@@ -8,6 +8,7 @@ from pathlib import Path
 from pipeline.documents import Document, document_id
 from pipeline.errors import DocumentError
 from pipeline.loaders import decode_text, register
+from pipeline.loaders.pdf_text import repair_pages
 from pipeline.loaders.titles import title_from_text
 
 _URL_LINE = re.compile(r"^(?:fuente|source|url)\s*:\s*(https?://\S+)", re.IGNORECASE | re.MULTILINE)
@@ -26,6 +27,18 @@ def page_offsets(text: str) -> list[tuple[int, int]]:
     return [(m.start(), int(m.group(1))) for m in _PAGE.finditer(text)]
 
 
+def repair_converted(text: str, name: str) -> tuple[str, list[str]]:
+    """A PDF converted to text ('--- Página N ---' markers) gets the PDF repairs page by page; other text is left as it is."""
+    marks = list(_PAGE.finditer(text))
+    if not marks:
+        return text, []
+    head = text[: marks[0].start()]
+    bodies = [text[m.end() : (marks[k + 1].start() if k + 1 < len(marks) else len(text))] for k, m in enumerate(marks)]
+    repaired = repair_pages(bodies, name=name)
+    out = head + "".join(f"{m.group(0)}\n{body}\n" for m, body in zip(marks, repaired.pages, strict=True))
+    return out.strip(), repaired.warnings
+
+
 def _url(text: str) -> str | None:
     m = _URL_LINE.search(text)
     return m.group(1) if m else None
@@ -37,7 +50,8 @@ def load_markdown(path: Path) -> Document:
     text, warnings = _read(path)
     m = re.search(r"^#\s+(.+)$", text, re.MULTILINE)
     title = m.group(1).strip() if m else title_from_text(text, path)
-    text = text.strip()
+    text, repairs = repair_converted(text.strip(), path.name)
+    warnings += repairs
     return Document(id=document_id(path), title=title, text=text, source=str(path), url=_url(text), pages=page_offsets(text), warnings=warnings)
 
 
@@ -45,7 +59,8 @@ def load_markdown(path: Path) -> Document:
 def load_text(path: Path) -> Document:
     """Plain text: the first non-empty line is the title."""
     text, warnings = _read(path)
-    text = text.strip()
+    text, repairs = repair_converted(text.strip(), path.name)
+    warnings += repairs
     return Document(id=document_id(path), title=title_from_text(text, path), text=text, source=str(path), url=_url(text), pages=page_offsets(text), warnings=warnings)
 
 

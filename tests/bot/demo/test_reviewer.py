@@ -14,7 +14,10 @@ from tests.review.factories import make_drafted
 
 EXAMENES = [{"doc_id": "examenes", "title": "Exámenes", "url": "https://x.example/examenes"}]
 EXPECTED = {
-    "feb": {"outcome": "answerable", "doc": "examenes", "must_say": ["22 de enero"], "staff_answer": "Hola:\n\nHasta el 22 de enero, por el SIGE."},
+    "feb": {"outcome": "answerable", "doc": "examenes", "must_say": ["22 de enero"], "past_period": ["febrero de 2026"], "staff_answer": "Hola:\n\nHasta el 22 de enero, por el SIGE."},
+    "faltas": {"outcome": "answerable", "doc": "examenes", "must_say": [["80 %", "20 %"], "certificado médico"]},
+    "sin-hechos": {"outcome": "answerable", "doc": "examenes"},
+    "hasta-cuando": {"outcome": "answerable", "doc": "examenes", "must_say": ["22 de enero"]},
     "feb-again": {"outcome": "answerable", "doc": "examenes", "repeat_of": "feb"},
     "julio": {"outcome": "answerable", "doc": "examenes", "close_to": "feb"},
     "horario": {"outcome": "answerable", "doc": "contacto_horarios"},
@@ -61,6 +64,40 @@ def test_a_draft_that_misses_the_fact_is_rewritten_with_the_staff_answer(engine)
     assert (v.action, v.text) == ("edit", EXPECTED["feb"]["staff_answer"])
 
 
+def test_a_draft_that_also_gives_a_past_periods_date_is_not_sent_unchanged(engine):
+    with Session(engine) as s:
+        v = Desk(s).verdict("feb", "Hola:\n\nLa inscripción cierra el 22 de enero de 2027. El período de febrero de 2026 fue del 2 al 21.")
+    assert (v.action, v.text) == ("edit", EXPECTED["feb"]["staff_answer"])
+
+
+def test_every_must_say_fact_is_needed_in_any_accepted_wording_accents_and_spacing_aside(engine):
+    with Session(engine) as s:
+        desk = Desk(s)
+        both = desk.verdict("faltas", "Hola:\n\nPodés faltar hasta un 20% de las clases; las faltas con certificado medico no cuentan.")
+        one = desk.verdict("faltas", "Hola:\n\nSe exige una asistencia mínima del 80 % de las clases.")
+    assert both.action == "approve"
+    assert one.action == "edit"
+
+
+def test_a_draft_that_adds_a_passage_from_another_document_is_not_sent_unchanged(engine):
+    calendar = {"doc_id": "calendario_2026", "title": "Calendario", "url": "https://x.example/calendario"}
+    with Session(engine) as s:
+        v = Desk(s).verdict("feb", "Hola:\n\nLa inscripción cierra el 22 de enero de 2027.\n- Feriado: 1 de mayo.", references=EXAMENES + [calendar])
+    assert v.action == "edit"
+
+
+def test_facts_are_matched_as_whole_words():
+    from bot.demo.reviewer import says
+
+    assert says("Podés pedir la ICE.", "ICE") and not says("Mirá el índice del reglamento.", "ICE")
+    assert says("Cuesta $ 1.200 por solicitud.", "1.200") and not says("Cuesta $ 11.200.", "1.200")
+
+
+def test_an_expectation_without_facts_to_check_is_never_approved(engine):
+    with Session(engine) as s:
+        assert Desk(s).verdict("sin-hechos", "Hola:\n\nLos exámenes son en febrero.").action == "edit"
+
+
 def test_a_draft_citing_another_document_is_rewritten_to_point_to_the_right_one(engine):
     with Session(engine) as s:
         v = Desk(s).verdict("horario", "Hola:\n\nLos exámenes son en febrero.")
@@ -90,6 +127,26 @@ def test_an_approved_answer_reused_for_the_same_question_is_approved_and_for_a_c
         same, other = _reused(desk, "feb-again", answer_id), _reused(desk, "julio", answer_id)
     assert same.action == "approve"
     assert other.action == "edit" and "«examenes»" in other.text  # no staff answer for July: the reviewer points to the document
+
+
+def test_an_approved_answer_reused_for_another_question_that_says_what_this_one_needs_is_sent(engine):
+    with Session(engine) as s:
+        desk = Desk(s)
+        draft, _ = desk.draft("feb", "Hola:\n\nLa inscripción cierra el 22 de enero de 2027.")
+        queue.approve(session=s, draft_id=draft.id, actor=REVIEWER)
+        answer_id = s.exec(select(CuratedAnswer.id)).one()
+        v = desk.verdict("hasta-cuando", "Hola:\n\nLa inscripción cierra el 22 de enero de 2027.", flags=[{"kind": CURATED_FLAG, "answer_id": answer_id}])
+    assert v.action == "approve"
+
+
+def test_an_approved_answer_reused_for_the_same_question_still_has_to_state_the_facts(engine):
+    with Session(engine) as s:
+        desk = Desk(s)
+        draft, _ = desk.draft("feb", "Hola:\n\nMirá la página de exámenes.")
+        queue.approve(session=s, draft_id=draft.id, actor=REVIEWER)  # a person sent a pointer once
+        answer_id = s.exec(select(CuratedAnswer.id)).one()
+        again = desk.verdict("feb-again", "Hola:\n\nMirá la página de exámenes.", flags=[{"kind": CURATED_FLAG, "answer_id": answer_id}])
+    assert again.action == "edit"
 
 
 def test_a_week_counts_drafts_reuse_and_each_decision(engine):
