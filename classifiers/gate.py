@@ -81,6 +81,11 @@ _PRODUCE = re.compile(
     r"(?:escrib\w*|redact\w*|resuelv\w*|resolv\w*|traduc\w*|resum\w*|corrig\w*|correg\w*|program\w*|codifica\w*|compon\w*|"
     r"hazme|haceme|hacenme|inventa\w*|genera(?:me|nos)|crea(?:me|nos)|dise[nñ]a(?:me|nos)|elabora(?:me|nos)|calcula(?:me|nos))\b"
 )
+# Anywhere in a clause: a production verb with the student as its beneficiary ("traduceme", "que me hagas el ensayo").
+_PRODUCE_FOR_ME = re.compile(
+    r"\b(?:(?:escrib|redact|resolv|resuelv|traduc|resum|corrig|correg|program|codific|compon|invent|gener|dise[nñ]|elabor|calcul|balance|explic)\w*(?:me|nos)|hazme|haceme|hacenos|"
+    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
+)
 WHOLE, QUESTION, REQUEST = "whole", "question", "request"
 
 
@@ -91,8 +96,16 @@ def request_clauses(text: str) -> list[str]:
     out = []
     for m in _CLAUSE.finditer(text):
         clause = m.group(0).strip()
-        if len(clause.split()) >= 3 and _PRODUCE.search(fold(clause)):
-            out.append(clause)
+        folded = fold(clause)  # same length as the clause: accents and case only
+        inner = _PRODUCE_FOR_ME.search(folded)
+        if _PRODUCE.search(folded):
+            request = clause
+        elif inner and len(folded) == len(clause):
+            request = clause[inner.start() :]
+        else:
+            continue
+        if len(request.split()) >= 3:
+            out.append(request)
     return out
 
 

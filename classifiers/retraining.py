@@ -43,13 +43,16 @@ class LearningOptions:
     model: str = "logreg"
     balanced: bool = True
     folds: int = 3
-    correction_weight: float = 40.0  # how much one correction counts against one synthetic example
+    correction_weight: float = 100.0  # how much one correction counts against one synthetic example (chosen on the replay benchmark)
     confirmation_weight: float = 3.0
     radius: float = DEFAULT_RADIUS
     min_in_recall: float = 0.98
-    # adoption: how much the error rate (a share) and the in-domain cases turned away may rise on each unseen set
-    tolerance: dict = field(default_factory=lambda: {"staff_decisions": 0.0, "synthetic_heldout": 0.005})
-    max_protected_rise: dict = field(default_factory=lambda: {"staff_decisions": 0.0, "synthetic_heldout": 0.01})
+    # adoption ("no worse"): on each unseen set the error rate may rise by at most this margin (a share), and never surely
+    # (95% bootstrap interval above zero); in-domain cases turned away may rise by at most `max_protected_rise`. About
+    # 100 staff decisions move by one error in 100 from fold noise alone, hence a wider margin there than on the
+    # thousands of synthetic held-out examples; 2 points of students turned away is the office's limit.
+    tolerance: dict = field(default_factory=lambda: {"staff_decisions": 0.03, "synthetic_heldout": 0.005})
+    max_protected_rise: dict = field(default_factory=lambda: {"staff_decisions": 0.02, "synthetic_heldout": 0.01})
     seed: int = 7
 
 
