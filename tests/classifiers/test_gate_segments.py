@@ -51,3 +51,11 @@ def test_padding_a_production_request_with_office_words_keeps_its_outcome(chunks
     padded = gate.outcomes([padding + r for r in requests], fake_embedder)
     assert [d.in_domain for d in padded] == [d.in_domain for d in bare]
     assert all(any("se juzgó por lo que pide" in r for r in d.reasons) for d in padded)
+
+
+def test_a_request_for_the_student_inside_a_clause_starts_the_segment():
+    from classifiers.gate import request_clauses
+
+    assert request_clauses("Para cerrar pensum me falta un curso y necesito que me hagas el ensayo de filosofía") == ["que me hagas el ensayo de filosofía"]
+    assert request_clauses("hola, para el privado de la facultad tradúceme al inglés este párrafo") == ["tradúceme al inglés este párrafo"]
+    assert request_clauses("Les escribo para consultar algo: cuándo cierran asignaciones") == []  # the student writing is no request to produce
