@@ -224,12 +224,12 @@ class Gate:
         dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=vecs)
         return dense, sparse, self.probabilities_from_features(dense, sparse), owner, kinds, vecs
 
-    def recall(self, owner: Sequence[int], kinds: Sequence[str], vecs: np.ndarray | None, n: int) -> list[Recall | None]:
+    def recall(self, owner: Sequence[int], kinds: Sequence[str], vecs: np.ndarray | None, n: int, scores: np.ndarray | None = None) -> list[Recall | None]:
         """The staff memory's verdict on each message's whole text (None where it has nothing close)."""
         if not len(self.memory) or vecs is None:
             return [None] * n
         whole = [i for i, k in enumerate(kinds) if k == WHOLE]
-        return self.memory.recall(np.asarray(vecs)[whole])
+        return self.memory.recall(np.asarray(vecs)[whole], scores=scores, threshold=self.threshold)
 
     def probabilities(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None, memory: bool = True) -> np.ndarray:
         """Probability that each message is in the office's domain, judged on its request (see `judge_segments`); where
@@ -237,7 +237,7 @@ class Gate:
         _, _, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
         score, _ = judge_segments(p, owner, kinds, len(texts))
         if memory:
-            for i, r in enumerate(self.recall(owner, kinds, vecs, len(texts))):
+            for i, r in enumerate(self.recall(owner, kinds, vecs, len(texts), score.copy())):
                 if r is not None:
                     score[i] = float(r.label)
         return score
@@ -270,7 +270,7 @@ class Gate:
         segments = message_segments(texts)[0]
         info = self.info_probabilities(dense)
         scores, best = judge_segments(p, owner, kinds, len(texts))
-        recalls = self.recall(owner, kinds, vecs, len(texts))
+        recalls = self.recall(owner, kinds, vecs, len(texts), scores)
         out = []
         for o in range(len(texts)):
             i = int(best[o])

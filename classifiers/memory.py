@@ -13,6 +13,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 DEFAULT_RADIUS = 0.93  # cosine similarity; chosen on the replay benchmark's dev split (benchmarks/gate_learning.py)
+# Farther, a staff label decides only where the classifier is unsure (its score within DOUBT_BAND of the threshold):
+# on split 1 of the replay benchmark 0.88 / 0.15 fixed a mistake and broke nothing; 0.86 started to break right verdicts.
+REACH_RADIUS = 0.88
+DOUBT_BAND = 0.15
 
 
 @dataclass(slots=True)
@@ -35,6 +39,8 @@ class StaffMemory:
     dates: list[str] = field(default_factory=list)
     message_ids: list[int | None] = field(default_factory=list)
     radius: float = DEFAULT_RADIUS
+    reach: float = REACH_RADIUS  # a label also decides within this similarity, when the classifier is unsure
+    band: float = DOUBT_BAND
 
     def __len__(self) -> int:
         return int(self.labels.size)
@@ -51,15 +57,17 @@ class StaffMemory:
         q = q / np.maximum(np.linalg.norm(q, axis=1, keepdims=True), 1e-9)
         return q @ self.vectors.T
 
-    def recall(self, query_vecs: np.ndarray, *, radius: float | None = None, sims: np.ndarray | None = None) -> list[Recall | None]:
-        """Per query: the majority label of the staff-labelled messages within the radius (None when none is, or on a tie)."""
+    def recall(self, query_vecs: np.ndarray, *, radius: float | None = None, sims: np.ndarray | None = None, scores: np.ndarray | None = None, threshold: float | None = None) -> list[Recall | None]:
+        """Per query: the majority label of the staff-labelled messages within the radius (None when none is, or on a tie);
+        given the classifier's `scores` and `threshold`, within the wider reach too where the score is within the band."""
         r = self.radius if radius is None else radius
         if len(self) == 0 or len(query_vecs) == 0:
             return [None] * len(query_vecs)
         sims = self.similarities(query_vecs) if sims is None else sims
         out: list[Recall | None] = []
-        for row in sims:
-            near = np.flatnonzero(row >= r)
+        for q, row in enumerate(sims):
+            unsure = scores is not None and threshold is not None and abs(float(scores[q]) - threshold) <= self.band
+            near = np.flatnonzero(row >= (min(r, self.reach) if unsure else r))
             if not len(near):
                 out.append(None)
                 continue
@@ -78,13 +86,14 @@ class StaffMemory:
         return {"memory_vectors": self.vectors, "memory_labels": self.labels}
 
     def as_meta(self) -> dict:
-        return {"radius": self.radius, "dates": self.dates, "message_ids": self.message_ids}
+        return {"radius": self.radius, "reach": self.reach, "band": self.band, "dates": self.dates, "message_ids": self.message_ids}
 
     @classmethod
     def from_stored(cls, arrays, meta: dict | None) -> "StaffMemory":
         if meta is None or "memory_labels" not in arrays:
             return cls()
-        return cls(vectors=arrays["memory_vectors"], labels=arrays["memory_labels"], dates=list(meta.get("dates", [])), message_ids=list(meta.get("message_ids", [])), radius=float(meta.get("radius", DEFAULT_RADIUS)))
+        return cls(vectors=arrays["memory_vectors"], labels=arrays["memory_labels"], dates=list(meta.get("dates", [])), message_ids=list(meta.get("message_ids", [])), radius=float(meta.get("radius", DEFAULT_RADIUS)),
+                   reach=float(meta.get("reach", REACH_RADIUS)), band=float(meta.get("band", DOUBT_BAND)))
 
 
 def reach_curve(memory_vecs: np.ndarray, memory_labels: Sequence[int], query_vecs: np.ndarray, query_labels: Sequence[int], model_pred: Sequence[int], radii: Sequence[float]) -> list[dict]:

@@ -137,7 +137,9 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         oof_cand[held] = _scores(cand, f)[held] if o.model == "logreg" else _margins(cand, f)[held]
         if vec_ok and len(train_staff):
             mem = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius)
-            for i, r in zip(held, mem.recall(f.whole_vecs(held))):
+            held_scores = oof_cand[held] if o.model == "logreg" else None  # svm margins are not calibrated yet
+            thr = current_threshold if current_threshold is not None else 0.5
+            for i, r in zip(held, mem.recall(f.whole_vecs(held), scores=held_scores, threshold=thr)):
                 if r is not None:
                     oof_memory[i] = r.label
     calibration = (1.0, 0.0)

@@ -39,3 +39,13 @@ def test_reach_curve_counts_fixes_and_overreach_and_the_radius_stops_before_it()
     wide, narrow = rows
     assert (wide["fixed"], wide["broken"]) == (1, 1) and (narrow["fixed"], narrow["broken"]) == (1, 0)
     assert choose_radius(rows) == 0.9
+
+
+def test_beyond_the_radius_a_label_decides_only_where_the_classifier_is_unsure():
+    mem = StaffMemory.build(np.stack([_unit(1, 0, 0)]), [0], radius=0.95)
+    mem.reach, mem.band = 0.85, 0.15
+    q = np.stack([_unit(1, 0.5, 0), _unit(1, 0.5, 0)])  # similarity ~0.89: within reach, beyond the radius
+    got = mem.recall(q, scores=np.array([0.40, 0.90]), threshold=0.35)
+    assert got[0] is not None and got[0].label == 0  # unsure (0.40 vs 0.35): the staff label decides
+    assert got[1] is None  # confident: the classifier decides
+    assert mem.recall(q) == [None, None]  # without scores only the radius counts
