@@ -64,6 +64,7 @@ def test_retraining_reports_the_held_out_movement_and_adopts_a_gate_that_is_not_
         assert c["interval"][0] <= c["error_rate_change"] <= c["interval"][1]
     assert report.threshold["moved"] or report.threshold["after"] == report.threshold["before"]
     assert set(report.flips) >= {"in_to_out", "out_to_in"} and "->" in figures_moved(report)
+    assert json.loads(json.dumps(report.as_dict()))["comparison"]  # what `gate retrain --json` prints: plain JSON
     assert json.loads((settings.paths.gate_dir / "retraining.json").read_text(encoding="utf-8"))["reason"] == report.reason  # for the digest
     stored = json.loads((settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8"))
     if report.adopted:
