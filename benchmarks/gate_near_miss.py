@@ -35,7 +35,7 @@ from classifiers.features import FeatureSpace  # noqa: E402
 from classifiers.training import offline_dataset, train_gate  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "corpora"
+SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora") if p.exists()), ROOT.parent / "shared" / "corpora")  # a worktree sits one level deeper
 DEV = ROOT / "tests" / "classifiers" / "data"
 OFFICES = {
     "fiusac": (SHARED / "fiusac" / "text", DEV / "gate_dev_fiusac.jsonl"),

@@ -8,6 +8,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +17,7 @@ from classifiers.errors import GateError, GateNotTrained, GateStale
 from classifiers.features import FeatureSpace
 from classifiers.intent import FEATURES as INTENT_FEATURES
 from classifiers.intent import NAMES as INTENT_NAMES
+from classifiers.memory import Recall, StaffMemory
 from pipeline.embeddings import Embedder
 from pipeline.redaction import strip_placeholders
 
@@ -44,6 +46,21 @@ class GateDecision:
     outcome: str = ANSWERABLE  # answerable | no_info | out_of_domain
     info_score: float | None = None  # probability that the documents answer it (three-outcome gates)
     reasons: list[str] = field(default_factory=list)  # the features that weighed most, in the decision's direction
+    remembered: dict | None = None  # the staff-labelled message that decided it (label, similarity, message_id, date)
+
+
+def remembered_reason(r: Recall) -> str:
+    """Why the staff memory decided: "parecido a un mensaje que el equipo marcó fuera de dominio el 12/11"."""
+    verdict = "dentro del dominio" if r.label == 1 else "fuera de dominio"
+    when = ""
+    if r.date:
+        try:
+            d = datetime.fromisoformat(r.date)
+            when = f" el {d.day:02d}/{d.month:02d}"
+        except ValueError:
+            pass
+    ref = f" (#{r.message_id})" if r.message_id is not None else ""
+    return f"parecido a un mensaje{ref} que el equipo marcó {verdict}{when} (similitud {r.similarity:.2f})"
 
 
 def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
@@ -56,24 +73,85 @@ def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
 
 
 _QUESTION = re.compile(r"[^.!?¿\n]*¿?[^.!?¿\n]*\?")
+_CLAUSE = re.compile(r"[^.!?¿¡;:,\n]+")
+# A request to produce something (a text, a solution, code, a translation): what such a message asks is the office's
+# business only if that clause alone is; the office words padded around it do not make it so.
+_PRODUCE = re.compile(
+    r"^(?:(?:y|pero|entonces|bueno|ok|oye|mira|porfa|por favor|plis|please|me|nos)\s+)*(?:(?:podrias|podria|podrian|podes|puedes|pueden|me puedes|me podes|me podrias|me pueden|necesito que|quiero que|ocupo que)\s+)?"
+    r"(?:escrib\w*|redact\w*|resuelv\w*|resolv\w*|traduc\w*|resum\w*|corrig\w*|correg\w*|program\w*|codifica\w*|compon\w*|"
+    r"hazme|haceme|hacenme|inventa\w*|genera(?:me|nos)|crea(?:me|nos)|dise[nñ]a(?:me|nos)|elabora(?:me|nos)|calcula(?:me|nos))\b"
+)
+# Anywhere in a clause: a production verb with the student as its beneficiary ("traduceme", "que me hagas el ensayo").
+_PRODUCE_FOR_ME = re.compile(
+    r"\b(?:(?:escrib|redact|resolv|resuelv|traduc|resum|corrig|correg|program|codific|compon|invent|gener|dise[nñ]|elabor|calcul|balance|explic)\w*(?:me|nos)|hazme|haceme|hacenos|"
+    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
+)
+WHOLE, QUESTION, REQUEST = "whole", "question", "request"
 
 
-def message_segments(texts: Sequence[str]) -> tuple[list[str], list[int]]:
-    """Each message, plus its question sentences when it has several sentences (a long story around one question).
+def request_clauses(text: str) -> list[str]:
+    """The clauses of a message that ask to produce something ("escribime un poema sobre la facultad")."""
+    from pipeline.text import fold
+
+    out = []
+    for m in _CLAUSE.finditer(text):
+        clause = m.group(0).strip()
+        folded = fold(clause)  # same length as the clause: accents and case only
+        inner = _PRODUCE_FOR_ME.search(folded)
+        if _PRODUCE.search(folded):
+            request = clause
+        elif inner and len(folded) == len(clause):
+            request = clause[inner.start() :]
+        else:
+            continue
+        if len(request.split()) >= 3:
+            out.append(request)
+    return out
+
+
+def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) -> tuple[list[str], list[int]]:
+    """Each message, plus its question sentences when it has several sentences (a long story around one question), plus
+    its request clauses when it has more than one clause (`kinds`, if given, receives each segment's kind).
 
     Redaction placeholders ([CEDULA], [TELEFONO]...) are dropped: they carry no domain signal."""
     segments: list[str] = []
     owner: list[int] = []
+    kind_of: list[str] = []
     for i, text in enumerate(texts):
         text = re.sub(r"\s+", " ", strip_placeholders(text)).strip()
         segments.append(text)
         owner.append(i)
+        kind_of.append(WHOLE)
         questions = [q.strip() for q in _QUESTION.findall(text) if len(q.strip()) >= 12]
         if questions and len(questions[0]) < len(text) - 20:
             for q in questions:
                 segments.append(q)
                 owner.append(i)
+                kind_of.append(QUESTION)
+        for clause in request_clauses(text):
+            if len(clause) < len(text) - 15:
+                segments.append(clause)
+                owner.append(i)
+                kind_of.append(REQUEST)
+    if kinds is not None:
+        kinds[:] = kind_of
     return segments, owner
+
+
+def judge_segments(p: np.ndarray, owner: Sequence[int], kinds: Sequence[str], n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per message, (score, index of the segment that decided): the best request clause when it asks to produce
+    something, else the best of the whole text and its questions."""
+    score = np.full(n, -1.0)
+    best = np.zeros(n, dtype=np.int64)
+    has_request = np.zeros(n, dtype=bool)
+    for i, (o, k) in enumerate(zip(owner, kinds)):
+        if k == REQUEST and not has_request[o]:
+            has_request[o], score[o] = True, -1.0
+        if has_request[o] and k != REQUEST:
+            continue
+        if p[i] > score[o]:
+            score[o], best[o] = p[i], i
+    return score, best
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -98,6 +176,7 @@ class Gate:
     info_coef: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.float32))  # answerable vs no-info, over the dense block
     info_intercept: float = 0.0
     info_threshold: float = 0.0
+    memory: StaffMemory = field(default_factory=StaffMemory)  # staff-labelled messages, consulted before the classifier
     meta: dict = field(default_factory=dict)
     fresh: bool | None = field(default=None, compare=False)  # set by whoever checks it against the index; not stored
 
@@ -133,16 +212,35 @@ class Gate:
         w = np.maximum(np.take_along_axis(sims, idx, axis=1), 0) + 1e-6
         return (w * self.neighbour_labels[idx]).sum(axis=1) / w.sum(axis=1)
 
-    def probabilities(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None) -> np.ndarray:
-        """Calibrated probability that each message is in the office's domain: the best of the whole text and its questions."""
-        segments, owner = message_segments(texts)
+    def _segment_scores(self, texts: Sequence[str], embedder: Embedder | None, query_vecs: np.ndarray | None):
+        """Features and in-domain probabilities of every segment, how segments map to messages, and each segment's vector."""
+        kinds: list[str] = []
+        segments, owner = message_segments(texts, kinds=kinds)
         if len(segments) != len(texts):
             query_vecs = None  # vectors were computed for whole texts; segments need their own
-        dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=query_vecs)
-        p = self.probabilities_from_features(dense, sparse)
-        out = np.zeros(len(texts), dtype=np.float64)
-        np.maximum.at(out, np.asarray(owner), p)
-        return out
+        vecs = query_vecs
+        if vecs is None and embedder is not None and (self.space.needs_embedding or len(self.memory)):
+            vecs = embedder.embed_queries(segments)
+        dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=vecs)
+        return dense, sparse, self.probabilities_from_features(dense, sparse), owner, kinds, vecs
+
+    def recall(self, owner: Sequence[int], kinds: Sequence[str], vecs: np.ndarray | None, n: int, scores: np.ndarray | None = None) -> list[Recall | None]:
+        """The staff memory's verdict on each message's whole text (None where it has nothing close)."""
+        if not len(self.memory) or vecs is None:
+            return [None] * n
+        whole = [i for i, k in enumerate(kinds) if k == WHOLE]
+        return self.memory.recall(np.asarray(vecs)[whole], scores=scores, threshold=self.threshold)
+
+    def probabilities(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None, memory: bool = True) -> np.ndarray:
+        """Probability that each message is in the office's domain, judged on its request (see `judge_segments`); where
+        the staff memory has a close labelled message, its label (1.0 or 0.0) decides."""
+        _, _, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
+        score, _ = judge_segments(p, owner, kinds, len(texts))
+        if memory:
+            for i, r in enumerate(self.recall(owner, kinds, vecs, len(texts), score.copy())):
+                if r is not None:
+                    score[i] = float(r.label)
+        return score
 
     def info_probabilities(self, dense: np.ndarray) -> np.ndarray | None:
         """Probability that the documents answer each message (None for a two-outcome gate)."""
@@ -165,26 +263,27 @@ class Gate:
         return parts
 
     def outcomes(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None, explain: int = 3) -> list[GateDecision]:
-        """The three-way verdict for each message, with the top `explain` reasons; a message is judged by its best segment."""
+        """The three-way verdict for each message, with the top `explain` reasons; the staff memory is consulted first, then
+        a message is judged by its request clause if it asks to produce something, else by its best segment."""
         start = time.perf_counter()
-        segments, owner = message_segments(texts)
-        if len(segments) != len(texts):
-            query_vecs = None
-        dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=query_vecs)
-        p = self.probabilities_from_features(dense, sparse)
+        dense, sparse, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
+        segments = message_segments(texts)[0]
         info = self.info_probabilities(dense)
-        best: dict[int, int] = {}
-        for i, o in enumerate(owner):
-            if o not in best or p[i] > p[best[o]]:
-                best[o] = i
+        scores, best = judge_segments(p, owner, kinds, len(texts))
+        recalls = self.recall(owner, kinds, vecs, len(texts), scores)
         out = []
         for o in range(len(texts)):
-            i = best[o]
-            score = float(p[i])
-            in_domain = score >= self.threshold
+            i = int(best[o])
+            score = float(scores[o])
+            remembered = recalls[o]
+            in_domain = bool(remembered.label) if remembered is not None else score >= self.threshold
             info_score = None if info is None else float(info[i])
             outcome = OUT_OF_DOMAIN if not in_domain else NO_INFO if info_score is not None and info_score < self.info_threshold else ANSWERABLE
             reasons = []
+            if remembered is not None:
+                reasons.append(remembered_reason(remembered))
+            if kinds[i] == REQUEST:
+                reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»")
             if explain:
                 parts = self.contributions(dense[i : i + 1], sparse[i : i + 1] if sparse is not None else None)
                 sign = 1 if in_domain else -1
@@ -193,7 +292,8 @@ class Gate:
                 for name, v in sorted(parts, key=lambda nv: -sign * nv[1])[:explain]:
                     if sign * v > 0:
                         reasons.append(f"{_DESCRIPTIONS.get(name, name)} ({v:+.1f})")
-            out.append(GateDecision(in_domain=in_domain, score=score, threshold=self.threshold, outcome=outcome, info_score=info_score, reasons=reasons))
+            out.append(GateDecision(in_domain=in_domain, score=score, threshold=self.threshold, outcome=outcome, info_score=info_score, reasons=reasons,
+                                    remembered=None if remembered is None else {"label": remembered.label, "similarity": remembered.similarity, "message_id": remembered.message_id, "date": remembered.date}))
         elapsed = (time.perf_counter() - start) * 1000 / max(1, len(texts))
         for d in out:
             d.latency_ms = elapsed
@@ -227,6 +327,7 @@ class Gate:
             neighbours=self.neighbours,
             neighbour_labels=self.neighbour_labels,
             info_coef=self.info_coef,
+            **self.memory.as_arrays(),
         )
         meta = {
             **self.meta,
@@ -239,6 +340,7 @@ class Gate:
             "k": self.k,
             "info_intercept": self.info_intercept,
             "info_threshold": self.info_threshold,
+            "memory": self.memory.as_meta(),
         }
         (directory / "gate.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return directory / "gate.json"
@@ -274,6 +376,7 @@ class Gate:
             info_coef=arrays["info_coef"],
             info_intercept=float(meta.pop("info_intercept")),
             info_threshold=float(meta.pop("info_threshold")),
+            memory=StaffMemory.from_stored(arrays, meta.pop("memory", None)),
             meta=meta,
         )
 

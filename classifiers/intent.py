@@ -60,7 +60,7 @@ _REQUEST = re.compile(
 )
 _CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
-_JOBS = re.compile(r"\b(gana\w*|salario\w*|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de|trabajar (?:en|como|de)|busco trabajo|cobra\w*|entrevista de trabajo|oferta\w* laboral\w*|salida laboral)\b")
+_JOBS = re.compile(r"\b(gana(?!d[oa]s?\b)\w*|salario\w*|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de|trabajar (?:en|como|de)|busco trabajo|cobra\w*|entrevista de trabajo|oferta\w* laboral\w*|salida laboral)\b")
 _CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
 
 # A student asks about their own case, in the first person or addressing the office; a quiz question asks about the world.

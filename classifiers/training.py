@@ -66,7 +66,7 @@ def _stack(dense: np.ndarray, sparse, rows: np.ndarray, mean: np.ndarray, scale:
 class _Fitted:
     """One fitted model in the gate's own (pickle-free) representation."""
 
-    def __init__(self, model: str, dense, sparse, y, rows, *, k: int, seed: int) -> None:
+    def __init__(self, model: str, dense, sparse, y, rows, *, k: int, seed: int, weights: np.ndarray | None = None) -> None:
         self.model = model
         self.mean = dense[rows].mean(axis=0)
         self.scale = dense[rows].std(axis=0) + 1e-6
@@ -89,7 +89,7 @@ class _Fitted:
             clf = LinearSVC(C=0.1, max_iter=20000, random_state=seed)
         else:
             raise GateError(f"unknown gate model {model!r}; choose from {', '.join(MODELS)}")
-        clf.fit(x, y[rows])
+        clf.fit(x, y[rows], sample_weight=weights)  # weights: one per row of `rows` (staff corrections count more)
         self.coef = np.asarray(clf.coef_[0], dtype=np.float32)
         self.intercept = float(clf.intercept_[0])
 

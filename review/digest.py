@@ -52,6 +52,7 @@ class Digest:
     reused: int = 0
     set_aside: list[dict] = field(default_factory=list)
     gate_errors: dict = field(default_factory=dict)
+    gate_learning: dict = field(default_factory=dict)  # the last gate retraining: adopted, evidence, flips, reviewers set aside
     trend: list[dict] = field(default_factory=list)
     generated_at: str = ""
 
@@ -84,6 +85,7 @@ class Digest:
             "reused": self.reused,
             "set_aside": self.set_aside,
             "gate_errors": self.gate_errors,
+            "gate_learning": self.gate_learning,
             "trend": self.trend,
             "generated_at": self.generated_at,
         }
@@ -110,6 +112,7 @@ def build_digest(
     chunk_text: ChunkText | None = None,
     now: datetime | None = None,
     trend_weeks: int = 4,
+    gate_retraining: Mapping | None = None,
 ) -> Digest:
     """Figures for messages stored during `week`; with a judge, the week's unjudged drafts are scored first."""
     start, end = parse_week(week)
@@ -166,6 +169,7 @@ def build_digest(
     digest.faq_suggestions = faq_suggestions(hand_answered(drafts, decisions, questions, lambda mid: student_address(session.get(InboundMessage, mid))))
     digest.reused = sum(d.method == CURATED_METHOD for d in drafts.values())
     _gate_figures(digest, drafts, decisions, questions)
+    digest.gate_learning = gate_learning_summary(gate_retraining)
     digest.trend = _trend(session, digest, trend_weeks)
     return digest
 
@@ -329,6 +333,31 @@ def _gate_figures(digest: Digest, drafts: dict[int, Draft], decisions: dict[int,
         elif draft.out_of_domain and dec.action == "edit" and dec.final_text and metrics.edit_distance(draft.text, dec.final_text) > metrics.SMALL_EDIT_MAX:
             false_alarm.append(questions.get(mid, ""))
     digest.gate_errors = {"missed": len(missed), "missed_examples": missed[:3], "false_alarm": len(false_alarm), "false_alarm_examples": false_alarm[:3]}
+
+
+def gate_learning_summary(report: Mapping | None) -> dict:
+    """What the digest says about the last gate retraining: adopted or not and why, the out-of-fold F1 on staff
+    decisions, the threshold, past decisions that flip each way, and reviewers the gate keeps disagreeing with."""
+    if not report:
+        return {}
+    flips = report.get("flips") or {}
+    reviewers = report.get("reviewers") or {}
+    flagged = [{"reviewer": who, "disagreements": r.get("disagreements", 0), "decisions": r.get("decisions", 0)} for who, r in sorted(reviewers.items()) if r.get("flagged")]
+    before, after = report.get("before") or {}, report.get("after") or {}
+    return {
+        "adopted": bool(report.get("adopted")),
+        "reason": report.get("reason", ""),
+        "n_feedback": report.get("n_feedback", 0),
+        "n_corrections": report.get("n_corrections", 0),
+        "f1_before": [_r(before.get("f1_in")), _r(before.get("f1_out"))] if before else None,
+        "f1_after": [_r(after.get("f1_in")), _r(after.get("f1_out"))] if after else None,
+        "threshold": report.get("threshold") or {},
+        "in_to_out": list(flips.get("in_to_out", []))[:5],
+        "out_to_in": list(flips.get("out_to_in", []))[:5],
+        "n_in_to_out": len(flips.get("in_to_out", [])),
+        "n_out_to_in": len(flips.get("out_to_in", [])),
+        "disagreeing_reviewers": flagged,
+    }
 
 
 TREND_KEYS = ("received", "approve_rate", "acceptable_rate", "kappa", "cost_usd", "cache_hit_rate", "cost_per_answer_usd")

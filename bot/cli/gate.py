@@ -86,7 +86,7 @@ def eval_cmd(
 
 @gate_app.command("retrain")
 def retrain_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
-    """Reentrena el gate con las decisiones del equipo (las correcciones pesan más); se adopta solo si no empeora en decisiones reservadas."""
+    """Reentrena el gate con las decisiones del equipo (correcciones con peso y memoria de mensajes marcados); se adopta solo si no empeora en decisiones no vistas (validación cruzada) ni en las sintéticas reservadas."""
     from bot.learning.gate_retraining import figures_moved, retrain_from_feedback
 
     try:
@@ -98,3 +98,6 @@ def retrain_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json"
         print_json(report.as_dict())
         return
     console.print(f"{report.n_feedback} decisiones ({report.n_corrections} correcciones): {figures_moved(report)}", highlight=False)
+    for who in report.set_aside:
+        r = report.reviewers[who]
+        console.print(f"[yellow]el gate discrepa seguido con las decisiones de {who} ({r['disagreements']} de {r['decisions']}): no se aprendió de ellas[/]")

@@ -1,8 +1,11 @@
-"""Retrain the gate from staff decisions: corrections weigh more, a held-out share of them judges the new gate, and
-the new gate replaces the old one only when it does not do worse there. Safe to run every week."""
+"""Retrain the gate from staff decisions: corrections weigh enough to matter, a memory of staff-labelled messages decides
+close repeats, and the new gate replaces the old one only when it is no worse on every staff decision it did not learn
+from (cross-validation) and on the synthetic held-out. A reviewer the gate keeps disagreeing with is set aside and named.
+Safe to run every week; the last report is kept in the gate directory for the digest."""
 
 from __future__ import annotations
 
+import json
 import logging
 import shutil
 import tempfile
@@ -11,31 +14,40 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from bot.learning.gate_training import TrainOptions, feedback_examples, train
+from bot.learning.gate_training import _corpus, curated_examples, embed_queries_cached, feedback_examples, synthetic_examples
 from bot.wiring.services import Services
 from classifiers.errors import GateError
-from classifiers.evaluation import binary_report
+from classifiers.features import FeatureSpace
 from classifiers.gate import Gate
+from classifiers.retraining import LearningOptions, StaffLabel, learn_from_staff
 from classifiers.synthetic import Example
 from review.db import session_scope
-from review.models import Draft, InboundMessage
+from review.models import Decision, Draft, InboundMessage
 
 log = logging.getLogger(__name__)
-HELD_OUT_EVERY = 4  # every 4th staff-labelled message (by id) is kept out of training to judge the retrained gate
-MAX_F1_DROP = 0.02
+REPORT_FILE = "retraining.json"
+DOUBT_SCORE = 0.7  # an in-domain verdict below this score counts as doubted
+MAX_FLIPS_LISTED = 20
 
 
 @dataclass
 class RetrainReport:
-    """What a retraining did and how the held-out figures moved."""
+    """What a retraining did, the unseen-case evidence and which past decisions flip."""
 
     n_feedback: int = 0
     n_corrections: int = 0
-    n_heldout: int = 0
-    before: dict = field(default_factory=dict)
-    after: dict = field(default_factory=dict)
+    n_heldout: int = 0  # staff decisions judged out of fold (all of them, by cross-validation)
+    before: dict = field(default_factory=dict)  # staff decisions, out of fold: gate without staff learning
+    after: dict = field(default_factory=dict)  # ... the candidate
     synthetic_before: dict = field(default_factory=dict)
     synthetic_after: dict = field(default_factory=dict)
+    comparison: dict = field(default_factory=dict)  # per set: errors, in-domain turned away, bootstrap interval
+    threshold: dict = field(default_factory=dict)
+    flips: dict = field(default_factory=lambda: {"in_to_out": [], "out_to_in": []})
+    reviewers: dict = field(default_factory=dict)
+    set_aside: list[str] = field(default_factory=list)  # reviewers whose decisions were not learnt from
+    memory: dict = field(default_factory=dict)
+    seconds: float = 0.0
     adopted: bool = False
     reason: str = ""
 
@@ -43,19 +55,18 @@ class RetrainReport:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
+class _CachedEmbedder:
+    """The services' embedder behind the on-disk embedding cache (retraining re-reads the same texts every week)."""
+
+    def __init__(self, services: Services) -> None:
+        self.services, self.name, self.dim = services, services.embedder.name, services.embedder.dim
+
+    def embed_queries(self, texts):
+        return embed_queries_cached(self.services, list(texts))
+
+
 def _message_id(e: Example) -> int:
     return int((e.topic or "message:0").split(":", 1)[1])
-
-
-def _figures(gate: Gate, examples: list[Example], embedder) -> dict:
-    if not examples:
-        return {}
-    p = gate.probabilities([e.text for e in examples], embedder)
-    rep = binary_report([e.label for e in examples], (p >= gate.threshold).astype(int).tolist())
-    return {k: rep[k] for k in ("n", "f1_in", "f1_out", "accuracy", "confusion")}
-
-
-DOUBT_SCORE = 0.7  # an in-domain verdict below this score counts as doubted
 
 
 def gate_views(services: Services) -> dict[int, tuple[bool, bool]]:
@@ -69,68 +80,154 @@ def gate_views(services: Services) -> dict[int, tuple[bool, bool]]:
     return out
 
 
-def weighted_feedback(services: Services, weight: int) -> tuple[list[Example], int]:
-    """Staff-labelled examples, each correction of the gate ("fuera de dominio" on a message it let in, an approval of a
-    draft it doubted) repeated `weight` times; and how many corrections there were."""
+def staff_labels(services: Services) -> list[StaffLabel]:
+    """Every staff decision that says whether a message is the office's business, with reviewer, date and whether it
+    corrected the gate ("fuera de dominio" on a message it let in, an approval of one it doubted)."""
     views = gate_views(services)
-    out, corrections = [], 0
+    who: dict[int, tuple[str, str]] = {}
+    with session_scope(services.engine) as session:
+        for d in session.exec(select(Decision)).all():
+            who[d.message_id] = (d.actor, d.created_at.date().isoformat() if d.created_at else "")
+    out = []
     for e in feedback_examples(services):
-        let_in, doubt = views.get(_message_id(e), (True, False))
+        mid = _message_id(e)
+        let_in, doubt = views.get(mid, (True, False))
         correction = (e.label == 0 and let_in) or (e.label == 1 and doubt)
-        corrections += correction
-        out += [e] * (weight if correction else 1)
+        reviewer, date = who.get(mid, ("", ""))
+        out.append(StaffLabel(text=e.text, label=e.label, message_id=mid, reviewer=reviewer, date=date, correction=bool(correction), no_info=e.source == "feedback-no-info"))
+    return out
+
+
+def weighted_feedback(services: Services, weight: int) -> tuple[list[Example], int]:
+    """Staff-labelled examples for `gate train --include-feedback`, each correction repeated `weight` times; and how many
+    corrections there were."""
+    out, corrections = [], 0
+    for s in staff_labels(services):
+        e = Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}")
+        corrections += s.correction
+        out += [e] * (weight if s.correction else 1)
     return out, corrections
 
 
-def retrain_from_feedback(services: Services) -> RetrainReport:
-    """Train a candidate gate with staff feedback (less a held-out share), compare, and adopt it if it is not worse."""
-    report = RetrainReport()
-    weight = services.settings.gate.feedback_weight
-    examples, report.n_corrections = weighted_feedback(services, weight)
-    unique = {(e.text, e.label, e.topic): e for e in examples}
-    report.n_feedback = len(unique)
-    if not unique:
-        report.reason = "no staff decisions to learn from"
-        return report
-    held = [e for e in unique.values() if _message_id(e) % HELD_OUT_EVERY == 0]
-    train_on = [e for e in examples if _message_id(e) % HELD_OUT_EVERY != 0]
-    report.n_heldout = len(held)
+def _options(services: Services) -> LearningOptions:
+    g = services.settings.gate
+    return LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
+
+
+def _flips(current: Gate | None, candidate: Gate, staff: list[StaffLabel], embedder) -> dict:
+    """Past decisions whose verdict the new gate changes, each direction, and whether the change agrees with staff."""
+    flips: dict = {"in_to_out": [], "out_to_in": [], "agree_with_staff": 0, "disagree_with_staff": 0}
+    if current is None or not staff:
+        return flips
+    texts = [s.text for s in staff]
+    old = current.probabilities(texts, embedder) >= current.threshold
+    new = candidate.probabilities(texts, embedder) >= candidate.threshold
+    for s, a, b in zip(staff, old, new):
+        if a == b:
+            continue
+        agrees = int(b) == s.label
+        flips["agree_with_staff" if agrees else "disagree_with_staff"] += 1
+        key = "in_to_out" if a else "out_to_in"
+        if len(flips[key]) < MAX_FLIPS_LISTED:
+            flips[key].append({"message_id": s.message_id, "text": s.text[:120], "staff_label": "in" if s.label else "out", "agrees_with_staff": agrees, "reviewer": s.reviewer})
+    return flips
+
+
+def _install(candidate: Gate, gate_dir: Path) -> None:
+    """Replace the stored gate file by file, gate.json last: a reader never sees a half-written gate."""
+    with tempfile.TemporaryDirectory(prefix="orienta-gate-") as tmp:
+        candidate.save(Path(tmp))
+        gate_dir.mkdir(parents=True, exist_ok=True)
+        for name in ("gate.json", "gate.npz", "features.json", "features.npz"):
+            shutil.copy2(Path(tmp) / name, gate_dir / f".{name}.new")
+        for name in ("gate.npz", "features.json", "features.npz", "gate.json"):
+            (gate_dir / f".{name}.new").replace(gate_dir / name)
+
+
+def save_report(services: Services, report: RetrainReport) -> Path:
+    path = services.settings.paths.gate_dir / REPORT_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report.as_dict(), indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    return path
+
+
+def last_report(services: Services) -> dict | None:
+    """The last retraining's report (adopted or not), for the digest."""
+    path = services.settings.paths.gate_dir / REPORT_FILE
     try:
-        current = services.gate
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def retrain_from_feedback(services: Services, *, options: LearningOptions | None = None) -> RetrainReport:
+    """Learn a candidate gate from every staff decision, compare it out of fold with the gate that did not learn from
+    them, and adopt it only if it is no worse; the report is stored for the digest either way."""
+    report = RetrainReport()
+    staff = staff_labels(services)
+    report.n_feedback, report.n_corrections = len(staff), sum(s.correction for s in staff)
+    if not staff:
+        report.reason = "no staff decisions to learn from"
+        save_report(services, report)
+        return report
+    try:
+        current: Gate | None = services.gate
     except GateError:
         current = None
-    if current is not None:
-        report.before = _figures(current, held, services.embedder)
-        report.synthetic_before = current.meta.get("heldout", {})
-    gate_dir = services.settings.paths.gate_dir
-    with tempfile.TemporaryDirectory(prefix="orienta-gate-") as tmp:
-        candidate = train(services, TrainOptions(generator="offline", extra_examples=train_on), directory=Path(tmp), use=False)
-        report.after = _figures(candidate, held, services.embedder)
-        report.synthetic_after = candidate.meta.get("heldout", {})
-        worse = bool(report.before and report.after) and min(report.after["f1_in"], report.after["f1_out"]) < min(report.before["f1_in"], report.before["f1_out"]) - MAX_F1_DROP
-        if worse:
-            report.reason = "the retrained gate does worse on the held-out staff decisions; the current gate stays"
-            log.warning(report.reason)
-            return report
-        report.adopted, report.reason = True, "adopted"
-        candidate.meta["retraining"] = {k: v for k, v in report.as_dict().items() if k not in ("synthetic_before", "synthetic_after")}
-        candidate.save(Path(tmp))
-        for name in ("gate.json", "gate.npz", "features.json", "features.npz"):
-            gate_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(Path(tmp) / name, gate_dir / f".{name}.new")
-        for name in ("gate.npz", "features.json", "features.npz", "gate.json"):  # gate.json last: a reader never sees a half-written gate
-            (gate_dir / f".{name}.new").replace(gate_dir / name)
+    chunks, vectors, corpus_id = _corpus(services)
+    synthetic, path = synthetic_examples(services, chunks, vectors, corpus_id, "offline")
+    known = {e.text for e in synthetic}
+    synthetic = synthetic + [e for e in curated_examples(services) if e.text not in known]
+    g = services.settings.gate
+    space = FeatureSpace.fit(current.features if current is not None else g.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
+    embedder = _CachedEmbedder(services)
+    options = options or _options(services)
+    threshold = current.threshold if current is not None and not current.is_stale(corpus_id) else None
+    result, report.reviewers, staff = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=threshold, options=options)
+    report.set_aside = sorted(who for who, r in report.reviewers.items() if r["flagged"])
+    if report.set_aside:
+        log.warning("gate retraining set aside the decisions of %s: the gate keeps disagreeing with them", ", ".join(report.set_aside))
+    sets = result.verdict.sets
+    report.n_heldout = sets["staff_decisions"].n if "staff_decisions" in sets else 0
+    report.before, report.after = result.figures["staff_decisions"]["before"], result.figures["staff_decisions"]["after"]
+    report.synthetic_before, report.synthetic_after = result.figures["synthetic_heldout"]["before"], result.figures["synthetic_heldout"]["after"]
+    report.comparison = {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} | {"fixed": len(v.fixed), "broken": len(v.broken)} for k, v in sets.items()}
+    report.threshold = result.threshold
+    report.memory = {"size": len(result.gate.memory), "radius": result.gate.memory.radius, "decided_out_of_fold": result.figures.get("memory_decided_out_of_fold", 0)}
+    report.seconds = round(result.seconds, 2)
+    report.flips = _flips(current, result.gate, staff, embedder)
+    report.adopted, report.reason = result.verdict.adopted, result.verdict.reason
+    if not report.adopted:
+        log.warning("gate retraining not adopted: %s", report.reason)
+        save_report(services, report)
+        return report
+    candidate = result.gate
+    candidate.meta.update({
+        "corpus_hash": corpus_id, "generator": "offline", "dataset": str(path), "features": space.name, "balanced": options.balanced,
+        "embedder": services.embedder.name, "n_in": int(sum(e.label for e in synthetic) + sum(s.label for s in staff)),
+        "n_out": int(sum(1 - e.label for e in synthetic) + sum(1 - s.label for s in staff)), "feedback_examples": len(staff), "curated_examples": 0,
+        "heldout_accuracy": (report.synthetic_after or {}).get("accuracy"),
+        "retraining": {k: v for k, v in report.as_dict().items() if k in ("n_feedback", "n_corrections", "n_heldout", "before", "after", "threshold", "adopted", "reason", "set_aside")},
+    })
+    candidate.meta.pop("features", None)
+    _install(candidate, services.settings.paths.gate_dir)
     candidate.fresh = True
     services._gate = candidate
-    log.info("gate retrained from %d staff decisions (%d corrections): held-out %s -> %s", report.n_feedback, report.n_corrections, report.before, report.after)
+    save_report(services, report)
+    log.info("gate retrained from %d staff decisions (%d corrections): %s", report.n_feedback, report.n_corrections, figures_moved(report))
     return report
 
 
 def figures_moved(report: RetrainReport) -> str:
-    """One line for logs and the CLI: held-out F1 before -> after."""
+    """One line for logs and the CLI: out-of-fold F1 before -> after, the threshold, the verdict."""
     def f(d: dict) -> str:
         return f"{d['f1_in']:.3f}/{d['f1_out']:.3f}" if d else "—"
 
-    return f"staff held-out F1 in/out {f(report.before)} -> {f(report.after)} (n={report.n_heldout}); synthetic {f(report.synthetic_before)} -> {f(report.synthetic_after)}; {report.reason}"
-
+    t = report.threshold or {}
+    thr = f"threshold {t.get('before') or 0:.3f} -> {t.get('after') or 0:.3f}" if t else "threshold unchanged"
+    flips = report.flips or {}
+    return (
+        f"staff decisions (cross-validated) F1 in/out {f(report.before)} -> {f(report.after)} (n={report.n_heldout}); synthetic held-out {f(report.synthetic_before)} -> {f(report.synthetic_after)}; "
+        f"{thr}; flips in->out {len(flips.get('in_to_out', []))}, out->in {len(flips.get('out_to_in', []))}; {report.reason}"
+    )
 

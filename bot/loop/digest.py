@@ -30,8 +30,10 @@ def build_and_record(services: "Services", week: str) -> tuple[Digest, Path, Pat
     settings = services.settings
     judge = judge_from_settings(settings, services.judge_llm, batch=services.batch_runner(services.judge_llm))
     documents = {doc_id: d.get("title") or doc_id for doc_id, d in services.index.documents().items() if d.get("active", True)}
+    from bot.learning.gate_retraining import last_report
+
     with session_scope(services.engine) as session:
-        digest = build_digest(session=session, week=week, judge=judge, documents=documents, chunk_text=_chunk_lookup(services), trend_weeks=settings.digest.trend_weeks)
+        digest = build_digest(session=session, week=week, judge=judge, documents=documents, chunk_text=_chunk_lookup(services), trend_weeks=settings.digest.trend_weeks, gate_retraining=last_report(services))
         md, html = write_report(digest, settings.paths.reports_dir)
         record_run(session=session, digest=digest, md=md, html=html)
     return digest, md, html

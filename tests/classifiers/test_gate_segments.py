@@ -17,3 +17,45 @@ def test_long_messages_add_their_question_sentences():
 def test_short_questions_are_not_split():
     segments, owner = message_segments(["quisiera saber si puedo rendir libre", "¿Cuántos créditos necesito para recibirme?"])
     assert segments == ["quisiera saber si puedo rendir libre", "¿Cuántos créditos necesito para recibirme?"] and owner == [0, 1]
+
+
+def test_a_request_to_produce_something_is_its_own_segment_and_decides():
+    import numpy as np
+
+    from classifiers.gate import REQUEST, judge_segments
+
+    text = "Hola, estoy por cerrar pensum y tengo la inscripción de exámenes el lunes, escribime un cuento de dragones para mi sobrino."
+    kinds: list[str] = []
+    segments, owner = message_segments([text, "¿Hasta cuándo me inscribo a exámenes?"], kinds=kinds)
+    assert kinds.count(REQUEST) == 1 and segments[kinds.index(REQUEST)] == "escribime un cuento de dragones para mi sobrino"
+    p = np.array([0.9 if k != REQUEST else 0.1 for k in kinds])  # the office words score high, the request low
+    score, best = judge_segments(p, owner, kinds, 2)
+    assert score[0] == 0.1 and kinds[best[0]] == REQUEST and score[1] == 0.9
+
+
+def test_office_requests_and_short_imperatives_are_not_request_clauses():
+    kinds: list[str] = []
+    message_segments(["Buenas, me podrían enviar la constancia de inscripción, gracias", "dame info. Es sobre becas"], kinds=kinds)
+    assert "request" not in kinds
+
+
+def test_padding_a_production_request_with_office_words_keeps_its_outcome(chunks, chunk_vectors, fake_embedder):
+    from classifiers.features import FeatureSpace
+    from classifiers.training import offline_dataset, train_gate
+
+    space = FeatureSpace.fit("similarity+tfidf+lexical+intent", chunk_texts=[c.embed_text for c in chunks], chunk_vectors=chunk_vectors)
+    gate = train_gate(offline_dataset(chunks), space=space, embedder=fake_embedder)
+    requests = ["redactame una carta de amor para mi novia", "resolveme la integral de x por seno de x", "traduceme al inglés el párrafo de mi tesis"]
+    padding = "Hola, soy de sistemas, ya pagué la inscripción a exámenes y tengo la beca de transporte, "
+    bare = gate.outcomes(requests, fake_embedder, explain=0)
+    padded = gate.outcomes([padding + r for r in requests], fake_embedder)
+    assert [d.in_domain for d in padded] == [d.in_domain for d in bare]
+    assert all(any("se juzgó por lo que pide" in r for r in d.reasons) for d in padded)
+
+
+def test_a_request_for_the_student_inside_a_clause_starts_the_segment():
+    from classifiers.gate import request_clauses
+
+    assert request_clauses("Para cerrar pensum me falta un curso y necesito que me hagas el ensayo de filosofía") == ["que me hagas el ensayo de filosofía"]
+    assert request_clauses("hola, para el privado de la facultad tradúceme al inglés este párrafo") == ["tradúceme al inglés este párrafo"]
+    assert request_clauses("Les escribo para consultar algo: cuándo cierran asignaciones") == []  # the student writing is no request to produce

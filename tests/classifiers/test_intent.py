@@ -59,3 +59,8 @@ def test_round_trips_through_json(intent):
     again = IntentModel.from_dict(json.loads(json.dumps(intent.as_dict())))
     text = "requisitos del privado en la facultad de derecho"
     assert again.row(text) == intent.row(text)
+
+
+def test_a_course_passed_is_no_salary(intent):
+    assert feats(intent, "puedo llevar estadistica 1 sin haber ganado mate intermedia 2?")["jobs"] == 0  # "ganado": passed
+    assert feats(intent, "cuanto ganan los ingenieros civiles")["jobs"] > 0

@@ -56,14 +56,39 @@ def test_retraining_reports_the_held_out_movement_and_adopts_a_gate_that_is_not_
     train_gate_offline(services)
     _decide(services)
     report = retrain_from_feedback(services)
-    assert report.n_feedback == len(OUTSIDE) + len(INSIDE) and report.n_heldout >= 1
+    # every staff decision is judged out of fold (cross-validation), not a fixed quarter of them
+    assert report.n_feedback == len(OUTSIDE) + len(INSIDE) and report.n_heldout == report.n_feedback
     assert {"f1_in", "f1_out", "confusion"} <= set(report.after) and report.before and report.synthetic_after
-    assert "->" in figures_moved(report)
+    for name in ("staff_decisions", "synthetic_heldout"):
+        c = report.comparison[name]
+        assert c["interval"][0] <= c["error_rate_change"] <= c["interval"][1]
+    assert report.threshold["moved"] or report.threshold["after"] == report.threshold["before"]
+    assert set(report.flips) >= {"in_to_out", "out_to_in"} and "->" in figures_moved(report)
+    assert json.loads(json.dumps(report.as_dict()))["comparison"]  # what `gate retrain --json` prints: plain JSON
+    assert json.loads((settings.paths.gate_dir / "retraining.json").read_text(encoding="utf-8"))["reason"] == report.reason  # for the digest
     stored = json.loads((settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8"))
     if report.adopted:
         assert stored["retraining"]["n_feedback"] == report.n_feedback and services.gate.meta["retraining"]["adopted"]
+        assert len(services.gate.memory) == report.n_feedback
+        d = services.gate.decide(OUTSIDE[1], services.embedder)  # a message staff marked out of domain: the memory decides
+        assert not d.in_domain and any("que el equipo marcó fuera de dominio" in r for r in d.reasons)
     else:
-        assert "retraining" not in stored and "worse" in report.reason
+        assert "retraining" not in stored and ("worse" in report.reason or "turns more" in report.reason)
+
+
+def test_a_retrain_on_wrong_labels_is_not_adopted_and_the_gate_stays(services, settings):
+    gate = train_gate_offline(services)
+    with session_scope(services.engine) as session:  # every office question rejected as out of domain
+        for text in INSIDE:
+            d, _ = make_drafted(session, question=text, in_domain=True, score=0.9)
+            queue.reject(session=session, draft_id=d.id, actor="eva", reason="out_of_domain")
+        for text in OUTSIDE:
+            d, _ = make_drafted(session, question=text, in_domain=False, score=0.1)
+            queue.approve(session=session, draft_id=d.id, actor="eva")
+    before = (settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8")
+    report = retrain_from_feedback(services)
+    assert not report.adopted and ("worse" in report.reason or "turns more" in report.reason)
+    assert (settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8") == before and services.gate.threshold == gate.threshold
 
 
 def test_weekly_job_skips_without_a_gate_or_new_decisions_and_is_scheduled(services, settings):

@@ -1,0 +1,172 @@
+"""Split-and-replay benchmark of learning the gate from staff (issue 28).
+
+Protocol:
+  PYTHONPATH=$PWD python benchmarks/gate_learning.py [--data-dir /tmp/i28gl] [--splits 2] [--scale 10000]
+The gate is trained offline from the FIUSAC text documents (shared corpora, read by path). The dev set
+benchmarks/data/gate_learning_dev.jsonl (informal in-domain messages and near-miss out-of-domain ones, written for this
+benchmark and used nowhere in training) is split in two halves, stratified, per seed:
+  - staff traffic: the first half is judged by the gate; every mistake is corrected (and every in-domain verdict under
+    0.7 approved as a correction), every right verdict approved — reviewer "staff";
+  - the gate learns (classifiers.retraining.learn_from_staff, what `orienta gate retrain` runs) and the unseen half is
+    evaluated before and after, with the verdict of adoption;
+  - poisoned: the same, but 30 in-domain messages of the first half are rejected as out of domain by reviewer "mallory";
+    the share of in-domain messages of the unseen half turned away, before and after;
+  - reach: memory radius -> unseen messages it decides, mistakes it fixes, right verdicts it breaks (split 1 chooses it);
+  - a deliberately worse retrain (labels flipped) to show adoption refuses it;
+  - timing: learning from `--scale` staff decisions (embeddings cached, as the retrain's embedding cache keeps them).
+Writes benchmarks/results/gate_learning.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != Path(__file__).resolve().parent]
+
+from bot.learning.gate_training import _corpus, embed_queries_cached, synthetic_examples, train_gate_offline  # noqa: E402
+from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
+from classifiers.evaluation import binary_report  # noqa: E402
+from classifiers.features import FeatureSpace  # noqa: E402
+from classifiers.memory import choose_radius, reach_curve  # noqa: E402
+from classifiers.retraining import LearningOptions, StaffLabel, learn_from_staff  # noqa: E402
+from pipeline.settings import load_settings  # noqa: E402
+
+SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora") if p.exists()), ROOT.parent / "shared" / "corpora")
+DEV = ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl"
+RADII = (0.86, 0.88, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98)
+
+
+class Cached:
+    def __init__(self, services: Services) -> None:
+        self.services, self.name, self.dim = services, services.embedder.name, services.embedder.dim
+
+    def embed_queries(self, texts):
+        return embed_queries_cached(self.services, list(texts))
+
+
+def halves(rows: list[dict], seed: int) -> tuple[list[dict], list[dict]]:
+    rng = np.random.default_rng(seed)
+    a, b = [], []
+    for label in ("in", "out"):
+        group = [r for r in rows if r["label"] == label]
+        order = rng.permutation(len(group))
+        cut = len(group) // 2
+        a += [group[i] for i in order[:cut]]
+        b += [group[i] for i in order[cut:]]
+    return a, b
+
+
+def verdicts(gate, rows, embedder) -> np.ndarray:
+    return (gate.probabilities([r["text"] for r in rows], embedder) >= gate.threshold).astype(int)
+
+
+def figures(y, pred) -> dict:
+    r = binary_report(list(y), list(pred))
+    return {"mistakes": int((np.asarray(y) != np.asarray(pred)).sum()), "f1_in": round(r["f1_in"], 3), "f1_out": round(r["f1_out"], 3),
+            "in_turned_away": int(r["confusion"][0][1]), "n_in": r["n_in"], "out_let_through": int(r["confusion"][1][0]), "n_out": r["n_out"]}
+
+
+def traffic(gate, rows, embedder, reviewer: str = "staff") -> list[StaffLabel]:
+    decisions = gate.outcomes([r["text"] for r in rows], embedder, explain=0)
+    out = []
+    for i, (r, d) in enumerate(zip(rows, decisions)):
+        label = int(r["label"] == "in")
+        correction = (label == 0 and d.in_domain) or (label == 1 and (not d.in_domain or d.score < 0.7))
+        out.append(StaffLabel(text=r["text"], label=label, message_id=i + 1, reviewer=reviewer, date="2026-11-12", correction=bool(correction)))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data-dir", type=Path, default=Path("/tmp/i28gl"))
+    ap.add_argument("--splits", type=int, default=2)
+    ap.add_argument("--scale", type=int, default=10000)
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
+    args = ap.parse_args()
+    services = Services(load_settings(data_dir=args.data_dir))
+    if not services.index.all_chunks():
+        ingest_documents(services, [SHARED / "fiusac" / "text"])
+    gate = train_gate_offline(services)
+    embedder = Cached(services)
+    chunks, vectors, corpus_id = _corpus(services)
+    synthetic, _ = synthetic_examples(services, chunks, vectors, corpus_id, "offline")
+    space = FeatureSpace.fit(gate.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
+    g = services.settings.gate
+    options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
+    rows = read_jsonl(DEV)
+    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "correction_weight": options.correction_weight, "splits": []}
+    chosen_radius = None
+    for seed in range(1, args.splits + 1):
+        seen, unseen = halves(rows, seed)
+        y_unseen = [int(r["label"] == "in") for r in unseen]
+        before = figures(y_unseen, verdicts(gate, unseen, embedder))
+        staff = traffic(gate, seen, embedder)
+        # reach of the memory: staff labels of the seen half against the gate's verdicts on the unseen half
+        vec_seen, vec_unseen = embedder.embed_queries([r["text"] for r in seen]), embedder.embed_queries([r["text"] for r in unseen])
+        curve = reach_curve(vec_seen, [s.label for s in staff], vec_unseen, y_unseen, verdicts(gate, unseen, embedder).tolist(), RADII)
+        if chosen_radius is None:  # the first split is the dev split for the radius
+            chosen_radius = choose_radius(curve, default=options.radius)
+        opts = LearningOptions(**{**options.__dict__, "radius": chosen_radius})
+        res, reviewers, _ = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
+        after = figures(y_unseen, verdicts(res.gate, unseen, embedder))
+        after_no_memory = figures(y_unseen, (res.gate.probabilities([r["text"] for r in unseen], embedder, memory=False) >= res.gate.threshold).astype(int))
+        # poisoned: 30 in-domain messages of the seen half rejected as out of domain by one reviewer
+        ins = [i for i, s in enumerate(staff) if s.label == 1][:30]
+        poisoned = [StaffLabel(text=s.text, label=0, message_id=s.message_id, reviewer="mallory", date=s.date, correction=True) if i in ins else s for i, s in enumerate(staff)]
+        pres, previewers, kept = learn_from_staff(synthetic, poisoned, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
+        served = pres.gate if pres.verdict.adopted else gate
+        after_poison = figures(y_unseen, verdicts(served, unseen, embedder))
+        forced = figures(y_unseen, verdicts(pres.gate, unseen, embedder))
+        split = {
+            "seed": seed, "n_seen": len(seen), "n_unseen": len(unseen), "corrections_fed": sum(s.correction for s in staff),
+            "unseen_before": before, "unseen_after": after, "unseen_after_without_memory": after_no_memory,
+            "adopted": res.verdict.adopted, "adoption_reason": res.verdict.reason, "threshold": res.threshold,
+            "evidence": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in res.verdict.sets.items()},
+            "reach": curve, "radius": chosen_radius, "learn_seconds": round(res.seconds, 1),
+            "poisoned": {"adopted": pres.verdict.adopted, "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
+                         "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
+                         "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
+        }
+        result["splits"].append(split)
+        print(f"split {seed}: corrections {split['corrections_fed']}; unseen mistakes {before['mistakes']} -> {after['mistakes']} (without memory {after_no_memory['mistakes']}); "
+              f"F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
+              f"radius {chosen_radius}; poisoned: set aside {split['poisoned']['set_aside']}, adopted {pres.verdict.adopted}, in turned away {before['in_turned_away']} -> {after_poison['in_turned_away']} (forced {forced['in_turned_away']}); {res.seconds:.1f}s", flush=True)
+    # a deliberately worse retrain: every staff label flipped
+    seen, _ = halves(rows, 1)
+    staff = traffic(gate, seen, embedder)
+    flipped = [StaffLabel(text=s.text, label=1 - s.label, message_id=s.message_id, reviewer=f"r{i % 4}", date=s.date, correction=True) for i, s in enumerate(staff)]
+    worse, _, _ = learn_from_staff(synthetic, flipped, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
+    result["worse_on_purpose"] = {"adopted": worse.verdict.adopted, "reason": worse.verdict.reason}
+    print(f"worse on purpose: adopted {worse.verdict.adopted} ({worse.verdict.reason})", flush=True)
+    # timing at scale: staff decisions drawn (with repeats) from the dev set, whose embeddings the cache already holds;
+    # embedding new texts is timed apart, per text, on the first 200 of them with a distinguishing suffix
+    if args.scale:
+        rng = np.random.default_rng(0)
+        picks = rng.integers(0, len(rows), args.scale)
+        big = [StaffLabel(text=rows[i]["text"], label=int(rows[i]["label"] == "in"), message_id=k, reviewer=f"r{k % 5}", date="2026-11-12", correction=bool(rng.random() < 0.1)) for k, i in enumerate(picks)]
+        t0 = time.perf_counter()
+        embedder.embed_queries([f"{s.text} ({k}-{time.time_ns()})" for k, s in enumerate(big[:200])])  # never cached
+        embed_s = (time.perf_counter() - t0) / 200 * args.scale
+        t0 = time.perf_counter()
+        bres, _, _ = learn_from_staff(synthetic, big, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
+        result["scale"] = {"n_staff": args.scale, "embedding_new_texts_seconds_extrapolated": round(embed_s, 1), "learn_seconds": round(time.perf_counter() - t0, 1), "adopted": bres.verdict.adopted}
+        print(f"scale: {args.scale} staff decisions learnt in {result['scale']['learn_seconds']}s (embedding that many new texts: about {embed_s:.0f}s more)", flush=True)
+    tot_b = sum(s["unseen_before"]["mistakes"] for s in result["splits"])
+    tot_a = sum(s["unseen_after"]["mistakes"] for s in result["splits"])
+    result["total_unseen_mistakes"] = {"before": tot_b, "after": tot_a, "fall": round(1 - tot_a / max(1, tot_b), 3)}
+    print(f"total unseen mistakes {tot_b} -> {tot_a}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    services.close()
+
+
+if __name__ == "__main__":
+    main()

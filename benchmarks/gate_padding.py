@@ -1,0 +1,85 @@
+"""Does the gate judge the request, not the vocabulary around it? (issue 22, item 7)
+
+Protocol:
+  PYTHONPATH=$PWD python benchmarks/gate_padding.py [--data-dir /tmp/i28gl]
+Uses the gate stored in the data dir (trained offline from the FIUSAC text documents; `benchmarks/gate_learning.py`
+trains it) and scores, with the request clause deciding ("request") and without it (the best of the whole text and its
+questions, as before: "best_segment"):
+  - benchmarks/data/gate_learning_dev.jsonl: informal in-domain and near-miss messages written for issue 28, with a
+    family of production requests padded with office words;
+  - tests/classifiers/data/gate_dev_fiusac.jsonl: the near-miss development set of issue 4 (in = answerable + no-info);
+  - SQuAD-es (out) vs fiusac/qa_dev.jsonl (in), shared corpora read by path.
+For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != Path(__file__).resolve().parent]
+
+from bot.learning.gate_training import embed_queries_cached  # noqa: E402
+from bot.ops.documents import read_jsonl  # noqa: E402
+from bot.wiring.services import Services  # noqa: E402
+from classifiers.evaluation import binary_report  # noqa: E402
+from classifiers.gate import QUESTION, REQUEST, WHOLE, judge_segments, message_segments  # noqa: E402
+from pipeline.settings import load_settings  # noqa: E402
+
+SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora") if p.exists()), ROOT.parent / "shared" / "corpora")
+
+
+def verdicts(gate, texts, services) -> dict[str, np.ndarray]:
+    kinds: list[str] = []
+    segments, owner = message_segments(texts, kinds=kinds)
+    vecs = embed_queries_cached(services, segments)
+    dense, sparse = gate.space.transform(segments, query_vecs=vecs)
+    p = gate.probabilities_from_features(dense, sparse)
+    with_request, _ = judge_segments(p, owner, kinds, len(texts))
+    old_kinds = [k if k != REQUEST else "ignored" for k in kinds]
+    keep = [i for i, k in enumerate(old_kinds) if k in (WHOLE, QUESTION)]
+    best_segment, _ = judge_segments(p[keep], [owner[i] for i in keep], [old_kinds[i] for i in keep], len(texts))
+    return {"request": (with_request >= gate.threshold).astype(int), "best_segment": (best_segment >= gate.threshold).astype(int)}
+
+
+def report(y, pred) -> dict:
+    r = binary_report(list(y), list(pred))
+    return {"f1_in": round(r["f1_in"], 3), "f1_out": round(r["f1_out"], 3), "confusion": r["confusion"]}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--data-dir", type=Path, default=Path("/tmp/i28gl"))
+    ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_padding.json")
+    args = ap.parse_args()
+    services = Services(load_settings(data_dir=args.data_dir))
+    gate = services.gate
+    out: dict = {"threshold": gate.threshold}
+    sets = {}
+    mine = read_jsonl(ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl")
+    sets["issue28_dev"] = ([r["text"] for r in mine], [int(r["label"] == "in") for r in mine], [r["family"] for r in mine])
+    nm = read_jsonl(ROOT / "tests" / "classifiers" / "data" / "gate_dev_fiusac.jsonl")
+    nm_near = [r for r in nm if r["category"] != "far"]
+    sets["issue4_near_miss"] = ([r["text"] for r in nm_near], [int(r["label"] != "ood") for r in nm_near], [r["category"] for r in nm_near])
+    ins = [r["question"] for r in read_jsonl(SHARED / "fiusac" / "qa_dev.jsonl")]
+    outs = [r["question"] for r in read_jsonl(SHARED / "ood" / "squad_es_dev.jsonl")]
+    sets["squad_es"] = (ins + outs, [1] * len(ins) + [0] * len(outs), ["in"] * len(ins) + ["squad"] * len(outs))
+    for name, (texts, y, fams) in sets.items():
+        v = verdicts(gate, texts, services)
+        out[name] = {how: report(y, pred) for how, pred in v.items()}
+        padded = [i for i, f in enumerate(fams) if f == "padded"]
+        if padded:
+            out[name]["padded_let_through"] = {how: int(pred[padded].sum()) for how, pred in v.items()} | {"n": len(padded)}
+        print(name, json.dumps(out[name], ensure_ascii=False))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=2, ensure_ascii=False), encoding="utf-8")
+    services.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,108 @@
+"""Adopting a model learnt from staff: a new one replaces the current one only when it is no worse on unseen cases.
+
+Reusable by any learner (the gate, the readiness label, answer reuse, routing between offices): give it, for each
+evaluation set, the true labels and the current and candidate predictions on cases neither was trained on (cross-
+validated staff decisions, a synthetic held-out). Adoption needs, on every set, no more errors than the current model
+and no more of the protected error (e.g. a student turned away) than `max_protected_rise` allows; each set's error
+difference comes with a paired bootstrap interval so a reader sees how sure the comparison is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+
+@dataclass(slots=True)
+class SetComparison:
+    """Current vs candidate on one evaluation set."""
+
+    n: int
+    errors_before: int
+    errors_after: int
+    protected_before: int  # the costly error (e.g. in-domain turned away)
+    protected_after: int
+    n_protected: int  # cases where that error is possible (e.g. in-domain cases)
+    fixed: list[int] = field(default_factory=list)  # indices wrong before, right after
+    broken: list[int] = field(default_factory=list)  # right before, wrong after
+    error_rate_change: float = 0.0  # after - before, as a share of n
+    interval: tuple[float, float] = (0.0, 0.0)  # 95% paired bootstrap interval of that change
+
+    @property
+    def protected_rise(self) -> float:
+        """Points (share of the protected cases) by which the costly error rose."""
+        return (self.protected_after - self.protected_before) / max(1, self.n_protected)
+
+    def as_dict(self) -> dict:
+        d = asdict(self)
+        d["protected_rise"] = self.protected_rise
+        d["interval"] = list(self.interval)
+        return d
+
+
+@dataclass
+class AdoptionVerdict:
+    """Whether to adopt, why, and the per-set comparisons behind it."""
+
+    adopted: bool
+    reason: str
+    sets: dict[str, SetComparison] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        return {"adopted": self.adopted, "reason": self.reason, "sets": {k: v.as_dict() for k, v in self.sets.items()}}
+
+
+def paired_bootstrap(wrong_before: np.ndarray, wrong_after: np.ndarray, *, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% interval of the change in error rate (after - before), resampling cases with both verdicts paired."""
+    diff = wrong_after.astype(np.float64) - wrong_before.astype(np.float64)
+    if len(diff) == 0:
+        return 0.0, 0.0
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(diff), size=(n_boot, len(diff)))
+    means = diff[idx].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def compare(y: Sequence[int], before: Sequence[int], after: Sequence[int], *, protected_label: int | None = 1, seed: int = 0) -> SetComparison:
+    """Errors, the protected error (a case of `protected_label` predicted otherwise), flips and the bootstrap interval."""
+    y_, b, a = (np.asarray(v, dtype=np.int64) for v in (y, before, after))
+    if not (len(y_) == len(b) == len(a)):
+        raise ValueError("labels and both predictions must have the same length")
+    wb, wa = b != y_, a != y_
+    prot = (y_ == protected_label) if protected_label is not None else np.zeros(len(y_), dtype=bool)
+    return SetComparison(
+        n=len(y_), errors_before=int(wb.sum()), errors_after=int(wa.sum()),
+        protected_before=int((wb & prot).sum()), protected_after=int((wa & prot).sum()), n_protected=int(prot.sum()),
+        fixed=np.flatnonzero(wb & ~wa).tolist(), broken=np.flatnonzero(~wb & wa).tolist(),
+        error_rate_change=float(wa.mean() - wb.mean()) if len(y_) else 0.0, interval=paired_bootstrap(wb, wa, seed=seed),
+    )
+
+
+def _per_set(value: float | Mapping[str, float], name: str) -> float:
+    return float(value.get(name, 0.0)) if isinstance(value, Mapping) else float(value)
+
+
+def decide(
+    sets: Mapping[str, tuple[Sequence[int], Sequence[int], Sequence[int]]],
+    *,
+    protected_label: int | None = 1,
+    tolerance: float | Mapping[str, float] = 0.0,
+    max_protected_rise: float | Mapping[str, float] = 0.0,
+    seed: int = 0,
+) -> AdoptionVerdict:
+    """Adopt only when, on every set of (labels, current, candidate), the candidate is no worse: its error rate rises by no
+    more than that set's `tolerance` (a share) and not surely (the bootstrap interval lies above zero), and the protected
+    error rises by no more than `max_protected_rise`. An empty evaluation never adopts."""
+    comparisons = {name: compare(*triple, protected_label=protected_label, seed=seed) for name, triple in sets.items()}
+    if not comparisons or all(c.n == 0 for c in comparisons.values()):
+        return AdoptionVerdict(False, "no unseen cases to compare on", comparisons)
+    for name, c in comparisons.items():
+        lo, hi = c.interval
+        if c.errors_after > c.errors_before and (c.error_rate_change > _per_set(tolerance, name) + 1e-12 or lo > 0):
+            return AdoptionVerdict(False, f"worse on {name}: {c.errors_before} -> {c.errors_after} errors of {c.n} (change {c.error_rate_change:+.3f}, 95% [{lo:+.3f}, {hi:+.3f}])", comparisons)
+        if c.protected_rise > _per_set(max_protected_rise, name) + 1e-12:
+            return AdoptionVerdict(False, f"turns more cases away on {name}: {c.protected_before} -> {c.protected_after} of {c.n_protected}", comparisons)
+    summary = "; ".join(f"{n}: {c.errors_before} -> {c.errors_after} errors of {c.n}" for n, c in comparisons.items())
+    return AdoptionVerdict(True, f"no worse on unseen cases ({summary})", comparisons)

@@ -1,0 +1,243 @@
+"""Learning the gate from staff decisions, measured on decisions it did not learn from.
+
+One pass computes the features of the synthetic examples and the staff-labelled messages (and their segments) once.
+Synthetic groups and staff decisions are dealt into the same folds; in each fold two models are fitted on the other
+folds: the baseline (synthetic only, what `gate train` learns) and the candidate (plus the staff decisions, corrections
+weighted, and a staff memory of the other folds' decisions). Their out-of-fold verdicts on every staff decision and on
+the synthetic held-out are what adoption compares (classifiers.adoption). The threshold stays where it is unless those
+verdicts show another one makes clearly fewer errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from classifiers import adoption
+from classifiers.errors import GateError
+from classifiers.evaluation import binary_report
+from classifiers.features import FeatureSpace
+from classifiers.gate import WHOLE, Gate, choose_threshold, judge_segments, message_segments
+from classifiers.memory import DEFAULT_RADIUS, StaffMemory
+from classifiers.synthetic import NO_INFO_SOURCES, Example
+from classifiers.training import _Fitted, balance, fit_information, group_folds
+
+
+@dataclass(slots=True)
+class StaffLabel:
+    """One staff decision read as a gate label."""
+
+    text: str
+    label: int  # 1 in domain, 0 out of domain
+    message_id: int | None = None
+    reviewer: str = ""
+    date: str = ""  # ISO date of the decision
+    correction: bool = False  # the gate had it the other way (or doubted it)
+    no_info: bool = False  # in domain, but the documents lacked the answer
+
+
+@dataclass
+class LearningOptions:
+    model: str = "logreg"
+    balanced: bool = True
+    folds: int = 3
+    correction_weight: float = 100.0  # how much one correction counts against one synthetic example (chosen on the replay benchmark)
+    confirmation_weight: float = 3.0
+    radius: float = DEFAULT_RADIUS
+    min_in_recall: float = 0.98
+    # adoption ("no worse"): on each unseen set the error rate may rise by at most this margin (a share), and never surely
+    # (95% bootstrap interval above zero); in-domain cases turned away may rise by at most `max_protected_rise`. About
+    # 100 staff decisions move by one error in 100 from fold noise alone, hence a wider margin there than on the
+    # thousands of synthetic held-out examples; 2 points of students turned away is the office's limit.
+    tolerance: dict = field(default_factory=lambda: {"staff_decisions": 0.03, "synthetic_heldout": 0.005})
+    max_protected_rise: dict = field(default_factory=lambda: {"staff_decisions": 0.02, "synthetic_heldout": 0.01})
+    seed: int = 7
+
+
+@dataclass
+class LearningResult:
+    """The candidate gate and the unseen-case evidence about it."""
+
+    gate: Gate
+    verdict: adoption.AdoptionVerdict
+    threshold: dict = field(default_factory=dict)  # before / after / moved / counts at each
+    staff_before: list[int] = field(default_factory=list)  # out-of-fold baseline verdict per staff label (1 = in)
+    staff_after: list[int] = field(default_factory=list)  # out-of-fold candidate verdict per staff label
+    figures: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+class _Features:
+    """Segment features of every text, with the whole-text row of each."""
+
+    def __init__(self, texts: Sequence[str], space: FeatureSpace, embedder) -> None:
+        kinds: list[str] = []
+        self.segments, owner = message_segments(texts, kinds=kinds)
+        self.owner, self.kinds, self.n = np.asarray(owner), kinds, len(texts)
+        self.vecs = embedder.embed_queries(self.segments) if embedder is not None else None
+        self.dense, self.sparse = space.transform(self.segments, embedder=embedder, query_vecs=self.vecs)
+        self.whole = np.array([i for i, k in enumerate(kinds) if k == WHOLE])
+
+    def whole_vecs(self, rows: np.ndarray) -> np.ndarray:
+        return np.asarray(self.vecs)[self.whole[rows]]
+
+
+def _scores(g: Gate, f: _Features) -> np.ndarray:
+    p = g.probabilities_from_features(f.dense, f.sparse)
+    return judge_segments(p, f.owner.tolist(), f.kinds, f.n)[0]
+
+
+def _fit(model: str, f: _Features, y: np.ndarray, rows: np.ndarray, weights: np.ndarray | None, space: FeatureSpace, seed: int) -> Gate:
+    seg_rows = f.whole[rows]
+    return _Fitted(model, f.dense, f.sparse, _expand(y, f, rows), seg_rows, k=15, seed=seed, weights=None if weights is None else weights[rows]).gate(space)
+
+
+def _expand(y: np.ndarray, f: _Features, rows: np.ndarray) -> np.ndarray:
+    """Labels indexed by segment row (only the whole-text rows of `rows` are read)."""
+    out = np.zeros(len(f.segments), dtype=np.int64)
+    out[f.whole[rows]] = y[rows]
+    return out
+
+
+def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: FeatureSpace, embedder, current_threshold: float | None, options: LearningOptions | None = None) -> LearningResult:
+    """Fit a candidate gate from synthetic examples and staff labels, with out-of-fold evidence against the baseline."""
+    import time
+
+    start = time.perf_counter()
+    o = options or LearningOptions()
+    if o.model not in ("logreg", "svm"):
+        raise GateError("learning from staff needs a linear gate model (logreg or svm)")
+    n_syn, n_staff = len(synthetic), len(staff)
+    texts = [e.text for e in synthetic] + [s.text for s in staff]
+    y = np.array([e.label for e in synthetic] + [s.label for s in staff], dtype=np.int64)
+    f = _Features(texts, space, embedder)
+    syn_rows = balance(y[:n_syn], seed=o.seed) if o.balanced else np.arange(n_syn)
+    staff_rows = np.arange(n_syn, n_syn + n_staff)
+    weights = np.ones(len(texts))
+    for j, s in enumerate(staff):
+        weights[n_syn + j] = o.correction_weight if s.correction else o.confirmation_weight
+    # folds: whole synthetic groups and staff decisions (by order) dealt over the same k folds
+    syn_folds = group_folds([synthetic[i].group for i in syn_rows], y[syn_rows], seed=o.seed, k=o.folds)
+    fold_of = np.full(len(texts), -1)
+    for fi, (_, ho) in enumerate(syn_folds):
+        fold_of[syn_rows[ho]] = fi
+    fold_of[staff_rows] = np.arange(n_staff) % len(syn_folds)
+    oof_base, oof_cand = np.zeros(len(texts)), np.zeros(len(texts))
+    oof_memory = np.full(len(texts), -1)  # the memory's label where it decided
+    vec_ok = f.vecs is not None
+    for fi in range(len(syn_folds)):
+        train_syn = syn_rows[fold_of[syn_rows] != fi]
+        train_staff = staff_rows[fold_of[staff_rows] != fi]
+        held = np.flatnonzero(fold_of == fi)
+        base = _fit(o.model, f, y, train_syn, None, space, o.seed)
+        cand = _fit(o.model, f, y, np.concatenate([train_syn, train_staff]), weights, space, o.seed)
+        oof_base[held] = _scores(base, f)[held] if o.model == "logreg" else _margins(base, f)[held]
+        oof_cand[held] = _scores(cand, f)[held] if o.model == "logreg" else _margins(cand, f)[held]
+        if vec_ok and len(train_staff):
+            mem = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius)
+            held_scores = oof_cand[held] if o.model == "logreg" else None  # svm margins are not calibrated yet
+            thr = current_threshold if current_threshold is not None else 0.5
+            for i, r in zip(held, mem.recall(f.whole_vecs(held), scores=held_scores, threshold=thr)):
+                if r is not None:
+                    oof_memory[i] = r.label
+    calibration = (1.0, 0.0)
+    if o.model == "svm":
+        from classifiers.training import platt
+
+        calibration = platt(oof_cand[syn_rows], y[syn_rows])
+        sig = lambda z: 1.0 / (1.0 + np.exp(-np.clip(calibration[0] * z + calibration[1], -50, 50)))  # noqa: E731
+        oof_base, oof_cand = sig(oof_base), sig(oof_cand)
+    # the threshold moves only on evidence: fewer out-of-fold errors, surely (bootstrap), without turning more away
+    evaluated = np.concatenate([syn_rows, staff_rows])
+    answerable = np.array([synthetic[i].label == 0 or synthetic[i].source not in NO_INFO_SOURCES for i in syn_rows])
+    proposed = choose_threshold(y[syn_rows][answerable], oof_cand[syn_rows][answerable], min_in_recall=o.min_in_recall)
+
+    if current_threshold is None:  # no gate in use (or a stale one): the training rule sets it
+        current_threshold = proposed
+
+    def verdicts(scores: np.ndarray, thr: float, memory: bool) -> np.ndarray:
+        v = (scores >= thr).astype(int)
+        if memory:
+            v = np.where(oof_memory >= 0, oof_memory, v)
+        return v
+
+    cmp_thr = adoption.compare(y[evaluated], verdicts(oof_cand, current_threshold, True)[evaluated], verdicts(oof_cand, proposed, True)[evaluated], seed=o.seed)
+    moved = cmp_thr.interval[1] < 0 and cmp_thr.protected_after <= cmp_thr.protected_before
+    threshold = proposed if moved else current_threshold
+    threshold_report = {
+        "before": current_threshold, "proposed": proposed, "after": threshold, "moved": bool(moved),
+        "errors_at_before": cmp_thr.errors_before, "errors_at_proposed": cmp_thr.errors_after,
+        "turned_away_at_before": cmp_thr.protected_before, "turned_away_at_proposed": cmp_thr.protected_after,
+        "interval": list(cmp_thr.interval), "n": cmp_thr.n,
+    }
+    before_v = verdicts(oof_base, current_threshold, False)
+    after_v = verdicts(oof_cand, threshold, True)
+    sets = {
+        "staff_decisions": (y[staff_rows], before_v[staff_rows], after_v[staff_rows]),
+        "synthetic_heldout": (y[syn_rows], before_v[syn_rows], after_v[syn_rows]),
+    }
+    verdict = adoption.decide(sets, protected_label=1, tolerance=o.tolerance, max_protected_rise=o.max_protected_rise, seed=o.seed)
+    if n_staff == 0:
+        verdict = adoption.AdoptionVerdict(False, "no staff decisions to learn from", verdict.sets)
+    # the final candidate: every synthetic row and every staff decision, the memory of all of them
+    final = _fit(o.model, f, y, np.concatenate([syn_rows, staff_rows]), weights, space, o.seed)
+    final.threshold, final.calibration = threshold, calibration
+    if vec_ok and n_staff:
+        final.memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius)
+    examples = list(synthetic) + [Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}") for s in staff]
+    whole_dense = f.dense[f.whole]
+    tr = np.concatenate([syn_rows[fold_of[syn_rows] != 0], staff_rows[fold_of[staff_rows] != 0]])
+    ho = np.concatenate([syn_rows[fold_of[syn_rows] == 0], staff_rows[fold_of[staff_rows] == 0]])
+    info = fit_information(examples, whole_dense, final, tr, ho, seed=o.seed)
+    figures = {
+        name: {"before": _f1(t[0], t[1]), "after": _f1(t[0], t[2])} for name, t in sets.items()
+    }
+    figures["memory_decided_out_of_fold"] = int((oof_memory[staff_rows] >= 0).sum())
+    final.meta = {"information_heldout": info, "heldout": figures["synthetic_heldout"]["after"], "n_staff": n_staff, "correction_weight": o.correction_weight, "memory_radius": o.radius}
+    return LearningResult(gate=final, verdict=verdict, threshold=threshold_report, staff_before=before_v[staff_rows].tolist(), staff_after=after_v[staff_rows].tolist(), figures=figures, seconds=time.perf_counter() - start)
+
+
+def _margins(g: Gate, f: _Features) -> np.ndarray:
+    m = g.margin(f.dense, f.sparse)
+    return judge_segments(m, f.owner.tolist(), f.kinds, f.n)[0]
+
+
+def _f1(y, pred) -> dict:
+    if len(y) == 0:
+        return {}
+    r = binary_report(list(y), list(pred))
+    return {k: r[k] for k in ("n", "f1_in", "f1_out", "accuracy", "confusion")}
+
+
+def reviewer_disagreement(staff: Sequence[StaffLabel], baseline: Sequence[int], *, min_disagreements: int = 8, min_rate: float = 0.5, factor: float = 3.0) -> dict[str, dict]:
+    """Per reviewer: decisions, how many contradict the gate learnt from the documents alone (out of fold), and whether
+    they stand out (many, most of theirs, and well above the other reviewers' rate)."""
+    per: dict[str, list[int]] = {}
+    for s, b in zip(staff, baseline):
+        per.setdefault(s.reviewer or "?", []).append(int(s.label != b))
+    out = {}
+    total_n, total_d = sum(len(v) for v in per.values()), sum(sum(v) for v in per.values())
+    for who, v in per.items():
+        n, d = len(v), sum(v)
+        others_n, others_d = total_n - n, total_d - d
+        others_rate = others_d / others_n if others_n else 0.0
+        rate = d / n if n else 0.0
+        out[who] = {"decisions": n, "disagreements": d, "rate": rate, "others_rate": others_rate,
+                    "flagged": d >= min_disagreements and rate >= min_rate and (others_n == 0 or rate >= factor * max(others_rate, 0.05))}
+    return out
+
+
+def learn_from_staff(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: FeatureSpace, embedder, current_threshold: float | None, options: LearningOptions | None = None) -> tuple[LearningResult, dict[str, dict], list[StaffLabel]]:
+    """`learn`, then again without the decisions of any reviewer the gate keeps disagreeing with; returns the result,
+    the per-reviewer disagreement and the staff labels actually learnt from."""
+    result = learn(synthetic, staff, space=space, embedder=embedder, current_threshold=current_threshold, options=options)
+    reviewers = reviewer_disagreement(staff, result.staff_before)
+    flagged = {who for who, r in reviewers.items() if r["flagged"]}
+    kept = [s for s in staff if (s.reviewer or "?") not in flagged]
+    if flagged and kept:
+        first = result.seconds
+        result = learn(synthetic, kept, space=space, embedder=embedder, current_threshold=current_threshold, options=options)
+        result.seconds += first
+    return result, reviewers, kept if flagged else list(staff)

@@ -1,0 +1,89 @@
+"""Learning the gate from staff decisions: corrections reach similar messages, a worse retrain is never adopted, a
+careless reviewer is set aside."""
+
+from __future__ import annotations
+
+import pytest
+
+from classifiers.features import FeatureSpace
+from classifiers.gate import Gate
+from classifiers.retraining import LearningOptions, StaffLabel, learn, learn_from_staff, reviewer_disagreement
+from classifiers.training import offline_dataset, train_gate
+
+GOOD_IN = [
+    "hola, hasta cuando me inscribo a examenes por el portal?", "porfa, como pido la revision de mi examen?", "cuantos creditos tiene la carrera en total",
+    "la beca de transporte que requisitos pide?", "puedo rendir examen por suficiencia de fisica basica?", "me urge saber el plazo de revision de examenes",
+    "buenas, la beca de alojamiento como la solicito", "cuantos creditos CLAR por semestre son", "inscripcion a examenes hasta que dia es",
+    "que constancia piden para la beca de alojamiento",
+]
+GOOD_OUT = [
+    "en la universidad rafael landivar como me inscribo a examenes?", "la universidad del valle da beca de transporte?", "en la universidad galileo cuantos creditos tiene la carrera",
+    "resolveme este ejercicio de fisica basica: un bloque de 3 kg cae", "ayudame con la tarea de matematica basica, derivada de x^2", "escribime un ensayo sobre las becas",
+    "redactame la carta para la beca de alojamiento de mi prima en otro pais", "hazme en python un programa de creditos", "cuanto gana un ingeniero en sistemas",
+    "que opinas de la carrera de sistemas",
+]
+
+
+@pytest.fixture
+def setup(chunks, chunk_vectors, fake_embedder):
+    space = FeatureSpace.fit("similarity+tfidf+lexical+intent", chunk_texts=[c.embed_text for c in chunks], chunk_vectors=chunk_vectors)
+    synthetic = offline_dataset(chunks)
+    gate = train_gate(synthetic, space=space, embedder=fake_embedder)
+    return space, synthetic, gate
+
+
+def _staff(gate, embedder, texts_labels, reviewer="ana"):
+    out = []
+    for i, (t, label) in enumerate(texts_labels):
+        d = gate.decide(t, embedder)
+        out.append(StaffLabel(text=t, label=label, message_id=i + 1, reviewer=reviewer, date="2026-11-12", correction=d.in_domain != bool(label)))
+    return out
+
+
+def test_a_retrain_made_worse_on_purpose_is_not_adopted(setup, fake_embedder):
+    space, synthetic, gate = setup
+    flipped = _staff(gate, fake_embedder, [(t, 0) for t in GOOD_IN] + [(t, 1) for t in GOOD_OUT])  # every label wrong
+    result = learn(synthetic, flipped, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
+    assert not result.verdict.adopted and "worse on synthetic_heldout" in result.verdict.reason  # the flipped labels fit each other; the held-out synthetic sees it
+    syn = result.verdict.sets["synthetic_heldout"]
+    assert syn.errors_after > syn.errors_before and result.verdict.sets["staff_decisions"].n == len(flipped)
+
+
+def test_a_memory_that_overreaches_is_not_adopted(setup, fake_embedder):
+    space, synthetic, gate = setup
+    staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT[:4]])
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=-1.0))  # every message "close"
+    assert not result.verdict.adopted and "worse" in result.verdict.reason
+    assert any(c.errors_after > c.errors_before for c in result.verdict.sets.values())
+
+
+def test_honest_corrections_are_adopted_and_the_memory_explains_a_close_repeat(setup, fake_embedder, tmp_path):
+    space, synthetic, gate = setup
+    staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])
+    # the toy corpus's synthetic held-out is noisy (a third of it wrong): allow it 1.5 points
+    options = LearningOptions(radius=0.8, tolerance={"staff_decisions": 0.0, "synthetic_heldout": 0.015}, max_protected_rise={"staff_decisions": 0.0, "synthetic_heldout": 0.02})
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=options)
+    assert result.verdict.adopted, result.verdict.reason
+    assert result.threshold["moved"] is False or result.threshold["errors_at_proposed"] < result.threshold["errors_at_before"]
+    cand = result.gate
+    cand.save(tmp_path)
+    loaded = Gate.load(tmp_path)
+    assert len(loaded.memory) == len(staff) and loaded.memory.radius == 0.8
+    d = loaded.decide("en la universidad rafael landivar como me inscribo a los examenes?", fake_embedder)  # a close repeat, unseen
+    assert not d.in_domain and d.remembered and d.remembered["label"] == 0
+    assert any("marcó fuera de dominio el 12/11" in r for r in d.reasons)
+
+
+def test_a_reviewer_the_gate_keeps_disagreeing_with_is_named_and_set_aside(setup, fake_embedder):
+    space, synthetic, gate = setup
+    honest = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN[:5]] + [(t, 0) for t in GOOD_OUT])
+    poison = _staff(gate, fake_embedder, [(t, 0) for t in GOOD_IN[5:]] + [(f"{t} gracias", 0) for t in GOOD_IN] + [(f"{t} porfa", 0) for t in GOOD_IN[:5]], reviewer="mallory")
+    result, reviewers, kept = learn_from_staff(synthetic, honest + poison, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
+    assert reviewers["mallory"]["flagged"] and not reviewers["ana"]["flagged"]
+    assert all(s.reviewer == "ana" for s in kept) and len(result.gate.memory) == len(honest)
+
+
+def test_disagreement_needs_many_and_well_above_the_others():
+    staff = [StaffLabel(text=str(i), label=0, reviewer="bea") for i in range(6)] + [StaffLabel(text=f"x{i}", label=1, reviewer="ana") for i in range(20)]
+    got = reviewer_disagreement(staff, [1] * 26)  # bea contradicts the gate 6 of 6 times: too few to name
+    assert not got["bea"]["flagged"] and got["bea"]["disagreements"] == 6
