@@ -75,9 +75,9 @@ def _root(
 
 
 def _register() -> None:
-    from bot.cli import answers, ask, demo, digest, doctor, eval as eval_cmd, gate, ingest, review, run
+    from bot.cli import answers, ask, console, demo, digest, doctor, eval as eval_cmd, gate, ingest, review, run, staff
 
-    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers, doctor):
+    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers, doctor, staff, console):
         module.register(app)
     from bot.cli import eval_answers  # noqa: F401  (registers `eval answers` on eval_app)
     _use_spanish_help(app)
