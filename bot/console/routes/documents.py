@@ -6,6 +6,7 @@ from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, Uplo
 from fastapi.responses import JSONResponse, RedirectResponse
 
 from bot.console.auth import current_office, lead, staff
+from bot.console.csrf import upload_csrf
 from bot.console.errors import spanish
 from bot.console.index_status import IndexStatus
 from bot.console.jobs import IngestLog, Job
@@ -66,7 +67,7 @@ def _ingest_job(request: Request, label: str, me: StaffAccount, run) -> Job:
 
 
 @router.post("/documents/upload")
-async def upload(request: Request, file: UploadFile = File(...), me: StaffAccount = Depends(lead)):
+async def upload(request: Request, file: UploadFile = File(...), me: StaffAccount = Depends(lead), _csrf: None = Depends(upload_csrf)):
     try:
         data = await _read_upload(request, file)
         name = library.check_name(file.filename or "")
@@ -91,7 +92,7 @@ def document(request: Request, doc_id: str, me: StaffAccount = Depends(lead)):
 
 
 @router.post("/documents/{doc_id}/replace")
-async def replace(request: Request, doc_id: str, file: UploadFile = File(...), me: StaffAccount = Depends(lead)):
+async def replace(request: Request, doc_id: str, file: UploadFile = File(...), me: StaffAccount = Depends(lead), _csrf: None = Depends(upload_csrf)):
     svc = request.app.state.services
     if doc_id not in svc.index.documents():
         raise HTTPException(404)
