@@ -50,7 +50,7 @@ def _decide(request: Request, draft_id: int, fn, notice: str, *, text: str | Non
     svc = request.app.state.services
     try:
         with session_scope(svc.engine) as session:
-            fn(session=session, draft_id=draft_id, **kwargs)
+            fn(session=session, draft_id=draft_id, **kwargs, **({} if text is None else {"text": text}))
     except NotFound:
         raise HTTPException(404) from None
     except UnconfirmedLinks as exc:
