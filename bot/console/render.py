@@ -41,7 +41,14 @@ def _http_url(url: str | None) -> str | None:
     return url if url and url.lower().startswith(("http://", "https://")) else None
 
 
+def _who(actor: str | None) -> str:
+    from bot.console.views import who
+
+    return who(actor)
+
+
 TEMPLATES.env.filters["when"] = _when
+TEMPLATES.env.filters["who"] = _who
 TEMPLATES.env.filters["http_url"] = _http_url
 TEMPLATES.env.filters["figure"] = _figure
 TEMPLATES.env.globals["t"] = texts.t

@@ -114,7 +114,7 @@ def draft_card(session: Session, draft: Draft, message: InboundMessage) -> dict[
         "state_label": STATE_LABELS.get(message.state, message.state),
         "pending": message.state == "drafted",
         "version": message.version,
-        "channel": pt(f"review_channel_{message.channel}") if message.channel in ("email", "slack") else message.channel,
+        "channel": {"email": "Correo", "slack": "Slack"}.get(message.channel, message.channel),
         "sender": message.sender or "—",
         "subject": message.subject or "—",
         "received": message.created_at,

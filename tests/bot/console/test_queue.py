@@ -23,6 +23,7 @@ def test_a_draft_shows_what_the_slack_card_shows(lead, svc):
     for fact in ("¿Hasta cuándo hay inscripción?", "Estudiante", "becas de transporte plazo", "¿dónde?", "en dominio (0.91)", "La inscripción cierra el 10 de febrero.",
                  "Exámenes", "https://evil.example", "[s1] Extract", "fecha nueva", "respuesta aprobada #7", "Confirmo los enlaces"):
         assert fact in page, fact
+    assert 'id="edit-text">Hola:\nLa inscripción cierra el 10 de febrero.' in page  # the edit box starts from the draft
 
 
 def test_approve_edit_and_reject_record_the_decision_with_the_console_user(lead, svc):
