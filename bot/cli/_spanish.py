@@ -68,6 +68,7 @@ USAGE = [
 
 # why a value was refused (typer checks values with pydantic; older versions with click's types)
 VALUE = [
+    (r"Value error, (.+) is a placeholder value; set a real secret or leave it unset", r"\1 es un valor de ejemplo: poné un secreto real o dejalo sin definir"),
     (r"Input should be a valid integer.*", "tiene que ser un número entero"),
     (r"Input should be a valid number.*", "tiene que ser un número"),
     (r"Input should be a valid boolean.*", "tiene que ser sí o no (true/false)"),

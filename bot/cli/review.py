@@ -21,6 +21,7 @@ from review.db import session_scope
 from review.errors import ReviewError
 
 ACTIONS = {"approve": "aprobado", "edit": "editado y aprobado"}
+STATE_ES = {"drafted": "pendiente", "approved": "aprobado", "edited": "editado", "rejected": "rechazado", "sent": "enviado", "send_failed": "envío fallido"}
 review_app = typer.Typer(help="Revisión de borradores: aprobar, editar o rechazar.", no_args_is_help=True)
 
 
@@ -93,7 +94,7 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
     if as_json:
         print_json(data)
         return
-    console.rule(f"Borrador #{data['draft_id']} · {data['state']}")
+    console.rule(f"Borrador #{data['draft_id']} · {STATE_ES.get(data['state'], data['state'])}")
     console.print(f"[bold]De:[/] {data['sender']}   [bold]Asunto:[/] {data['subject']}", highlight=False)
     gate = data["gate"]
     if gate["in_domain"] is not None:

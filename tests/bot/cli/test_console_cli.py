@@ -96,3 +96,21 @@ def test_ingest_fails_when_no_file_could_be_indexed_and_says_why_in_spanish(cli,
     result = cli("ingest", str(docs))
     assert result.exit_code == 1
     assert "tipo de archivo no admitido .exe" in result.output and "el archivo está vacío" in result.output and "no se pudo indexar ningún documento" in result.output
+
+
+def test_review_show_after_a_decision_shows_who_decided_and_the_sent_text(cli):
+    from review import queue
+    from tests.review.factories import make_drafted
+
+    services = Services(load_settings())
+    with session_scope(services.engine) as session:
+        draft, _ = make_drafted(session)
+        queue.edit(session=session, draft_id=draft.id, actor="cli:ana", text="Hola: cierra el 12 de febrero.")
+    services.close()
+    result = cli("review", "show", str(draft.id))
+    assert result.exit_code == 0
+    out = " ".join(result.output.split())
+    assert "editado" in out and "Editado y aprobado por cli:ana" in out and "Texto enviado" in out and "cierra el 12 de febrero" in out
+    assert "[bold]" not in result.output and "[/]" not in result.output
+    data = json.loads(cli("review", "show", str(draft.id), "--json").stdout)
+    assert data["decision"]["action"] == "edit" and data["sent_text"] == "Hola: cierra el 12 de febrero."
