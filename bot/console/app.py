@@ -40,7 +40,7 @@ def csrf_secret(services: "Services") -> str:
     return path.read_text(encoding="utf-8").strip()
 
 
-def build_console(services: "Services", *, bolt: Any = None, checks: "list[Check] | None" = None) -> FastAPI:
+def build_console(services: "Services", *, checks: "list[Check] | None" = None) -> FastAPI:
     """The FastAPI app of the console (without the CSRF wrapper: see `create_app`)."""
     from bot.console.routes import accounts, answers, documents, gaps, health, login, queue
 
@@ -51,10 +51,6 @@ def build_console(services: "Services", *, bolt: Any = None, checks: "list[Check
     for module in (login, queue, documents, answers, gaps, health, accounts):
         app.include_router(module.router)
     health.add_ops_routes(app, services, checks)
-    if bolt is not None:
-        from slack_bolt.adapter.asgi import SlackRequestHandler
-
-        app.mount(SLACK_PATH, SlackRequestHandler(bolt, path=SLACK_PATH))
 
     @app.exception_handler(LoginRequired)
     async def _login(request: Request, exc: LoginRequired) -> Response:
@@ -101,7 +97,7 @@ async def _csrf_failed(scope, send, message_id) -> None:
 
 def create_app(services: "Services", *, bolt: Any = None, checks: "list[Check] | None" = None):
     """The ASGI app `orienta run` and `orienta console` serve: every form checked for its CSRF token (asgi-csrf)."""
-    console = build_console(services, bolt=bolt, checks=checks)
+    console = build_console(services, checks=checks)
     wrapped = asgi_csrf(
         console,
         signing_secret=csrf_secret(services),
@@ -110,8 +106,22 @@ def create_app(services: "Services", *, bolt: Any = None, checks: "list[Check] |
         cookie_secure=bool(services.settings.console.secure_cookies),
         send_csrf_failed=_csrf_failed,
     )
-    wrapped.console = console  # type: ignore[attr-defined]  (tests reach app.state through it)
-    return wrapped
+    if bolt is None:
+        wrapped.console = console  # type: ignore[attr-defined]  (tests reach app.state through it)
+        return wrapped
+    from slack_bolt.adapter.asgi import SlackRequestHandler
+
+    slack = SlackRequestHandler(bolt, path=SLACK_PATH)
+
+    async def app(scope, receive, send) -> None:
+        """Slack's events go to Bolt (it checks Slack's signature), everything else to the console."""
+        if scope["type"] == "http" and scope.get("path") == SLACK_PATH:
+            await slack(scope, receive, send)
+        else:
+            await wrapped(scope, receive, send)
+
+    app.console = console  # type: ignore[attr-defined]
+    return app
 
 
 __all__ = ["JSONResponse", "build_console", "create_app"]
