@@ -38,7 +38,9 @@ def _kind(draft: Draft) -> str:
     outcome = outcome_of(draft.flags)
     if outcome != "ok":
         return {"refusal": "el modelo se negó", "truncated": "truncada", "paused": "incompleta"}.get(outcome, outcome)
-    return "sin información" if draft.no_info else draft.method
+    if draft.no_info:
+        return "sin información"
+    return {"derivation": "derivación", "rag": "RAG", "extractive": "extractivo", "long-context": "contexto largo", "curated": "respuesta aprobada"}.get(draft.method, draft.method)
 
 
 def readiness(draft: Draft) -> str | None:

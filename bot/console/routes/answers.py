@@ -17,6 +17,8 @@ from review.staff import StaffAccount, actor_of
 
 router = APIRouter()
 STATE_LABELS = {"active": "activa", "stale": "desactualizada", "retired": "retirada"}
+EVENTS = {"edited": "texto editado", "standard": "marcada como estándar", "unstandard": "ya no es estándar", "retired": "retirada", "stale": "desactualizada",
+          "active": "activa de nuevo", "saved": "guardada", "confirmed": "confirmada para otra pregunta"}
 
 
 @router.get("/answers")
@@ -35,7 +37,7 @@ def _answer_page(request: Request, answer_id: int, *, status_code: int = 200, **
             row = answers.as_public(answers.get_answer(session=session, answer_id=answer_id))
         except NotFound:
             raise HTTPException(404) from None
-        history = [{"event": e.event.removeprefix("curated_answer_"), "who": who(e.actor), "at": e.at, "details": e.details or {}} for e in answers.answer_history(session=session, answer_id=answer_id)]
+        history = [{"event": EVENTS.get(e.event.removeprefix("curated_answer_"), e.event.removeprefix("curated_answer_")), "who": who(e.actor), "at": e.at, "details": e.details or {}} for e in answers.answer_history(session=session, answer_id=answer_id)]
     row |= {"state_label": STATE_LABELS.get(row["state"], row["state"]), "by": who(row["approved_by"])}
     return page(request, "answer.html", status_code=status_code, answer=row, history=history, **extra)
 
