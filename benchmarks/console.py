@@ -85,7 +85,7 @@ def measure(svc, rounds: int, n_docs: int) -> dict:
     pages = {
         "queue": "/", "queue_page_50": "/?page_no=50", "draft": f"/drafts/{pending}", "quarantined": "/messages?state=quarantined",
         "answers": "/answers", "answers_search": "/answers?q=tr%C3%A1mite%201234", "answers_stale": "/answers?state=stale",
-        "documents": "/documents", "document": f"/documents/doc_{n_docs // 2:04d}", "digests": "/digests", "login": "/login",
+        "documents": "/documents", "documents_page_5": "/documents?page_no=5", "documents_search": "/documents?q=tr%C3%A1mite%2042", "document": f"/documents/doc_{n_docs // 2:04d}", "digests": "/digests", "login": "/login",
     }
     out = {}
     for name, path in pages.items():

@@ -22,17 +22,34 @@ class IndexStatus:
         self._key: tuple | None = None
         self._docs: dict[str, dict] = {}
         self._gate: dict[str, Any] | None = None
+        self._refreshing = False
 
     def forget(self) -> None:
         self._key = None
 
     def _fresh(self) -> None:
-        key = (self.jobs.generation, int(time.monotonic() // TTL_S))
+        """After a console change: read the index now. After the TTL only: keep serving the last read and refresh in the background."""
+        generation = self.jobs.generation
         with self._lock:
-            if key != self._key:
-                self._docs = self.services.index.documents()
-                self._gate = None
-                self._key = key
+            if self._key is None or self._key[0] != generation:
+                self._load(generation)
+            elif time.monotonic() - self._key[1] > TTL_S and not self._refreshing:
+                self._refreshing = True
+                threading.Thread(target=self._background, args=(generation,), name="orienta-console-index-status", daemon=True).start()
+
+    def _load(self, generation: int) -> None:
+        self._docs = self.services.index.documents()
+        self._gate = None
+        self._key = (generation, time.monotonic())
+
+    def _background(self, generation: int) -> None:
+        try:
+            docs = self.services.index.documents()
+            with self._lock:
+                if self._key is not None and self._key[0] == generation:
+                    self._docs, self._gate, self._key = docs, None, (generation, time.monotonic())
+        finally:
+            self._refreshing = False
 
     def rows(self, log: dict[str, Any]) -> list[dict[str, Any]]:
         """Every indexed document with its figures and the last ingestion's warnings and failures."""

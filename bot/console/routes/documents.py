@@ -38,14 +38,28 @@ async def _read_upload(request: Request, upload: UploadFile) -> bytes:
     return bytes(data)
 
 
-def _documents_page(request: Request, *, status_code: int = 200, error: str | None = None):
+PAGE = 100
+
+
+def _documents_page(request: Request, *, status_code: int = 200, error: str | None = None, q: str = "", page_no: int = 1):
     status = _status(request)
-    return page(request, "documents.html", status_code=status_code, error=error, documents=status.rows(IngestLog(request.app.state.services).read()), gate=status.gate(), jobs=request.app.state.jobs.recent(), types=", ".join(library.UPLOAD_TYPES))
+    rows = status.rows(IngestLog(request.app.state.services).read())
+    problems = sum(1 for r in rows if r["failed"] or r["warnings"])
+    if q.strip():
+        needle = q.strip().lower()
+        rows = [r for r in rows if needle in r["id"].lower() or needle in (r["title"] or "").lower()]
+    rows.sort(key=lambda r: (not (r["failed"] or r["warnings"]), r["id"]))  # the ones that need attention first
+    page_no = max(1, page_no)
+    shown = rows[(page_no - 1) * PAGE: page_no * PAGE]
+    return page(
+        request, "documents.html", status_code=status_code, error=error, documents=shown, total=len(rows), problems=problems, q=q, page_no=page_no,
+        pages=max(1, -(-len(rows) // PAGE)), gate=status.gate(), jobs=request.app.state.jobs.recent(), types=", ".join(library.UPLOAD_TYPES),
+    )
 
 
 @router.get("/documents")
-def documents(request: Request, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
-    return _documents_page(request)
+def documents(request: Request, q: str = "", page_no: int = 1, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
+    return _documents_page(request, q=q[:200], page_no=page_no)
 
 
 def _ingest_job(request: Request, label: str, me: StaffAccount, run) -> Job:

@@ -51,9 +51,11 @@ def _shot(driver, name: str) -> None:
 
 
 def _wait_text(driver, text: str, timeout: float = 60.0) -> None:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    WebDriverWait(driver, timeout).until(lambda d: text in d.find_element("tag name", "body").text)
+    # the page reloads itself when a background job ends: an element may go stale between two looks
+    WebDriverWait(driver, timeout, ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: text in d.find_element("tag name", "body").text)
 
 
 def test_sign_in_review_documents_answers_and_faq(browser, server, svc, tmp_path):
