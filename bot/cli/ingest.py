@@ -126,7 +126,7 @@ def docs_replace(
 
     svc = services(ctx)
     try:
-        change = library.replace_document(svc, doc_id, file.name, library.copy_into_library(svc, file), actor=_actor())
+        change = library.replace_document(svc, doc_id, file.name, library.read_given_file(file), actor=_actor())
     except library.LibraryError as exc:
         fail(str(exc))
     report = change.report

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from asgi_csrf import asgi_csrf
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from fastapi.responses import PlainTextResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -124,4 +124,4 @@ def create_app(services: "Services", *, bolt: Any = None, checks: "list[Check] |
     return app
 
 
-__all__ = ["JSONResponse", "build_console", "create_app"]
+__all__ = ["build_console", "create_app"]

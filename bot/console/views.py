@@ -11,7 +11,7 @@ from pipeline.generation import outcome_of
 from pipeline.texts import t as pt
 from review import queue
 from review.answer_memory import suggestions_of
-from review.models import Decision, Draft, InboundMessage, OutgoingReply
+from review.models import Draft, InboundMessage, OutgoingReply
 
 ACTIONS = {"approve": "Aprobado", "edit": "Editado y aprobado", "reject": "Rechazado"}
 STATE_LABELS = {
@@ -160,5 +160,3 @@ def message_row(message: InboundMessage) -> dict[str, Any]:
         "received": message.created_at,
     }
 
-
-__all__ = ["Decision", "draft_card", "message_row", "queue_row", "who"]

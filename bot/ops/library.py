@@ -171,11 +171,9 @@ def write_faq(services: Services, *, slug: str, question: str, answer: str, acto
     return Change(path.stem, path, _ingest(services, path, progress))
 
 
-def copy_into_library(services: Services, file: Path) -> bytes:
+def read_given_file(file: Path) -> bytes:
     """The bytes of a file given on the command line (refusing folders and missing files)."""
     if not file.is_file():
         raise LibraryError(f"no existe el archivo {file}")
     return file.read_bytes()
 
-
-__all__ = ["Change", "LibraryError", "TooLarge", "UPLOAD_TYPES", "add_document", "check_name", "delete_document", "replace_document", "set_active", "write_faq"]
