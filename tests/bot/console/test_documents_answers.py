@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from review import answer_memory as answers
 from review.answer_models import CuratedAnswer
@@ -93,3 +93,23 @@ def test_a_faq_entry_from_a_gap_becomes_an_indexed_document(lead, app, svc):
     faq = next(d for d in docs if d.startswith("faq-"))
     hits = svc.retriever.retrieve("estacionamiento estudiantes subsuelo", 3)
     assert hits and hits[0].chunk.doc_id == faq
+
+
+def test_what_would_orienta_answer_shows_the_draft_references_and_search(reviewer, lead, app, svc):
+    _upload(lead, app, "becas_transporte.md", SAMPLE.encode())
+    page = reviewer.post("/ask", data={"csrftoken": csrf(reviewer, "/ask"), "question": "¿Dónde se solicita la beca de transporte?"}).text
+    assert 'id="ask-answer"' in page and "Bienestar Universitario" in page and "becas_transporte" in page
+    from review.models import Draft
+
+    with Session(svc.engine) as session:
+        assert session.exec(select(Draft)).first() is None  # nothing stored
+
+
+def test_health_and_digest_pages(lead, svc):
+    page = lead.get("/health").text
+    for check in ("config", "database", "qdrant", "gate", "disk"):
+        assert check in page
+    assert "hay problemas" in page  # no index and no gate yet
+    digest = lead.get("/digests/2020-W01").text
+    assert "Resumen 2020-W01" in digest and "kappa" in digest and "None" not in digest and "—" in digest
+    assert lead.get("/digests/not-a-week").status_code == 404
