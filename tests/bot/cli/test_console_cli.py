@@ -114,3 +114,9 @@ def test_review_show_after_a_decision_shows_who_decided_and_the_sent_text(cli):
     assert "[bold]" not in result.output and "[/]" not in result.output
     data = json.loads(cli("review", "show", str(draft.id), "--json").stdout)
     assert data["decision"]["action"] == "edit" and data["sent_text"] == "Hola: cierra el 12 de febrero."
+
+
+def test_the_first_account_can_be_added_to_a_fresh_data_dir(cli_env):
+    result = CliRunner().invoke(app, ["staff", "add", "lucia", "--role", "lead"], input="una clave larga 123\n")
+    assert result.exit_code == 0, result.output
+    assert (cli_env / "orienta.db").exists()
