@@ -148,3 +148,9 @@ def test_an_upload_without_its_csrf_token_is_refused(lead, svc):
         response = lead.post("/documents/upload", data=data, files={"file": ("becas.md", b"# Becas\n\ntexto")})
         assert response.status_code == 403
     assert not (svc.settings.paths.uploads_dir / "becas.md").exists()
+
+
+def test_a_file_name_with_html_is_refused_and_shown_inert(lead):
+    response = lead.post("/documents/upload", data={"csrftoken": csrf(lead, "/documents")}, files={"file": ("<script>alert(1)</script>.md", b"# x\n\ntexto")})
+    assert response.status_code == 400
+    assert "<script>alert(1)</script>" not in response.text and "&lt;script&gt;alert(1)&lt;/script&gt;" in response.text
