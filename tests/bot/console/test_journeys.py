@@ -28,7 +28,7 @@ def browser():
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=webdriver.ChromeService(executable_path=str(DRIVER)), options=options)
-    driver.implicitly_wait(5)
+    driver.implicitly_wait(15)
     yield driver
     driver.quit()
 
@@ -50,7 +50,7 @@ def _shot(driver, name: str) -> None:
     driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
 
-def _wait_text(driver, text: str, timeout: float = 60.0) -> None:
+def _wait_text(driver, text: str, timeout: float = 120.0) -> None:
     from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
