@@ -131,6 +131,12 @@ if [ -x /usr/bin/chromium ]; then
 else
     apt_install chromium
 fi
+# The office console's browser journeys (tests/bot/console/test_journeys.py) drive it with Selenium.
+if [ -x /usr/bin/chromedriver ]; then
+    log "chromium-driver present"
+else
+    apt_install chromium-driver
+fi
 
 log "ok"
 exit 0

@@ -56,6 +56,11 @@ class PathsSettings(BaseModel):
         return self.data_dir / "cache"
 
     @property
+    def uploads_dir(self) -> Path:
+        """Documents added from the office console (and FAQ entries made from gaps)."""
+        return self.data_dir / "documents"
+
+    @property
     def batches_dir(self) -> Path:
         """Message Batches state (the batch id of each running job, for resuming after a restart)."""
         return self.data_dir / "batches"
@@ -360,6 +365,25 @@ class OpsSettings(BaseModel):
     min_free_disk_mb: int = Field(default=500, ge=0, description="`orienta doctor` fails below this much free space in the data dir.")
 
 
+class ConsoleSettings(BaseModel):
+    """The office console (web): where `orienta run` and `orienta console` serve it, and its session rules."""
+
+    enabled: bool = Field(default=True, description="`orienta run` serves the console (and /healthz, /readyz, /metrics, /slack/events) on host:port.")
+    host: str = Field(default="127.0.0.1", description="Loopback by default; put a TLS proxy in front to reach it from other machines.")
+    port: int = Field(default=8300, ge=0, le=65535)
+    secure_cookies: bool | None = Field(default=None, description="Cookies marked Secure; unset: when the request came over HTTPS (X-Forwarded-Proto from the proxy included).")
+    session_hours: float = Field(default=12.0, gt=0, le=24 * 30)
+    login_max_failures: int = Field(default=5, ge=1, description="Failed sign-ins (per name or per address) allowed in login_window_minutes.")
+    login_window_minutes: float = Field(default=15.0, gt=0)
+    page_size: int = Field(default=50, ge=5, le=500)
+    csrf_secret: SecretStr | None = Field(default=None, description="Signs the CSRF cookie; unset: a random secret kept in the data dir.")
+
+    @field_validator("csrf_secret")
+    @classmethod
+    def _no_placeholder(cls, v: SecretStr | None) -> SecretStr | None:
+        return _reject_placeholder(v, "ORIENTA_CONSOLE__CSRF_SECRET")
+
+
 class Settings(BaseSettings):
     """All of orienta's configuration; env prefix ORIENTA_, nested sections with __."""
 
@@ -385,6 +409,7 @@ class Settings(BaseSettings):
     digest: DigestSettings = Field(default_factory=DigestSettings)
     drafting: DraftingSettings = Field(default_factory=DraftingSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
+    console: ConsoleSettings = Field(default_factory=ConsoleSettings)
     # Anthropic's own variable names, read from the environment or .env like every other setting.
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY", exclude=True)
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL", exclude=True)

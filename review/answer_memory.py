@@ -8,7 +8,7 @@ from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
 from urllib.parse import urlsplit
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col, func, select
 
 from pipeline.redaction import redact_for_sender
 from review.answer_models import ACTIVE, ANSWER_STATES, RETIRED, STALE, CuratedAnswer
@@ -146,6 +146,56 @@ def retire(*, session: Session, answer_id: int, actor: str, reason: str | None =
     return _set_state(session, answer, RETIRED, actor=actor, reason=reason or "retired by staff")
 
 
+def edit_text(*, session: Session, answer_id: int, text: str, actor: str, current: Mapping[str, str | None] | None = None) -> CuratedAnswer:
+    """Staff rewrite an answer's text: a new version (the old text is kept in the audit); tied to today's documents and active again when `current` is given."""
+    answer = get_answer(session=session, answer_id=answer_id)
+    text = text.strip()
+    if not text:
+        raise ReviewError("the answer text is empty")
+    if text == answer.text.strip():
+        return answer
+    previous, version = answer.text, answer.version
+    answer.text, answer.version = text, version + 1
+    if current is not None:  # staff vouch for the new text as of now
+        answer.references = [r | {"content_hash": current.get(r["doc_id"])} for r in answer.references or [] if r.get("doc_id") in current]
+    session.add(answer)
+    session.add(AuditEvent(message_id=answer.message_id, actor=actor, event="curated_answer_edited", details={"answer_id": answer.id, "version": version + 1, "previous_version": version, "previous_text": previous}))
+    session.flush()
+    if current is not None and answer.state == STALE:
+        _set_state(session, answer, ACTIVE, actor=actor, reason="text reviewed after the documents changed")
+    return answer
+
+
+def set_standard(*, session: Session, answer_id: int, actor: str, standard: bool = True) -> CuratedAnswer:
+    """Mark (or unmark) an answer as one of the office's standard answers; audited."""
+    answer = get_answer(session=session, answer_id=answer_id)
+    if answer.standard != standard:
+        answer.standard = standard
+        session.add(answer)
+        session.add(AuditEvent(message_id=answer.message_id, actor=actor, event="curated_answer_standard" if standard else "curated_answer_unstandard", details={"answer_id": answer.id}))
+        session.flush()
+    return answer
+
+
+def answer_history(*, session: Session, answer_id: int) -> list[AuditEvent]:
+    """The audit events of one answer (edits with their earlier texts, state changes), oldest first."""
+    events = session.exec(select(AuditEvent).where(col(AuditEvent.event).like("curated_answer_%")).order_by(col(AuditEvent.id))).all()
+    return [e for e in events if (e.details or {}).get("answer_id") == answer_id]
+
+
+def search_answers(*, session: Session, query: str = "", state: str | None = None, limit: int = 50, offset: int = 0) -> list[CuratedAnswer]:
+    """Answers whose question or text contains `query` (case-insensitive), standard first then newest."""
+    if state is not None and state not in ANSWER_STATES:
+        raise ReviewError(f"unknown answer state {state!r}; choose from {', '.join(ANSWER_STATES)}")
+    stmt = select(CuratedAnswer)
+    if state is not None:
+        stmt = stmt.where(CuratedAnswer.state == state)
+    if query.strip():
+        like = f"%{query.strip().lower()}%"
+        stmt = stmt.where(func.lower(CuratedAnswer.question).like(like) | func.lower(CuratedAnswer.text).like(like))
+    return list(session.exec(stmt.order_by(col(CuratedAnswer.standard).desc(), col(CuratedAnswer.id).desc()).offset(offset).limit(limit)).all())
+
+
 def mark_stale(*, session: Session, answer: CuratedAnswer, changed: Sequence[str], actor: str = "orienta") -> CuratedAnswer:
     """A cited document changed or disappeared since the approval: the answer is no longer reused."""
     return _set_state(session, answer, STALE, actor=actor, reason="documents changed: " + ", ".join(changed))
@@ -230,6 +280,7 @@ def as_public(answer: CuratedAnswer) -> dict:
         "draft_id": answer.draft_id,
         "uses": answer.uses,
         "aliases": answer.aliases or [],
+        "version": answer.version,
         "state_reason": answer.state_reason,
         "state_changed_at": _iso(answer.state_changed_at),
         "state_changed_by": answer.state_changed_by,

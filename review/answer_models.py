@@ -35,3 +35,4 @@ class CuratedAnswer(CuratedAnswerBase, table=True):
     state_changed_by: str | None = Field(default=None, max_length=128)
     uses: int = Field(default=0, description="Drafts made from this answer.")
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON), description="Other (redacted) questions this answer was sent for unchanged: matched too.")
+    version: int = Field(default=1, description="Bumped by each staff edit of the text (earlier texts are kept in the audit).")

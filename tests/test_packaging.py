@@ -58,8 +58,9 @@ def test_every_third_party_import_of_the_product_is_a_declared_dependency():
 def test_no_unused_or_benchmark_only_dependencies_in_the_main_set():
     dists = packages_distributions()
     imported = {d.lower().replace("_", "-") for m in _imports(PACKAGES) for d in dists.get(m, [m])}
-    # used without an import statement: lxml is BeautifulSoup's parser by name, tzdata feeds zoneinfo, psycopg through SQLAlchemy URLs
-    indirect = {"lxml", "tzdata", "psycopg", "sentence-transformers"}
+    # used without an import statement: lxml is BeautifulSoup's parser by name, tzdata feeds zoneinfo, psycopg through SQLAlchemy URLs,
+    # python-multipart parses the console's forms inside FastAPI
+    indirect = {"lxml", "tzdata", "psycopg", "sentence-transformers", "python-multipart"}
     unused = sorted(set(DEPS) - imported - indirect)
     assert not unused, f"declared but never imported by the product: {unused}"
     assert "markdown-it-py" not in DEPS

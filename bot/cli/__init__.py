@@ -18,7 +18,7 @@ try:  # typer vendors click from 0.2x on; its usage errors are not click's
 except ImportError:  # pragma: no cover - older typer on plain click
     from click import UsageError
 
-CREATES_DATA_DIR = {"demo", "ingest", "run"}  # the commands that may start from nothing
+CREATES_DATA_DIR = {"demo", "ingest", "run", "console", "staff"}  # the commands that may start from nothing (an office starts by adding its first account)
 HELP_OPTION = "Muestra esta ayuda y termina."
 PANELS = {"argument": "Argumentos", "option": "Opciones"}  # typer's `rich_help_panel`; unset, its panels say "Arguments"/"Options"
 
@@ -75,9 +75,9 @@ def _root(
 
 
 def _register() -> None:
-    from bot.cli import answers, ask, demo, digest, doctor, eval as eval_cmd, gate, ingest, review, run
+    from bot.cli import answers, ask, console, demo, digest, doctor, eval as eval_cmd, gate, ingest, review, run, staff
 
-    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers, doctor):
+    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers, doctor, staff, console):
         module.register(app)
     from bot.cli import eval_answers  # noqa: F401  (registers `eval answers` on eval_app)
     _use_spanish_help(app)

@@ -11,6 +11,15 @@ import re
 # (pattern over the whole first line, replacement): the library's errors the CLI shows to the user
 LIBRARY = [
     (r"no draft #(\d+)", r"no existe el borrador #\1"),
+    (r"(.+): unsupported file type (.+); supported: (.+)", r"\1: tipo de archivo no admitido \2; se admiten: \3"),
+    (r"(.+): empty file", r"\1: el archivo está vacío"),
+    (r"(.+): too large \((.+) MB > (.+) MB limit\)", r"\1: demasiado grande (\2 MB; el máximo es \3 MB)"),
+    (r"(.+): cannot be read \((.+)\)", r"\1: no se puede leer (\2)"),
+    (r"(.+): could not be parsed as (\w+) \((.+)\)", r"\1: no se pudo interpretar como \2 (\3)"),
+    (r"(.+): no text could be extracted", r"\1: no se pudo extraer texto"),
+    (r"(.+): looks like a binary file, not text", r"\1: parece un archivo binario, no texto"),
+    (r"(.+): another file \((.+)\) already has the document id (.+)", r"\1: otro archivo (\2) ya tiene el id de documento \3"),
+    (r"the answer text is empty", "el texto de la respuesta está vacío"),
     (r"no message (\d+)", r"no existe el mensaje \1"),
     (r"no curated answer #(\d+)", r"no existe la respuesta guardada #\1"),
     (r"message (\d+): cannot go from '(.+)' to '(.+)'", r"mensaje \1: no puede pasar de '\2' a '\3'"),
@@ -59,6 +68,7 @@ USAGE = [
 
 # why a value was refused (typer checks values with pydantic; older versions with click's types)
 VALUE = [
+    (r"Value error, (.+) is a placeholder value; set a real secret or leave it unset", r"\1 es un valor de ejemplo: poné un secreto real o dejalo sin definir"),
     (r"Input should be a valid integer.*", "tiene que ser un número entero"),
     (r"Input should be a valid number.*", "tiene que ser un número"),
     (r"Input should be a valid boolean.*", "tiene que ser sí o no (true/false)"),

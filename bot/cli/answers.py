@@ -86,6 +86,51 @@ def retire_cmd(
     console.print(f"Respuesta #{answer_id} retirada.")
 
 
+@answers_app.command("edit")
+def edit_cmd(
+    ctx: typer.Context,
+    answer_id: int = typer.Argument(..., help="Número de la respuesta."),
+    text: Optional[str] = typer.Option(None, "--text", help="El texto nuevo (si no, se abre $EDITOR con el actual)."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Quién la edita (por omisión: cli:$USER)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+) -> None:
+    """Cambia el texto de una respuesta guardada: queda una versión nueva (la anterior, en la auditoría), atada a los documentos de hoy."""
+    from bot.learning.answer_memory import current_hashes
+
+    svc = services(ctx)
+    if text is None:
+        import subprocess
+        import tempfile
+
+        try:
+            with session_scope(svc.engine) as session:
+                original = answers.get_answer(session=session, answer_id=answer_id).text
+        except ReviewError as exc:
+            fail(describe(exc))
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        with tempfile.NamedTemporaryFile("w+", suffix=".txt", encoding="utf-8", delete=False) as fh:
+            fh.write(original)
+            path = fh.name
+        try:
+            subprocess.run([*editor.split(), path], check=True)
+            text = Path(path).read_text(encoding="utf-8")
+        finally:
+            os.unlink(path)
+    try:
+        with session_scope(svc.engine) as session:
+            before = answers.get_answer(session=session, answer_id=answer_id).version
+            row = answers.as_public(answers.edit_text(session=session, answer_id=answer_id, text=text, actor=_actor(actor), current=current_hashes(svc)))
+    except ReviewError as exc:
+        fail(describe(exc))
+    if as_json:
+        print_json(row)
+        return
+    if row["version"] == before:
+        console.print(f"Respuesta #{answer_id}: el texto no cambió.")
+    else:
+        console.print(f"Respuesta #{answer_id}: versión {row['version']} guardada (la anterior queda en la auditoría).")
+
+
 @answers_app.command("save")
 def save_cmd(
     ctx: typer.Context,

@@ -24,11 +24,23 @@ def register(app: typer.Typer) -> None:
 def demo_cmd(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+    yes: bool = typer.Option(False, "--yes", "-y", help="Borrar sin preguntar lo que se haya agregado a la carpeta de la demo."),
 ) -> None:
     """Recorre el ciclo completo con la oficina de ejemplo incluida, en una carpeta de datos nueva (<carpeta de datos>/demo)."""
+    import sys
+
+    from bot.demo.run import user_additions
+
     base: Optional[Path] = ctx.obj.data_dir
     settings = load_settings(**({"data_dir": base} if base else {}))
     settings.paths.data_dir = settings.paths.data_dir / "demo"
+    added = user_additions(settings.paths.data_dir)
+    if added and not yes:
+        what = "; ".join(added)
+        if not sys.stdin.isatty():
+            fail(f"{settings.paths.data_dir} tiene cosas agregadas después de la demo ({what}); volver a correrla las borra: confirmá con --yes o usá otra --data-dir")
+        if not typer.confirm(f"{settings.paths.data_dir} tiene cosas agregadas después de la demo ({what}). ¿Borrar todo y empezar de nuevo?", default=False):
+            fail("no se borró nada")
     try:
         result = run_demo(settings, progress=lambda msg: None if as_json else console.print(f"[cyan]›[/] {msg}"))
     except RuntimeError as exc:

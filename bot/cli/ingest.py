@@ -9,7 +9,8 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from bot.cli._common import console, fail, print_json, services
+from bot.cli import _spanish
+from bot.cli._common import console, err_console, fail, print_json, services
 from bot.ops.documents import ingest_documents, set_document_active
 from pipeline.chunking import CHUNKERS
 from pipeline.retrieval import MODES
@@ -52,6 +53,8 @@ def ingest_cmd(
         )
     if as_json:
         print_json(report.as_dict())
+        if report.failed and not (report.added or report.updated or report.unchanged):
+            raise SystemExit(1)
         return
     console.print(
         f"{len(report.added)} agregados, {len(report.updated)} actualizados, {len(report.unchanged)} sin cambios, {len(report.removed)} quitados, "
@@ -61,7 +64,10 @@ def ingest_cmd(
         for w in warnings:
             console.print(f"[yellow]aviso[/] {w}", highlight=False)
     for path, reason in report.failed.items():
-        console.print(f"[red]omitido[/] {reason}", highlight=False)
+        console.print(f"[red]omitido[/] {_spanish.library(reason)}", highlight=False)
+    _gate_notice(svc, report)
+    if report.failed and not (report.added or report.updated or report.unchanged):
+        fail("no se pudo indexar ningún documento")
 
 
 def search_cmd(
@@ -106,6 +112,65 @@ def _switch(ctx: typer.Context, doc_id: str, active: bool) -> None:
     if not n:
         fail(f"no hay ningún documento indexado con id {doc_id!r} (ver `orienta docs list`)")
     console.print(f"{doc_id}: {'activo' if active else 'inactivo'} ({n} fragmentos)")
+
+
+@docs_app.command("replace")
+def docs_replace(
+    ctx: typer.Context,
+    doc_id: str = typer.Argument(..., help="Id del documento a reemplazar (ver `orienta docs list`)."),
+    file: Path = typer.Argument(..., help="El archivo nuevo (PDF, DOCX, Markdown, HTML, TXT o CSV)."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+) -> None:
+    """Pone un archivo nuevo en lugar de un documento, manteniendo su id; las respuestas aprobadas que lo citan quedan desactualizadas."""
+    from bot.ops import library
+
+    svc = services(ctx)
+    try:
+        change = library.replace_document(svc, doc_id, file.name, library.read_given_file(file), actor=_actor())
+    except library.LibraryError as exc:
+        fail(str(exc))
+    report = change.report
+    if as_json:
+        print_json({"doc_id": doc_id, "path": str(change.path) if change.path else None, "report": report.as_dict() if report else None})
+    elif change.path is not None:
+        console.print(f"{doc_id}: reemplazado por {file.name} ({report.chunks if report else 0} fragmentos); el documento anterior quedó en {change.path.parent}.", highlight=False)
+    if report is not None and report.failed:
+        fail("no se pudo leer el archivo nuevo; el documento anterior sigue indexado: " + "; ".join(_spanish.library(r) for r in report.failed.values()))
+    _gate_notice(svc, report)
+
+
+@docs_app.command("delete")
+def docs_delete(ctx: typer.Context, doc_id: str = typer.Argument(..., help="Id del documento (ver `orienta docs list`).")) -> None:
+    """Quita un documento del índice (y su archivo, si es de la oficina); las respuestas que lo citan quedan desactualizadas."""
+    from bot.ops import library
+
+    try:
+        library.delete_document(services(ctx), doc_id, actor=_actor())
+    except library.LibraryError as exc:
+        fail(str(exc))
+    console.print(f"{doc_id}: borrado del índice.", highlight=False)
+    _gate_notice(services(ctx), None, changed=True)
+
+
+def _actor() -> str:
+    import getpass
+    import os
+
+    return f"cli:{os.environ.get('USER') or getpass.getuser()}"
+
+
+def _gate_notice(svc, report, *, changed: bool = False) -> None:
+    """After the documents changed: say that the gate is stale, with the command that retrains it."""
+    if not changed and (report is None or not (report.added or report.updated or report.removed)):
+        return
+    from classifiers.errors import GateError
+
+    try:
+        gate = svc.gate
+    except GateError:
+        return
+    if gate.is_stale(svc.corpus_hash()):
+        err_console.print("[yellow]aviso:[/] los documentos cambiaron: el gate quedó desactualizado (hasta reentrenarlo, se redacta sin el filtro). Reentrenalo con `orienta gate train`.", highlight=False)
 
 
 @docs_app.command("activate")

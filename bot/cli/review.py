@@ -21,6 +21,7 @@ from review.db import session_scope
 from review.errors import ReviewError
 
 ACTIONS = {"approve": "aprobado", "edit": "editado y aprobado"}
+STATE_ES = {"drafted": "pendiente", "approved": "aprobado", "edited": "editado", "rejected": "rechazado", "sent": "enviado", "send_failed": "envío fallido"}
 review_app = typer.Typer(help="Revisión de borradores: aprobar, editar o rechazar.", no_args_is_help=True)
 
 
@@ -128,11 +129,11 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
             draft, message = queue.get_draft(session=session, draft_id=draft_id)
         except ReviewError as exc:
             fail(describe(exc))
-        data = draft_summary(draft, message) | {"draft": draft.text, "derivation": draft.derivation, "conversation": draft.context or {}}
+        data = draft_summary(draft, message) | {"draft": draft.text, "derivation": draft.derivation, "conversation": draft.context or {}} | _decided(session, message)
     if as_json:
         print_json(data)
         return
-    console.rule(f"Borrador #{data['draft_id']} · {data['state']}")
+    console.rule(f"Borrador #{data['draft_id']} · {STATE_ES.get(data['state'], data['state'])}")
     console.print(f"[bold]De:[/] {data['sender']}   [bold]Asunto:[/] {data['subject']}", highlight=False)
     gate = data["gate"]
     if gate["in_domain"] is not None:
@@ -172,6 +173,37 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
     if data["derivation"]:
         console.print("\n[bold]Derivación:[/]")
         console.print(render([Step.from_dict(s) for s in data["derivation"]]), highlight=False, markup=False)
+    _print_decision(data)
+
+
+def _decided(session, message) -> dict:
+    """Who decided what and when, and the text that was sent (None while the draft waits)."""
+    from sqlmodel import select
+
+    from review.models import OutgoingReply
+
+    decision = queue.decision_for(session=session, message_id=message.id)
+    reply = session.exec(select(OutgoingReply).where(OutgoingReply.message_id == message.id)).first()
+    return {
+        "decision": None if decision is None else {"action": decision.action, "actor": decision.actor, "at": decision.created_at.isoformat(timespec="seconds"), "reason": decision.reason, "comment": decision.comment},
+        "sent_text": reply.body if reply is not None else None,
+        "reply_state": reply.state if reply is not None else None,
+    }
+
+
+def _print_decision(data: dict) -> None:
+    decision = data.get("decision")
+    if decision is None:
+        return
+    label = {"approve": "Aprobado", "edit": "Editado y aprobado", "reject": "Rechazado"}.get(decision["action"], decision["action"])
+    reason = f" · motivo: {queue.REJECT_REASONS.get(decision['reason'] or '', decision['reason'])}" if decision["reason"] else ""
+    console.print(f"\n[bold]Decisión:[/] {label} por {decision['actor']} el {decision['at'][:16].replace('T', ' ')}{reason}", highlight=False)
+    if decision["comment"]:
+        console.print(f"Comentario: {decision['comment']}", highlight=False, markup=False)
+    if data.get("sent_text") is not None:
+        state = {"pending": "en cola de envío", "sending": "enviándose", "sent": "enviada", "failed": "envío fallido"}.get(data["reply_state"], data["reply_state"])
+        console.print(f"\n[bold]Texto enviado ({state}):[/]")
+        console.print(data["sent_text"], highlight=False, markup=False)
 
 
 @review_app.command("needs-reply")

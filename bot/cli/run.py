@@ -50,14 +50,32 @@ def run_cmd(
     app.add_job(Job("retention", 6 * 3600.0, purge_expired))  # raw mail and personal data past database.retention_days
     if svc.settings.digest.schedule:
         app.supervisor.add("scheduler", lambda beat: supervise_scheduler(svc, app.stop_event, beat))  # weekly digest; a missed week is caught up now
-    ops = start_ops(svc, extra_checks=[("threads", lambda: (app.supervisor.ready(), json.dumps(app.supervisor.status(), default=str)))])
+    threads_check = ("threads", lambda: (app.supervisor.ready(), json.dumps(app.supervisor.status(), default=str)))
+    ops = start_ops(svc, extra_checks=[threads_check])
+    web = start_console(svc, checks=[threads_check])
     where = f"http://{ops.host}:{ops.port}" if ops else "no"
-    console.print(f"orienta en marcha: IMAP {'sí' if app.imap else 'no'}, Slack {'sí' if app.slack else 'no'}, tareas {', '.join(j.name for j in app.jobs)}, resumen semanal {'programado' if svc.settings.digest.schedule else 'no'}, salud/métricas {where} (Ctrl-C para detener)")
+    console.print(
+        f"orienta en marcha: IMAP {'sí' if app.imap else 'no'}, Slack {'sí' if app.slack else 'no'}, tareas {', '.join(j.name for j in app.jobs)}, "
+        f"resumen semanal {'programado' if svc.settings.digest.schedule else 'no'}, salud/métricas {where}, consola {f'http://{svc.settings.console.host}:{web.port}' if web else 'no'} (Ctrl-C para detener)",
+        highlight=False,
+    )
     try:
         app.run()
     finally:
+        if web is not None:
+            web.stop()
         if ops is not None:
             ops.stop()
+
+
+def start_console(svc, *, checks=None):
+    """The office console in a thread (None when ORIENTA_CONSOLE__ENABLED is false or its port is 0)."""
+    cfg = svc.settings.console
+    if not cfg.enabled or cfg.port == 0:
+        return None
+    from bot.console.server import ConsoleThread
+
+    return ConsoleThread(svc, host=cfg.host, port=cfg.port, checks=checks).start()
 
 
 def supervise_scheduler(svc, stop, beat, *, check_every_s: float = 5.0) -> None:

@@ -92,6 +92,40 @@ def fresh_data_dir(path: Path) -> Path:
     return path
 
 
+def user_additions(path: Path) -> list[str]:
+    """What someone added to a demo data dir after the demo ran: console uploads, staff accounts, decisions and changes
+    recorded after it finished (empty for a dir the demo left as it was, or that is not a demo dir)."""
+    import sqlite3
+
+    found = []
+    uploads = path / "documents"
+    if uploads.is_dir() and any(uploads.iterdir()):
+        found.append(f"documentos agregados en {uploads}")
+    finished = (path / MARKER).read_text(encoding="utf-8").splitlines()[1:2] if (path / MARKER).exists() else []
+    db = path / "orienta.db"
+    if db.exists():
+        try:
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
+                tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+                if "staff_account" in tables and conn.execute("SELECT count(*) FROM staff_account").fetchone()[0]:
+                    found.append("cuentas de la consola")
+                if finished and "audit_event" in tables:
+                    later = conn.execute("SELECT count(*) FROM audit_event WHERE at > ?", (finished[0],)).fetchone()[0]
+                    if later:
+                        found.append(f"{later} cambios registrados después de la demo (decisiones, mensajes, respuestas)")
+        except sqlite3.Error:
+            found.append("una base de datos que la demo no puede leer")
+    return found
+
+
+def _mark_finished(path: Path) -> None:
+    """Remember when the demo finished: anything recorded later was added by someone."""
+    from datetime import datetime, timezone
+
+    stamp = datetime.now(timezone.utc).replace(tzinfo=None).isoformat(sep=" ")
+    (path / MARKER).write_text(f"created by orienta demo\n{stamp}\n", encoding="utf-8")
+
+
 def run_demo(settings: Settings, *, progress: Progress = lambda msg: None) -> DemoResult:
     """Ingest, train the gate, then two weeks of sample traffic, each reviewed whole by a simulated reviewer; send, digest."""
     data_dir = fresh_data_dir(settings.paths.data_dir)
@@ -121,6 +155,7 @@ def run_demo(settings: Settings, *, progress: Progress = lambda msg: None) -> De
         result.rows = _rows(services, week1_last)
     finally:
         services.close()
+    _mark_finished(data_dir)
     return result
 
 

@@ -95,10 +95,10 @@ def deliver_digest(services: "Services", digest: "Digest", md: Path, html: Path,
 
         out.slack_ts, out.slack_file = post_to_slack(client or web_client(services), s.slack.review_channel, digest)
     else:
-        out.skipped.append("slack: no review channel or bot token configured")
+        out.skipped.append("slack: no hay canal de revisión ni token del bot configurados (ORIENTA_SLACK__REVIEW_CHANNEL, ORIENTA_SLACK__BOT_TOKEN)")
     recipients = list(s.digest.recipients)
     if not recipients:
-        out.skipped.append("email: no recipients configured (ORIENTA_DIGEST__RECIPIENTS)")
+        out.skipped.append("correo: no hay destinatarios configurados (ORIENTA_DIGEST__RECIPIENTS)")
         return out
     msg = build_email(from_addr=s.smtp.from_, recipients=recipients, digest=digest, md=md, html=html)
     if s.smtp.host:

@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from bot.wiring.services import Services
 
 log = logging.getLogger(__name__)
-MANIFEST = Path(__file__).resolve().parents[1] / "slack" / "manifest.yml"
+MANIFEST = Path(__file__).resolve().parents[1] / "slack" / "manifest.yml"  # bot/slack/manifest.yml
 
 
 @dataclass(frozen=True)
@@ -267,6 +267,6 @@ def run_doctor(svc: "Services", *, llm_call: bool = False) -> list[Finding]:
         except Exception as exc:  # noqa: BLE001 - a doctor reports every failure and goes on
             log.debug("doctor check %s failed", name, exc_info=True)
             text = str(exc).splitlines()[0] if str(exc) else ""
-            ok, detail = False, f"{type(exc).__name__}: {text}"
+            ok, detail = False, f"falló de forma inesperada ({type(exc).__name__}: {text})"
         findings.append(Finding(name, bool(ok), detail))
     return findings

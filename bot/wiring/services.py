@@ -129,7 +129,10 @@ class Services:
         return corpus_hash([(c.id, c.text) for c, _ in self.index.all_chunks()])
 
     def document_paths(self) -> list[Path]:
-        return list(self.settings.paths.documents) or [EMBEDDED_DOCUMENTS]
+        """The configured document folders (or the sample office), plus the documents added from the console."""
+        paths = list(self.settings.paths.documents) or [EMBEDDED_DOCUMENTS]
+        uploads = self.settings.paths.uploads_dir
+        return paths + [uploads] if uploads.is_dir() and any(uploads.iterdir()) else paths
 
     def close(self) -> None:
         if "index" in self.__dict__:

@@ -10,7 +10,7 @@ from sqlmodel import SQLModel
 
 import review.models  # noqa: F401  (registers the tables)
 
-for optional in ("review.evaluation_models",):
+for optional in ("review.evaluation_models", "review.answer_models", "review.staff"):
     try:
         importlib.import_module(optional)
     except ModuleNotFoundError as exc:

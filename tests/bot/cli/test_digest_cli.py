@@ -66,3 +66,17 @@ def test_digest_text_prints_the_counts_with_reused(cli):
 def test_bad_week_is_one_clear_error(cli):
     result = cli("digest", "--week", "2026-47")
     assert result.exit_code == 1 and "2026-W47" in result.output
+
+
+def test_digest_send_with_nothing_configured_fails_in_spanish(cli):
+    result = cli("digest", "--week", WEEK, "--send")
+    assert result.exit_code == 1
+    assert "no se envió el resumen" in result.output and "no hay destinatarios configurados" in result.output
+
+
+def test_missing_figures_print_as_a_dash(cli_env):
+    runner = CliRunner()
+    result = runner.invoke(app, ["--init", "digest", "--week", "2020-W01"])
+    assert result.exit_code == 0, result.output
+    line = " ".join(result.stdout.split())
+    assert "p50 — ," in line.replace("p50 —,", "p50 — ,") and "kappa —" in line and "None" not in line

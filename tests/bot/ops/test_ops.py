@@ -203,9 +203,9 @@ def test_orienta_run_serves_health_readiness_with_its_threads_and_metrics(tmp_pa
 
     from tests.servers.dovecot import free_port
 
-    port = free_port()
+    port, console_port = free_port(), free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ORIENTA_", "ANTHROPIC_"))}
-    env.update(ORIENTA_DATA_DIR=str(tmp_path / "data"), ORIENTA_EMBEDDING__BACKEND="hashing", ORIENTA_OPS__HTTP_PORT=str(port), ORIENTA_DIGEST__SCHEDULE="false")
+    env.update(ORIENTA_DATA_DIR=str(tmp_path / "data"), ORIENTA_EMBEDDING__BACKEND="hashing", ORIENTA_OPS__HTTP_PORT=str(port), ORIENTA_CONSOLE__PORT=str(console_port), ORIENTA_DIGEST__SCHEDULE="false")
     proc = subprocess.Popen([sys.executable, "-c", "from bot.cli import main; main()", "run"], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         base = f"http://127.0.0.1:{port}"
@@ -228,6 +228,9 @@ def test_orienta_run_serves_health_readiness_with_its_threads_and_metrics(tmp_pa
         assert status == 200, body
         assert set(json.loads(checks["threads"]["detail"])) >= {"jobs", "sender"}
         assert "orienta_queue_depth" in _get(base + "/metrics")[1]
+        console = f"http://127.0.0.1:{console_port}"  # the office console is served by the same process, its own probes included
+        assert _get(console + "/healthz")[0] == 200 and "orienta_queue_depth" in _get(console + "/metrics")[1]
+        assert "Consola de la oficina" in _get(console + "/login")[1]
     finally:
         proc.send_signal(signal.SIGTERM)
         try:

@@ -1,0 +1,93 @@
+"""The review queue: pending drafts with what the Slack card shows; approve, edit, reject through review.queue."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import RedirectResponse
+
+from bot.console import views
+from bot.console.auth import current_office, staff
+from bot.console.errors import spanish
+from bot.console.render import page
+from review import queue, states
+from review.db import session_scope
+from review.errors import ConcurrentUpdate, NotFound, ReviewError, UnconfirmedLinks
+from review.staff import StaffAccount, actor_of
+
+router = APIRouter()
+SET_ASIDE = {"skipped": states.SKIPPED, "acknowledged": states.ACKNOWLEDGED, "quarantined": states.QUARANTINED}
+
+
+@router.get("/")
+def pending(request: Request, page_no: int = 1, me: StaffAccount = Depends(staff), office: str | None = Depends(current_office)):
+    svc = request.app.state.services
+    size = svc.settings.console.page_size
+    page_no = max(1, page_no)
+    with session_scope(svc.engine) as session:
+        rows = queue.list_drafts(session=session, state=states.DRAFTED, limit=size, offset=(page_no - 1) * size)
+        total = queue.count_pending(session=session)
+        items = [views.queue_row(d, m) for d, m in rows]
+    return page(request, "queue.html", items=items, total=total, page_no=page_no, pages=max(1, -(-total // size)))
+
+
+@router.get("/drafts/{draft_id}")
+def show(request: Request, draft_id: int, me: StaffAccount = Depends(staff)):
+    return _render_draft(request, draft_id)
+
+
+def _render_draft(request: Request, draft_id: int, *, status_code: int = 200, **extra):
+    svc = request.app.state.services
+    with session_scope(svc.engine) as session:
+        try:
+            draft, message = queue.get_draft(session=session, draft_id=draft_id)
+        except NotFound:
+            raise HTTPException(404) from None
+        card = views.draft_card(session, draft, message)
+    return page(request, "draft.html", status_code=status_code, card=card, reasons=queue.REJECT_REASONS, **extra)
+
+
+def _decide(request: Request, draft_id: int, fn, notice: str, *, text: str | None = None, **kwargs):
+    svc = request.app.state.services
+    try:
+        with session_scope(svc.engine) as session:
+            fn(session=session, draft_id=draft_id, **kwargs, **({} if text is None else {"text": text}))
+    except NotFound:
+        raise HTTPException(404) from None
+    except UnconfirmedLinks as exc:
+        return _render_draft(request, draft_id, status_code=409, error=f"La respuesta lleva enlaces que no están en los documentos: {', '.join(exc.links)}. Marcá «Confirmo los enlaces» para enviarla igual.", need_confirm=True, edited_text=text)
+    except ConcurrentUpdate as exc:
+        who = (exc.actor or "otra persona").removeprefix("console:").removeprefix("cli:")
+        return _render_draft(request, draft_id, status_code=409, error=f"Este mensaje ya fue atendido por {who}: no se hizo nada.")
+    except ReviewError as exc:
+        return _render_draft(request, draft_id, status_code=400, error=spanish(exc), edited_text=text)
+    return RedirectResponse(f"/drafts/{draft_id}?aviso={notice}", status_code=303)
+
+
+def _version(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
+@router.post("/drafts/{draft_id}/approve")
+def approve(request: Request, draft_id: int, version: str = Form(""), confirm_links: bool = Form(False), me: StaffAccount = Depends(staff)):
+    return _decide(request, draft_id, queue.approve, "approved", actor=actor_of(me), expected_version=_version(version), confirm_links=confirm_links)
+
+
+@router.post("/drafts/{draft_id}/edit")
+def edit(request: Request, draft_id: int, text: str = Form(...), version: str = Form(""), confirm_links: bool = Form(False), me: StaffAccount = Depends(staff)):
+    return _decide(request, draft_id, queue.edit, "edited", text=text, actor=actor_of(me), expected_version=_version(version), confirm_links=confirm_links)
+
+
+@router.post("/drafts/{draft_id}/reject")
+def reject(request: Request, draft_id: int, reason: str = Form(...), comment: str = Form(""), version: str = Form(""), me: StaffAccount = Depends(staff)):
+    return _decide(request, draft_id, queue.reject, "rejected", actor=actor_of(me), reason=reason, comment=comment.strip() or None, expected_version=_version(version))
+
+
+@router.get("/messages")
+def set_aside(request: Request, state: str = "quarantined", me: StaffAccount = Depends(staff), office: str | None = Depends(current_office)):
+    """Messages that got no draft (skipped, acknowledged, quarantined): listed for staff, with their reason."""
+    if state not in SET_ASIDE:
+        raise HTTPException(404)
+    svc = request.app.state.services
+    with session_scope(svc.engine) as session:
+        rows = [views.message_row(m) for m in queue.messages_in_state(session=session, state=SET_ASIDE[state], limit=svc.settings.console.page_size)]
+    return page(request, "messages.html", rows=rows, state=state, states=list(SET_ASIDE))
