@@ -26,7 +26,6 @@ TEXTS: dict[str, str] = {
     "logged_out": "Sesión cerrada.",
     "gate_stale": "El gate está desactualizado: los documentos cambiaron desde que se entrenó. Hasta reentrenarlo, los mensajes se redactan sin el filtro.",
     "gate_missing": "No hay un gate entrenado: los mensajes se redactan sin el filtro de fuera de dominio.",
-    "requeue_missing": "Esta versión no tiene la acción «necesita respuesta» en la cola: estos mensajes se listan para revisarlos, sin botón.",
 }
 
 

@@ -91,3 +91,18 @@ def set_aside(request: Request, state: str = "quarantined", me: StaffAccount = D
     with session_scope(svc.engine) as session:
         rows = [views.message_row(m) for m in queue.messages_in_state(session=session, state=SET_ASIDE[state], limit=svc.settings.console.page_size)]
     return page(request, "messages.html", rows=rows, state=state, states=list(SET_ASIDE))
+
+
+@router.post("/messages/{message_id}/needs-reply")
+def needs_reply(request: Request, message_id: int, state: str = Form("quarantined"), me: StaffAccount = Depends(staff)):
+    """«Necesita respuesta»: a message set aside goes back to drafting (the same queue action as Slack and the CLI)."""
+    svc = request.app.state.services
+    try:
+        with session_scope(svc.engine) as session:
+            queue.needs_reply(session=session, message_id=message_id, actor=actor_of(me))
+    except NotFound:
+        raise HTTPException(404) from None
+    except (ReviewError, states.InvalidTransition) as exc:
+        return page(request, "error.html", status_code=400, message=spanish(exc))
+    back = state if state in SET_ASIDE else "quarantined"
+    return RedirectResponse(f"/messages?state={back}&aviso=needs_reply", status_code=303)

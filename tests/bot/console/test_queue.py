@@ -93,3 +93,23 @@ def test_set_aside_messages_are_listed_with_their_reason(lead, svc):
         queue.quarantine(session=session, message=message, reason="malformed: no body")
     page = lead.get("/messages?state=quarantined").text
     assert "Adjunto roto" in page and "malformed: no body" in page and "&lt;b&gt;hola" in page
+
+
+
+def test_needs_reply_sends_a_set_aside_message_back_to_drafting_with_the_console_user(lead, svc):
+    from review import queue, states
+    from review.models import AuditEvent, InboundMessage, InboundMessageCreate
+    from sqlmodel import select
+
+    with session_scope(svc.engine) as session:
+        message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key="t:q2", sender="y@example.com", subject="Constancia", cleaned_text="Gracias. Necesito la constancia de estudios.", redacted_text="Gracias. Necesito la constancia de estudios."))
+        queue.quarantine(session=session, message=message, reason="empty")
+        mid = message.id
+    assert "/messages/%d/needs-reply" % mid in lead.get("/messages?state=quarantined").text
+    assert lead.post(f"/messages/{mid}/needs-reply", data={"state": "quarantined"}).status_code == 403  # no CSRF token: refused
+    done = lead.post(f"/messages/{mid}/needs-reply", data={"csrftoken": csrf(lead, "/messages"), "state": "quarantined"})
+    assert done.status_code == 200 and "Constancia" not in done.text.split("<main")[-1]
+    with session_scope(svc.engine) as session:
+        assert session.get(InboundMessage, mid).state == states.RECEIVED
+        events = session.exec(select(AuditEvent).where(AuditEvent.message_id == mid, AuditEvent.event == "needs_reply")).all()
+        assert [e.actor for e in events] == ["console:lucia"]
