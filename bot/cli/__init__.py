@@ -9,7 +9,8 @@ from typing import Optional
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from bot.cli import _common, _spanish
+from bot.cli import _common
+from bot.wiring import spanish as _spanish
 from bot.cli._common import fail
 from bot.wiring.logs import configure_logging
 

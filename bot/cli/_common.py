@@ -12,7 +12,7 @@ import typer
 from pydantic import ValidationError
 from rich.console import Console
 
-from bot.cli import _spanish
+from bot.wiring import spanish as _spanish
 from bot.wiring.services import Services
 from pipeline.settings import Settings, load_settings
 

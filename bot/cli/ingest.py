@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from bot.cli import _spanish
+from bot.wiring import spanish as _spanish
 from bot.cli._common import console, err_console, fail, print_json, services
 from bot.ops.documents import ingest_documents, set_document_active
 from pipeline.chunking import CHUNKERS

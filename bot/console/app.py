@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bot.console import texts
 from bot.console.auth import Forbidden, LoginRequired
+from bot.console.csrf import csrf_secret, is_upload
 from bot.console.jobs import Jobs
 from bot.console.render import page
 
@@ -25,19 +25,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 STATIC = Path(__file__).with_name("static")
 SLACK_PATH = "/slack/events"
-
-
-def csrf_secret(services: "Services") -> str:
-    """The configured CSRF signing secret, or one kept in the data dir (stable across restarts, never logged)."""
-    configured = services.settings.console.csrf_secret
-    if configured is not None:
-        return configured.get_secret_value()
-    path = services.settings.paths.data_dir / "console" / "csrf-secret"
-    if not path.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(secrets.token_urlsafe(48), encoding="utf-8")
-        path.chmod(0o600)
-    return path.read_text(encoding="utf-8").strip()
 
 
 def build_console(services: "Services", *, checks: "list[Check] | None" = None) -> FastAPI:
@@ -83,8 +70,6 @@ def build_console(services: "Services", *, checks: "list[Check] | None" = None) 
 def _checked_elsewhere(scope) -> bool:
     """Requests whose CSRF check is not asgi-csrf's: Slack's (Bolt checks Slack's signature) and file uploads (asgi-csrf
     cannot parse multipart with current python-multipart: the upload routes check the same signed token, see csrf.py)."""
-    from bot.console.csrf import is_upload
-
     path = scope.get("path", "")
     return path.startswith(SLACK_PATH) or is_upload(scope)
 

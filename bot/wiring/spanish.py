@@ -1,4 +1,4 @@
-"""The CLI speaks Spanish, like its output: the library's and click's common English messages, said in Spanish.
+"""orienta speaks Spanish in the terminal and the console: the library's and click's common English messages, said in Spanish.
 
 The library keeps its own (English) exception texts, which logs and tests read; only what the terminal shows is
 translated here. A message with no entry is shown as it is: a rare English line beats a wrong translation.
