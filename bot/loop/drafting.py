@@ -37,7 +37,7 @@ T = TypeVar("T")
 BIG_TEXTS_DEFERRED = [defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text)]  # type: ignore[arg-type]
 
 
-def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, GateDecision | None]:
+def draft_for(services: Services, question: str, *, history: Sequence[Turn] = (), memory: bool = True) -> tuple[Answer, GateDecision | None]:
     """Gate the question (a follow-up made standalone with its earlier turns), then retrieve and generate (or the canned out-of-domain reply).
 
     A message the gate judges in domain but without information in the documents is still drafted from them: the
@@ -54,7 +54,7 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
         return canned, decision
     # A follow-up is not answered from memory: its standalone query echoes the earlier question, whose approved answer
     # the student already has.
-    reuse = Reuse() if history else find_reuse(services, query)
+    reuse = Reuse() if history or not memory else find_reuse(services, query)  # memory off: measuring the drafter against approved answers
     if reuse.answer is not None:
         reuse.answer.context = _context(question, query, [query], history)
         return reuse.answer, decision

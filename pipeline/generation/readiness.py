@@ -1,0 +1,114 @@
+"""Whether an offline draft answers the question it was asked: the readiness label, what is missing, and the closest passages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pipeline.generation.asking import Asked, asked_parts, period_score
+from pipeline.generation.ranking import NEEDS, unit_gives
+from pipeline.text import fold
+from pipeline.texts import t
+
+READINESS_FLAG = "readiness"
+READY, NEEDS_REVIEW = "listo", "necesita revisión"
+MIN_OBJECT = 0.6  # share of the question's object keys the chosen units (with their headings) must hold
+VALUES = frozenset({"amount", "date", "time"})  # kinds answered only by a concrete value (a figure, a calendar date, a clock time)
+MIN_CONFIDENCE = 0.5  # the learned ranker's probability for the best unit
+_LEAD = re.compile(r"^\s*(?:¿\s*)?(?:y\s+)?(?:(?:cu[aá]ndo|c[oó]mo|qu[eé]|d[oó]nde|cu[aá]nt[oa]s?|qui[eé]n(?:es)?|cu[aá]l(?:es)?|por\s+qu[eé])\s+)+", re.IGNORECASE)
+
+_VERBS = frozenset("vale valen cuesta cuestan sale salen cobran pasa sucede ocurre si puedo podria tengo debo necesito es son hay se me y yo".split())
+
+
+@dataclass(slots=True)
+class Readiness:
+    """The label of a draft; `missing` says why it is not ready; `passages` are the best units for the reviewer."""
+
+    ready: bool
+    missing: str | None = None
+    passages: list[dict] = field(default_factory=list)
+
+    def flag(self, lang: str = "es") -> dict:
+        return {"kind": READINESS_FLAG, "step": None, "rule": None, "flag": READY if self.ready else NEEDS_REVIEW, "label": t("ready" if self.ready else "needs_review", lang), "missing": self.missing, "passages": self.passages}
+
+
+def object_phrase(question: str, limit: int = 80) -> str:
+    """The asked part of the question without its interrogative words, short ('el examen final' of '¿Cuánto vale el examen final?')."""
+    words = " ".join(_LEAD.sub("", p.split("¿")[-1]).strip(" ¿?.!") for p in asked_parts(question)).split()
+    while len(words) > 2 and fold(words[0]) in _VERBS:
+        words.pop(0)
+    text = " ".join(words)
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def gives_type(asked: Asked, chosen: Sequence) -> bool:
+    """Whether a chosen unit gives the kind of answer asked (a date for a deadline, an amount for a cost, steps for a procedure)."""
+    needs = NEEDS.get(asked.kind, ())
+    if not needs:
+        return True
+    for c in chosen:
+        have, concrete = unit_gives(c.unit.text, c.unit.kind, c.unit.context, c.strong, c.types)
+        if any(n in concrete or (n not in VALUES and n in have) for n in needs):
+            return True
+    return False
+
+
+def object_share(asked: Asked, chosen: Sequence) -> float:
+    """Share of the question's object keys the chosen units hold (their headings and lead-ins included)."""
+    keys = asked.object_keys
+    if not keys:
+        return 1.0
+    have = set().union(*(c.keys for c in chosen)) if chosen else set()
+    return sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
+
+
+def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3) -> Readiness:
+    """`listo` only when the chosen units give the asked kind of answer, about the asked object, in a current period, and (with a learned ranker) confidently."""
+    obj = object_phrase(question)
+    missing = None
+    if not chosen:
+        missing = t("missing_object", lang).format(object=obj)
+    elif not gives_type(asked, chosen):
+        missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
+    elif object_share(asked, chosen) < MIN_OBJECT:
+        missing = t("missing_object", lang).format(object=obj)
+    elif any(period_score(c.text, asked) < 0 for c in chosen) and asked.kind in ("date", "time", "amount"):
+        missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
+    elif learned and chosen[0].score < MIN_CONFIDENCE:
+        missing = t("missing_confidence", lang).format(object=obj)
+    ready = missing is None
+    return Readiness(ready, missing, [] if ready else passages(cands, n_passages))
+
+
+def passages(cands: Sequence, n: int = 3, limit: int = 400) -> list[dict]:
+    """The n best distinct units, each with its document, for a reviewer to write from."""
+    out: list[dict] = []
+    seen: set[str] = set()
+    for c in cands:
+        key = " ".join(c.text.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        text = c.text if len(c.text) <= limit else c.text[:limit].rsplit(" ", 1)[0] + "…"
+        out.append({"doc_id": c.chunk.doc_id, "title": c.chunk.doc_title, "text": text})
+        if len(out) >= n:
+            break
+    return out
+
+
+def readiness_of(flags: Sequence[dict] | None) -> dict | None:
+    """The readiness flag among a draft's flags, if any."""
+    return next((f for f in flags or [] if f.get("kind") == READINESS_FLAG), None)
+
+
+def readiness_text(flag: dict, lang: str = "es") -> str:
+    """'Estado del borrador: necesita revisión — no encontré la fecha de «…»' and the closest passages."""
+    head = f"{t('readiness_title', lang)}: {flag.get('label') or flag.get('flag')}"
+    if flag.get("missing"):
+        head += f" — {flag['missing']}"
+    lines = [head]
+    if flag.get("passages"):
+        lines.append(t("readiness_passages", lang))
+        lines += [f"{i}. [{p.get('title') or p.get('doc_id')}] {p.get('text')}" for i, p in enumerate(flag["passages"], start=1)]
+    return "\n".join(lines)
