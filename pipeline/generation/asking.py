@@ -93,14 +93,19 @@ def years_in(text: str) -> set[int]:
     return {int(y) for y in _YEAR.findall(text)}
 
 
+_MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre")
+_MONTH_YEAR = re.compile(r"\b(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)(?: de(?:l)?)? (20\d{2})\b")
+
+
 def period_score(text: str, asked: Asked) -> float:
-    """+1 when the text's years are the current or the next one, -1 when they are all past (and the question did not name them), 0 without years."""
+    """+1 when the text's dates are current or to come, -1 when they are all past (and the question did not name their year), 0 without years."""
     ys = years_in(text)
     if not ys or asked.today is None:
         return 0.0
     if asked.years and ys & asked.years:
         return 1.0
-    current = asked.today.year
-    if max(ys) >= current:
-        return 1.0
-    return -1.0
+    now = (asked.today.year, asked.today.month)
+    months = [(int(y), _MONTHS.index(m.replace("setiembre", "septiembre")) + 1) for m, y in _MONTH_YEAR.findall(fold(text))]
+    if months:
+        return 1.0 if max(months) >= now else -1.0
+    return 1.0 if max(ys) >= now[0] else -1.0

@@ -231,7 +231,8 @@ class ExtractiveGenerator:
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
         final.is_final = True
         body = final.conclusion if lead is None else lead  # a lead replaces the conclusion: a question back, or values labelled by programme
-        state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang)
+        named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
+        state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
         if asked.yes_no and lead is None:
             answer = yes_or_no(chosen[0].text)
             if answer is not None:

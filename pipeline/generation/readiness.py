@@ -63,15 +63,41 @@ def object_share(asked: Asked, chosen: Sequence) -> float:
     return sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
 
 
-def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3) -> Readiness:
-    """`listo` only when the chosen units give the asked kind of answer, about the asked object, in a current period, and (with a learned ranker) confidently."""
+# Text a reviewer would have to rewrite: another script's letters (OCR), headings glued in capitals, file-name debris, list
+# numbers left inside a sentence ('... carné 2 Solvencia ...').
+_GARBLED = (
+    re.compile(r"[^\x00-\u024F\u2010-\u203A\u2070-\u20CF\u2190-\u21FF•…]"),
+    re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b"),
+    re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
+    re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
+)
+MAX_READY_WORDS = 70
+
+
+def garbled(text: str) -> bool:
+    """Whether a draft shows PDF debris a reviewer would have to clean (see _GARBLED), or a sentence too long to read."""
+    if any(p.search(text) for p in _GARBLED):
+        return True
+    return any(len(s.split()) > 60 for s in re.split(r"(?<=[.;:!?])\s+|\n+", text))
+
+
+def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False) -> Readiness:
+    """`listo` only when the chosen units give the asked kind of answer, about the asked object, in a current period, read clean and short, and (with a learned ranker) confidently.
+
+    `record`: the answer is a course record the question names (its object is the record itself)."""
     obj = object_phrase(question)
     missing = None
-    if not chosen:
+    if body and garbled(body):
+        missing = t("missing_garbled", lang)
+    elif body and len(body.split()) > MAX_READY_WORDS:
+        missing = t("missing_long", lang)
+    elif record:
+        pass
+    elif not chosen:
         missing = t("missing_object", lang).format(object=obj)
     elif not gives_type(asked, chosen):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
-    elif object_share(asked, chosen) < MIN_OBJECT:
+    elif object_share(asked, chosen) < MIN_OBJECT or object_share(asked, chosen[:1]) < MIN_OBJECT:
         missing = t("missing_object", lang).format(object=obj)
     elif any(period_score(c.text, asked) < 0 for c in chosen) and asked.kind in ("date", "time", "amount"):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
