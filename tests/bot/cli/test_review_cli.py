@@ -66,3 +66,15 @@ def test_show_prints_the_conversation_of_a_follow_up(settings):
     assert "Conversación (2 turnos anteriores)" in shown and "Estudiante: ¿Hasta cuándo me inscribo a exámenes?" in shown
     assert "Oficina: Del 11 al 22 de enero." in shown and shown.index("Estudiante:") < shown.index("Oficina:") < shown.index("Borrador:")
     assert json.loads(_cli(settings, "review", "show", str(d.id), "--json").stdout)["conversation"] == context
+
+
+def test_show_prints_the_readiness_label_and_what_is_missing(settings):
+    flag = {"kind": "readiness", "step": None, "rule": None, "flag": "necesita revisión", "label": "necesita revisión", "missing": "no encontré la fecha o el plazo: «la inscripción»", "passages": [{"doc_id": "cal", "title": "Calendario", "text": "La inscripción se hace en el SIGE."}]}
+    svc = Services(settings)
+    with session_scope(svc.engine) as s:
+        d, _ = make_drafted(s, flags=[flag])
+    svc.close()
+    shown = " ".join(_cli(settings, "review", "show", str(d.id)).stdout.split())  # the terminal wraps long lines
+    assert "Estado del borrador: necesita revisión — no encontré la fecha o el plazo: «la inscripción»" in shown
+    assert "1. [Calendario] La inscripción se hace en el SIGE." in shown
+    assert json.loads(_cli(settings, "review", "show", str(d.id), "--json").stdout)["readiness"] == "necesita revisión"

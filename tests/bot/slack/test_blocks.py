@@ -167,3 +167,16 @@ def test_card_shows_the_gates_outcome_and_its_reasons():
     assert "sin información en los documentos" in text and "lugar, servicio u horario del campus (+2.1)" in text
     out = _all_text(B.review_card(_draft(gate_in_domain=False, gate_score=0.08, gate_outcome="out_of_domain", gate_reasons=["nombra otra institución (-3.4)"]), _message())["blocks"])
     assert "FUERA DE DOMINIO" in out and "nombra otra institución (-3.4)" in out
+
+
+READINESS = {"kind": "readiness", "step": None, "rule": None, "flag": "necesita revisión", "label": "necesita revisión", "missing": "no encontré el costo: «el examen final»", "passages": [{"doc_id": "guia", "title": "Guía <privado>", "text": "El examen privado se realiza en el edificio T-3."}]}
+
+
+def test_card_says_whether_the_draft_is_ready_and_offers_the_closest_passages():
+    card = B.review_card(_draft(flags=[READINESS]), _message())
+    text = _all_text(card["blocks"])
+    assert "⚠️ Estado del borrador: necesita revisión — no encontré el costo: «el examen final»" in text
+    assert "1. [Guía &lt;privado&gt;] El examen privado se realiza en el edificio T-3." in text
+    ready = _all_text(B.review_card(_draft(flags=[READINESS | {"flag": "listo", "label": "listo", "missing": None, "passages": []}]), _message())["blocks"])
+    assert "✅ Estado del borrador: listo" in ready and "Pasajes más cercanos" not in ready
+    assert "Estado del borrador" not in _all_text(B.review_card(_draft(), _message())["blocks"])  # drafts without a label (LLM) show none
