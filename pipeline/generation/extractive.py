@@ -30,6 +30,7 @@ from pipeline.verifier import StepVerifier
 MODEL_LABEL = "extractive (sin LLM)"
 PAST_PERIOD = 0.5  # score factor of a unit whose dates are all of a past period
 MAX_LIST = 10  # longer lists are not said whole
+MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
 _YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben)\b")
 
@@ -231,9 +232,11 @@ class ExtractiveGenerator:
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
         final.is_final = True
         body = final.conclusion if lead is None else lead  # a lead replaces the conclusion: a question back, or values labelled by programme
+        if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
+            body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
-        if asked.yes_no and lead is None:
+        if asked.yes_no and lead is None and not named_record:
             answer = yes_or_no(chosen[0].text)
             if answer is not None:
                 body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
@@ -310,7 +313,7 @@ class ExtractiveGenerator:
         if len(groups) == 1:
             return self._record_line([same[x] for x in order], book, d), None, None
         labels = {doc: book.labels.get(doc, doc) for doc in order}
-        if len(groups) > 3:
+        if len(groups) > MAX_VARIANTS:  # the variants do not fit in a few lines: ask which programme
             evidence = d.concat([d.extract(*same[x]) for x in order])
             lead = t("which_programme", self.lang).format(name=name, n=len(same), programmes=", ".join(labels[x] for x in order))
             return evidence, lead, lead
@@ -403,3 +406,16 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
 def _item_text(c: Candidate) -> str:
     text = c.unit.text.rstrip(";,. ")
     return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(":") else ".")
+
+
+def _code_note(question: str, head: Candidate, book: RecordBook, lang: str) -> str:
+    """'The plan lists X with code 0252 (not 0253).' when the student's code is not the one the plan gives the course they named."""
+    asked = set(re.findall(r"\b\d{3,4}\b", question))
+    code = record_code(head.unit)
+    if not asked or not code:
+        return ""
+    codes = {record_code(u).lstrip("0") for _, u in book.same_name(head.unit).values()} | {code.lstrip("0")}
+    if {a.lstrip("0") for a in asked} & codes:
+        return ""
+    name = record_name(head.unit)
+    return t("plan_code", lang).format(name=name, code=code, asked=", ".join(sorted(asked))) + "\n"

@@ -66,7 +66,7 @@ def object_share(asked: Asked, chosen: Sequence) -> float:
 # Text a reviewer would have to rewrite: another script's letters (OCR), headings glued in capitals, file-name debris, list
 # numbers left inside a sentence ('... carné 2 Solvencia ...').
 _GARBLED = (
-    re.compile(r"[^\x00-\u024F\u2010-\u203A\u2070-\u20CF\u2190-\u21FF•…]"),
+    re.compile(r"[^\x00-\u024F\u0300-\u036F\u2010-\u206F\u2070-\u20CF\u2190-\u21FF]"),
     re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b"),
     re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
     re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),

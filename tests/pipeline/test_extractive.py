@@ -140,12 +140,15 @@ def test_prerequisite_codes_are_named_from_the_records_of_the_same_curriculum():
     assert [s.rule for s in answer.derivation] == ["Extract", "Extract", "Compose"] and step_flags(answer) == []
 
 
-def test_more_than_three_different_curricula_ask_which_programme():
+def test_variants_that_fit_in_a_few_lines_are_listed_and_more_ask_which_programme():
     hits = _course_hits({"civil": "0112", "mecanica": "0152", "quimica": "0114", "sistemas": "0116"})
-    answer = ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", hits)
-    text = body(answer)
-    assert "¿En qué carrera estás inscrito o inscrita?" in text and "4 carreras" in text
-    assert "0112" not in text  # never one programme's value as if it were the only one
+    text = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", hits))
+    assert "¿En qué carrera" not in text and len(text.splitlines()) == 5, text  # four variants fit: listed, no question back
+    assert "- pensum civil: prerrequisitos 0112." in text and "- pensum sistemas: prerrequisitos 0116." in text
+    seven = {d: f"01{i}0" for i, d in enumerate(("civil", "mecanica", "quimica", "sistemas", "electrica", "industrial", "electronica"))}
+    text = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", _course_hits(seven)))
+    assert "¿En qué carrera estás inscrito o inscrita?" in text and "7 carreras" in text
+    assert "0100" not in text  # never one programme's value as if it were the only one
 
 
 
@@ -181,3 +184,12 @@ def test_a_lead_in_said_alone_is_not_the_answer():
     informe = hit("practicas", "Prácticas", text, "https://x.example/practicas", "Informe")
     answer = ExtractiveGenerator(max_sentences=1).generate("¿Cómo entrego el informe de la práctica?", [informe])
     assert body(answer) == "El informe de la práctica se entrega a la Unidad de Prácticas dentro de los 30 días.", body(answer)
+
+
+def test_a_course_code_the_plan_does_not_give_is_never_swapped_silently():
+    hits = _course_hits({"civil": "0112"})
+    text = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1 (0205)?", hits))
+    assert text.startswith("El plan de estudios lista Circuitos Eléctricos 1 con el código 0204 (no 0205).\n"), text
+    assert "prerrequisitos: 0112" in text
+    same = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1 (0204)?", hits))
+    assert "El plan de estudios lista" not in same
