@@ -383,12 +383,22 @@ def yes_or_no(text: str) -> str | None:
 
 def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[str, list[Candidate]] | None:
     """The lead-in and the items of the list the best unit belongs to, in the document's order, when the question asks for steps or requirements."""
-    if asked.kind not in ("procedure", "requirement") or top.unit.kind != "item":
-        return None
     units = units_of(top.chunk)
     at = next((i for i, u in enumerate(units) if u is top.unit), None)
     if at is None:
         return None
+    if top.unit.kind == "sentence" and top.unit.text.rstrip().endswith(":"):  # a lead-in: what it announces follows
+        by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+        follow = []
+        for u in units[at + 1 :]:
+            if u.kind != "item" or id(u) not in by_unit:
+                break
+            follow.append(by_unit[id(u)])
+        return (top.unit.text.rstrip(": "), follow) if 1 <= len(follow) <= MAX_LIST else None
+    if top.unit.kind != "item":
+        return None
+    if asked.kind not in ("procedure", "requirement") and not _led_in(units, at):
+        return None  # other questions: only a list its own lead-in announces ('Se considera falta leve:') is said whole
     lo = hi = at
     while lo > 0 and units[lo - 1].kind == "item" and units[lo - 1].context == top.unit.context:
         lo -= 1
@@ -401,6 +411,15 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
     before = units[lo - 1] if lo > 0 else None
     lead = before.text.rstrip(": ") if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
     return lead, items
+
+
+def _led_in(units: list[Unit], at: int) -> bool:
+    """Whether the list holding units[at] follows a sentence that announces it (the items carry it as their context)."""
+    ctx = units[at].context
+    i = at
+    while i > 0 and units[i - 1].kind == "item" and units[i - 1].context == ctx:
+        i -= 1
+    return bool(ctx) and i > 0 and units[i - 1].kind == "sentence" and units[i - 1].text.rstrip(": ") == ctx.rstrip(": ")
 
 
 def _item_text(c: Candidate) -> str:

@@ -75,10 +75,8 @@ MAX_READY_WORDS = 70
 
 
 def garbled(text: str) -> bool:
-    """Whether a draft shows PDF debris a reviewer would have to clean (see _GARBLED), or a sentence too long to read."""
-    if any(p.search(text) for p in _GARBLED):
-        return True
-    return any(len(s.split()) > 60 for s in re.split(r"(?<=[.;:!?])\s+|\n+", text))
+    """Whether a draft shows PDF debris a reviewer would have to clean (see _GARBLED)."""
+    return any(p.search(text) for p in _GARBLED)
 
 
 def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False) -> Readiness:
@@ -89,7 +87,7 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
     missing = None
     if body and garbled(body):
         missing = t("missing_garbled", lang)
-    elif body and len(body.split()) > MAX_READY_WORDS:
+    elif body and (len(body.split()) > MAX_READY_WORDS or body.rstrip().endswith(":")):  # long, or a lead-in without what it announces
         missing = t("missing_long", lang)
     elif record:
         pass

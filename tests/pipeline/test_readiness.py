@@ -79,3 +79,18 @@ def test_the_current_period_is_preferred_to_a_past_one():
 def test_the_object_phrase_drops_the_interrogative_words():
     assert object_phrase("¿Cuánto vale el examen final?") == "el examen final"
     assert object_phrase("Hola. ¿Qué pasa si me descubren copiando?") == "descubren copiando"
+
+
+def test_an_article_that_announces_a_list_is_said_with_the_list():
+    text = (
+        "## Régimen disciplinario\n\n"
+        "ARTÍCULO 30. Se considera como falta leve:\n\n"
+        "a) Entregar los informes parciales después del tiempo establecido.\n"
+        "b) Ausentarse de la fuente de práctica sin permiso.\n"
+        "c) Asistir tarde a las reuniones programadas.\n\n"
+        "ARTÍCULO 31. Las faltas graves se trasladan a Junta Directiva."
+    )
+    answer = ExtractiveGenerator().generate("¿Qué se considera una falta leve en la práctica?", [hit("eps", "Normativo de EPS", text, URL, "Régimen disciplinario")])
+    lines = body(answer).splitlines()
+    assert lines[0] == "ARTÍCULO 30. Se considera como falta leve:" and len(lines) == 4, lines
+    assert lines[3] == "- Asistir tarde a las reuniones programadas."
