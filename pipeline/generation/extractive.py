@@ -389,8 +389,15 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
         return None
     if top.unit.kind == "sentence" and top.unit.text.rstrip().endswith(":"):  # a lead-in: what it announces follows
         by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+        after = units[at + 1 :]
+        if not after:  # the list starts in the document's next chunk
+            later = [c.chunk for c in cands if c.chunk.doc_id == top.chunk.doc_id and c.chunk.position > top.chunk.position]
+            nxt = min(later, key=lambda c: c.position) if later else None
+            if nxt is not None:
+                by_unit = {id(c.unit): c for c in cands if c.chunk is nxt}
+                after = units_of(nxt)
         follow = []
-        for u in units[at + 1 :]:
+        for u in after:
             if u.kind != "item" or id(u) not in by_unit:
                 break
             follow.append(by_unit[id(u)])
