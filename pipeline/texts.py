@@ -169,6 +169,7 @@ TEXTS["es"].update(
         "missing_type": "no encontré {what}: «{object}»",
         "missing_object": "no encontré un pasaje sobre «{object}»",
         "missing_confidence": "los pasajes elegidos podrían no responder a «{object}»",
+        "missing_open": "la pregunta es abierta («{object}»): confirmá que el pasaje la responde",
         "missing_garbled": "el texto viene desordenado del PDF (encabezados pegados, restos de tablas o de listas): hay que redactarlo",
         "missing_long": "el borrador es largo: conviene dejar solo la parte que responde",
         "what_date": "la fecha o el plazo",

@@ -14,7 +14,8 @@ from pipeline.texts import t
 READINESS_FLAG = "readiness"
 READY, NEEDS_REVIEW = "listo", "necesita revisión"
 MIN_OBJECT = 0.6  # share of the question's object keys the chosen units (with their headings) must hold
-VALUES = frozenset({"amount", "date", "time"})  # kinds answered only by a concrete value (a figure, a calendar date, a clock time)
+VALUES = frozenset({"amount", "date", "time", "requirement"})  # kinds answered only by a concrete value (a figure, a calendar date, a clock time, a condition with its threshold)
+_DEFINITION = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)
 MIN_CONFIDENCE = 0.5  # the learned ranker's probability for the best unit
 _LEAD = re.compile(r"^\s*(?:¿\s*)?(?:y\s+)?(?:(?:cu[aá]ndo|c[oó]mo|qu[eé]|d[oó]nde|cu[aá]nt[oa]s?|qui[eé]n(?:es)?|cu[aá]l(?:es)?|por\s+qu[eé])\s+)+", re.IGNORECASE)
 
@@ -46,7 +47,7 @@ def gives_type(asked: Asked, chosen: Sequence) -> bool:
     """Whether a chosen unit gives the kind of answer asked (a date for a deadline, an amount for a cost, steps for a procedure)."""
     needs = NEEDS.get(asked.kind, ())
     if not needs:
-        return True
+        return False  # an open question: ready only as a definition or an FAQ answer (see assess)
     for c in chosen:
         have, concrete = unit_gives(c.unit.text, c.unit.kind, c.unit.context, c.strong, c.types)
         if any(n in concrete or (n not in VALUES and n in have) for n in needs):
@@ -93,7 +94,9 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         pass
     elif not chosen:
         missing = t("missing_object", lang).format(object=obj)
-    elif not gives_type(asked, chosen):
+    elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq"):
+        missing = t("missing_open", lang).format(object=obj)
+    elif asked.kind != "other" and not gives_type(asked, chosen):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
     elif object_share(asked, chosen) < MIN_OBJECT or object_share(asked, chosen[:1]) < MIN_OBJECT:
         missing = t("missing_object", lang).format(object=obj)

@@ -94,3 +94,13 @@ def test_an_article_that_announces_a_list_is_said_with_the_list():
     lines = body(answer).splitlines()
     assert lines[0] == "ARTÍCULO 30. Se considera como falta leve:" and len(lines) == 4, lines
     assert lines[3] == "- Asistir tarde a las reuniones programadas."
+
+
+def test_an_open_question_is_ready_only_as_a_definition():
+    gen = ExtractiveGenerator()
+    hits = [hit("normativo", "Normativo de evaluación", RULES, URL, "Evaluación")]
+    open_q = readiness_of(gen.generate("¿Qué dice el normativo de los teléfonos celulares en los exámenes?", hits).flags)
+    assert open_q["flag"] == "necesita revisión" and open_q["missing"].startswith("la pregunta es abierta")
+    text = "## Glosario\n\nLa zona es la suma de las notas de las actividades del curso antes del examen final."
+    definition = gen.generate("¿Qué es la zona de un curso?", [hit("glosario", "Glosario", text, URL, "Glosario")])
+    assert readiness_of(definition.flags)["flag"] == "listo"
