@@ -71,6 +71,7 @@ _GARBLED = (
     re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b"),
     re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
     re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
+    re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[a-záéíóúñ]{3,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
 )
 MAX_READY_WORDS = 70
 

@@ -104,3 +104,13 @@ def test_an_open_question_is_ready_only_as_a_definition():
     text = "## Glosario\n\nLa zona es la suma de las notas de las actividades del curso antes del examen final."
     definition = gen.generate("¿Qué es la zona de un curso?", [hit("glosario", "Glosario", text, URL, "Glosario")])
     assert readiness_of(definition.flags)["flag"] == "listo"
+
+
+def test_pdf_debris_is_told_apart_from_clean_text():
+    from pipeline.generation.readiness import garbled
+
+    assert garbled("NSPICO: en los cursos o asio Sodran AROLIN asignaturas en el área básica.")
+    assert garbled("Nombre del archivo en formato.PDF: Constancialnscripcion_#carné 2 Solvencia General")
+    assert garbled("DURACIÓN Y REQUISITOS DEL EPS: de seis meses mínimo.")
+    assert not garbled("Artículo 8°. Las actividades curriculares comprenden ejercicios, proyectos y prácticas de laboratorio.")
+    assert not garbled("El área de prácticas: inicial, intermedia y final, también deben asignarse en la Unidad de EPS.")
