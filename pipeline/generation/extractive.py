@@ -211,6 +211,8 @@ class ExtractiveGenerator:
         if max((c.cover for c in cands), default=0.0) < self.min_coverage:
             return self._no_info(hits, start, covs)  # no unit (with its headings) covers enough of the question
         chosen = select(cands, weights, question, self.selection)
+        if asked.kind in ("date", "time", "amount") and chosen:
+            chosen = current_period(asked, chosen, cands)
         if not chosen:
             return self._no_info(hits, start, covs)
         d = _Steps(hits)
@@ -445,3 +447,16 @@ def _code_note(question: str, head: Candidate, book: RecordBook, lang: str) -> s
         return ""
     name = record_name(head.unit)
     return t("plan_code", lang).format(name=name, code=code, asked=", ".join(sorted(asked))) + "\n"
+
+
+CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best
+
+
+def current_period(asked: Asked, chosen: list[Candidate], cands: list[Candidate]) -> list[Candidate]:
+    """The chosen units without past-period ones; when all are past, the best unit of the asked kind in a current period instead (if close enough)."""
+    kept = [c for c in chosen if period_score(c.text, asked) >= 0]
+    if kept:
+        return kept
+    top = chosen[0].score
+    now = next((c for c in cands if period_score(c.text, asked) > 0 and asked.kind in c.types and c.score >= CURRENT_SHARE * top), None)
+    return [now] if now is not None else chosen

@@ -114,3 +114,10 @@ def test_pdf_debris_is_told_apart_from_clean_text():
     assert garbled("DURACIÓN Y REQUISITOS DEL EPS: de seis meses mínimo.")
     assert not garbled("Artículo 8°. Las actividades curriculares comprenden ejercicios, proyectos y prácticas de laboratorio.")
     assert not garbled("El área de prácticas: inicial, intermedia y final, también deben asignarse en la Unidad de EPS.")
+
+
+def test_a_past_period_is_never_said_next_to_the_current_one():
+    old = hit("calendario_2026", "Calendario académico 2026", "## Calendario 2026\n\nInscripción a los exámenes de febrero: hasta el viernes 22 de enero de 2026 en el SIGE.", URL, "Inscripción a exámenes de febrero")
+    new = hit("examenes", "Exámenes", "## Exámenes\n\nPeríodo 2027: inscripción hasta el 21 de enero de 2027.", URL, "Exámenes", pos=1)
+    text = body(ExtractiveGenerator(today=date(2026, 11, 25)).generate("¿Hasta cuándo me puedo inscribir a los exámenes de febrero?", [old, new]))
+    assert "21 de enero de 2027" in text and "2026" not in text, text
