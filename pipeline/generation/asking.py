@@ -35,6 +35,7 @@ _TYPE_WORDS = frozenset(
     )
 )
 
+_INTERROGATIVE = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánt[oa]s?|quién(?:es)?|cuál(?:es)?)\b", re.IGNORECASE)  # accented: "qué" asks, "que" does not
 _YEAR = re.compile(r"\b(20\d{2})\b")
 _NEGATIVE_Q = re.compile(r"\b(?:no (?:puedo|alcanzo|llego|tengo|apruebo|me)|reprob|perd[ií]|pierdo)")
 
@@ -56,9 +57,7 @@ class Asked:
 
 def kind_of(question: str) -> str:
     """The question's kind of answer (one of KINDS), read on the interrogative part when there is one."""
-    q = fold(question)
-    asked = [p for p in re.split(r"(?<=[?.!])\s+|\n+", q) if "?" in p] or [q]
-    text = " ".join(asked)
+    text = fold(" ".join(asked_parts(question)))
     for name, pattern in _KIND_PATTERNS:
         if pattern.search(text):
             return name
@@ -68,7 +67,7 @@ def kind_of(question: str) -> str:
 def asked_parts(question: str) -> list[str]:
     """The interrogative sentences of a message (all of it when none is)."""
     parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
-    return [p for p in parts if "?" in p] or parts or [question]
+    return [p for p in parts if "?" in p] or [p for p in parts if _INTERROGATIVE.search(p)] or parts or [question]
 
 
 def object_keys(question: str) -> tuple[str, ...]:

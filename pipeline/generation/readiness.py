@@ -16,6 +16,7 @@ READY, NEEDS_REVIEW = "listo", "necesita revisión"
 MIN_OBJECT = 0.6  # share of the question's object keys the chosen units (with their headings) must hold
 VALUES = frozenset({"amount", "date", "time", "requirement"})  # kinds answered only by a concrete value (a figure, a calendar date, a clock time, a condition with its threshold)
 _DEFINITION = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)
+MIN_OWN_OBJECT = 0.5  # ... and the best unit itself, without its headings (a heading that names the object does not make a neighbour answer)
 MIN_CONFIDENCE = 0.5  # the learned ranker's probability for the best unit
 _LEAD = re.compile(r"^\s*(?:¿\s*)?(?:y\s+)?(?:(?:cu[aá]ndo|c[oó]mo|qu[eé]|d[oó]nde|cu[aá]nt[oa]s?|qui[eé]n(?:es)?|cu[aá]l(?:es)?|por\s+qu[eé])\s+)+", re.IGNORECASE)
 
@@ -55,12 +56,12 @@ def gives_type(asked: Asked, chosen: Sequence) -> bool:
     return False
 
 
-def object_share(asked: Asked, chosen: Sequence) -> float:
-    """Share of the question's object keys the chosen units hold (their headings and lead-ins included)."""
+def object_share(asked: Asked, chosen: Sequence, *, own: bool = False) -> float:
+    """Share of the question's object keys the chosen units hold (their headings and lead-ins included unless `own`)."""
     keys = asked.object_keys
     if not keys:
         return 1.0
-    have = set().union(*(c.keys for c in chosen)) if chosen else set()
+    have = set().union(*((c.own or c.keys) if own else c.keys for c in chosen)) if chosen else set()
     return sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
 
 
@@ -99,7 +100,7 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_open", lang).format(object=obj)
     elif asked.kind != "other" and not gives_type(asked, chosen):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
-    elif object_share(asked, chosen) < MIN_OBJECT or object_share(asked, chosen[:1]) < MIN_OBJECT:
+    elif object_share(asked, chosen) < MIN_OBJECT or object_share(asked, chosen[:1]) < MIN_OBJECT or object_share(asked, chosen[:1], own=True) < MIN_OWN_OBJECT:
         missing = t("missing_object", lang).format(object=obj)
     elif any(period_score(c.text, asked) < 0 for c in chosen) and asked.kind in ("date", "time", "amount"):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)

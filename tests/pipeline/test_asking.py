@@ -42,3 +42,8 @@ def test_a_past_period_is_marked_unless_the_question_names_it():
     assert period_score("Inscripción: del 1 al 28 de febrero de 2027.", ask("¿Cuándo es la inscripción?", today)) > 0
     assert period_score("Inscripción: del 1 al 28 de febrero de 2026.", ask("¿Cuándo fue la inscripción de 2026?", today)) > 0
     assert period_score("La inscripción se hace en el SIGE.", ask("¿Cuándo es la inscripción?", today)) == 0
+
+
+def test_without_question_marks_the_sentence_with_an_interrogative_word_is_the_one_asked():
+    asked = ask("Quería saber hasta cuándo me puedo inscribir a los exámenes de febrero. Tengo que dar Cálculo 2 y no quiero que se me pase.")
+    assert asked.kind == "date" and "calc" not in asked.object_keys and "insc" in asked.object_keys
