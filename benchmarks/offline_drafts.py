@@ -32,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 from bot.ops.answer_eval import answer_body  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
+from pipeline.generation.readiness import readiness_of  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from pipeline.text import STOPWORDS_ES, fold, sentences, stem, tokens  # noqa: E402
 
@@ -77,6 +78,32 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in tokens(text) if w not in STOPWORDS_ES and len(w) > 2}
 
 
+def summary(rows: list[dict]) -> dict:
+    """The bar figures of a subset of drafts."""
+    cov = [x["coverage"] for x in rows if x["coverage"] is not None]
+    hits = [x["doc_hit"] for x in rows if x["doc_hit"] is not None]
+    return {
+        "n": len(rows),
+        "expected_doc_in_references": round(sum(hits) / len(hits), 4) if hits else None,
+        "coverage_mean": round(fmean(cov), 4) if cov else None,
+        "words_median": median(x["words"] for x in rows) if rows else None,
+        "drafts_with_debris": sum(bool(x["debris"]) for x in rows),
+        "ready": sum(x["readiness"] == "listo" for x in rows),
+    }
+
+
+def readiness_summary(rows: list[dict]) -> dict:
+    """How many drafts are labelled listo, and how the reference coverage of those compares with the others (a proxy of the label's precision; the reviewer's judgement is the real one)."""
+    ready = [x for x in rows if x["readiness"] == "listo" and x["coverage"] is not None]
+    other = [x for x in rows if x["readiness"] != "listo" and x["coverage"] is not None]
+    return {
+        "ready": len(ready),
+        "needs_review": len(other),
+        "ready_coverage_ge_0_5": round(sum(x["coverage"] >= 0.5 for x in ready) / len(ready), 4) if ready else None,
+        "needs_review_coverage_ge_0_5": round(sum(x["coverage"] >= 0.5 for x in other) / len(other), 4) if other else None,
+    }
+
+
 def percentile(values: list[float], q: float) -> float:
     xs = sorted(values)
     if not xs:
@@ -94,6 +121,7 @@ def main() -> None:
     ap.add_argument("--qa", type=Path, default=None, help="Questions (default: <corpus>/qa_dev.jsonl).")
     ap.add_argument("--details", type=Path, default=None, help="Write one JSON line per question here.")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "offline_drafts.json")
+    ap.add_argument("--ranker", type=Path, default=None, help="Rank units with this learned model (default: the data dir's adopted one, if any).")
     args = ap.parse_args()
     fiusac = args.corpus
     if not fiusac.exists():
@@ -111,6 +139,10 @@ def main() -> None:
         qa = qa[:: max(1, len(qa) // args.limit)][: args.limit]
     headers = page_headers(fiusac / "text")
     generator = services.generator()
+    if args.ranker:
+        from pipeline.generation.ranking import UnitRanker
+
+        generator.ranker = UnitRanker.load(args.ranker)
     r = settings.retrieval
     generator.generate(qa[0]["question"], services.retriever.retrieve(qa[0]["question"], r.k, support=r.support_chunks))  # warm-up (corpus statistics)
     rows = []
@@ -138,6 +170,9 @@ def main() -> None:
                 "coverage": round(len(ref & have) / len(ref), 4) if ref else None,
                 "words": len(body.split()),
                 "doc_hit": gold in refs if gold else None,
+                "readiness": (readiness_of(answer.flags) or {}).get("flag"),
+                "missing": (readiness_of(answer.flags) or {}).get("missing"),
+                "kind": "course_plan" if any(str(d).startswith("pensum_") for d in (gold if isinstance(gold, list) else [gold])) else "rules_procedures",
                 "latency_ms": round(ms, 2),
                 "cpu_ms": round(cpu_ms, 2),
                 "process_cpu_ms": round(proc_ms, 2),
@@ -169,6 +204,8 @@ def main() -> None:
         "generation_cpu_ms_p95": round(percentile(cpu_lat, 95), 2),
         "generation_process_cpu_ms_p50": round(percentile(proc_lat, 50), 2),  # all threads of the process (time.process_time)
         "generation_process_cpu_ms_p95": round(percentile(proc_lat, 95), 2),
+        "by_kind": {kind: summary([x for x in rows if x["kind"] == kind]) for kind in ("course_plan", "rules_procedures")},
+        "readiness": readiness_summary(rows),
         "ingest": {"seconds": round(index_s, 1), "added": len(ingest_report.added), "updated": len(ingest_report.updated), "unchanged": len(ingest_report.unchanged)},
         "loadavg": load,
         "note": "shared 2-core machine (other engineers running); latency is the generator alone, retrieval excluded",

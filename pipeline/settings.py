@@ -48,6 +48,11 @@ class PathsSettings(BaseModel):
         return self.data_dir / "reports"
 
     @property
+    def unit_ranker(self) -> Path:
+        """The offline drafter's learned unit ranker (present only when it beat the hand score on held-out questions)."""
+        return self.data_dir / "models" / "unit_ranker.json"
+
+    @property
     def outbox_dir(self) -> Path:
         return self.data_dir / "outbox"
 

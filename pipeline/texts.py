@@ -177,6 +177,34 @@ TEXTS["es"].update(
         "hidden_text_flag": "texto oculto en el correo",
     }
 )
+# readiness of an offline draft (pipeline/generation/readiness.py, the review card and `review show`)
+TEXTS["es"].update(
+    {
+        "ready": "listo",
+        "needs_review": "necesita revisión",
+        "readiness_title": "Estado del borrador",
+        "readiness_passages": "Pasajes más cercanos (para redactar la respuesta):",
+        "missing_type": "no encontré {what}: «{object}»",
+        "missing_object": "no encontré un pasaje sobre «{object}»",
+        "missing_confidence": "los pasajes elegidos podrían no responder a «{object}»",
+        "missing_open": "la pregunta es abierta («{object}»): confirmá que el pasaje la responde",
+        "missing_garbled": "el texto viene desordenado del PDF (encabezados pegados, restos de tablas o de listas): hay que redactarlo",
+        "missing_long": "el borrador es largo: conviene dejar solo la parte que responde",
+        "what_date": "la fecha o el plazo",
+        "what_time": "el horario",
+        "what_amount": "el costo",
+        "what_yes_no": "si está permitido o no",
+        "what_procedure": "los pasos",
+        "what_place": "el lugar o el enlace",
+        "what_role": "quién se encarga",
+        "what_count": "la cantidad",
+        "what_consequence": "qué consecuencia tiene",
+        "what_requirement": "los requisitos",
+        "yes": "Sí.",
+        "no": "No.",
+        "plan_code": "El plan de estudios lista {name} con el código {code} (no {asked}).",
+    }
+)
 TEXTS["en"].update(
     {
         "set_aside_title": "Messages without a draft",
@@ -190,5 +218,15 @@ TEXTS["en"].update(
         "set_aside_none": "No message was left without a draft.",
         "review_turn_acknowledged": "closing, no reply",
         "hidden_text_flag": "hidden text in the e-mail",
+        "ready": "ready",
+        "needs_review": "needs review",
+        "readiness_title": "Draft status",
+        "readiness_passages": "Closest passages (to write the answer from):",
+        "missing_type": "I did not find {what}: “{object}”",
+        "missing_object": "I did not find a passage about “{object}”",
+        "missing_confidence": "the chosen passages may not answer “{object}”",
+        "yes": "Yes.",
+        "no": "No.",
+        "plan_code": "The study plan lists {name} with code {code} (not {asked}).",
     }
 )

@@ -11,6 +11,9 @@ from bot.cli._common import console, err_console, fail, print_json, services
 from bot.cli.eval import eval_app
 
 
+KIND_LABELS = {"course_plan": "plan de estudios", "rules_procedures": "reglamentos, trámites y guías"}
+
+
 def _split(value: str, cast, name: str) -> list:
     try:
         items = [cast(x.strip()) for x in value.split(",") if x.strip()]
@@ -30,7 +33,8 @@ def _fmt(value, pct: bool = True) -> str:
 @eval_app.command("answers")
 def answers_cmd(
     ctx: typer.Context,
-    qa: Path = typer.Option(..., "--qa", help="JSONL con 'question', 'answer' (la referencia) y opcionalmente 'doc'."),
+    qa: Optional[Path] = typer.Option(None, "--qa", help="JSONL con 'question', 'answer' (la referencia) y opcionalmente 'doc' y 'kind'."),
+    from_approved: bool = typer.Option(False, "--from-approved", help="Evaluar contra las respuestas que el equipo aprobó (activas) en vez de un archivo: qué tan cerca quedan los borradores de lo que se envió."),
     method: Optional[str] = typer.Option(None, "--method", help="Métodos de generación separados por comas (rag, derivation); por defecto, el de la configuración."),
     k: Optional[str] = typer.Option(None, "--k", help="Cantidades de fragmentos recuperados, separadas por comas; por defecto, la de la configuración."),
     chunking: Optional[str] = typer.Option(None, "--chunking", help="Estrategias de fragmentación separadas por comas; por defecto, la de la configuración."),
@@ -48,11 +52,20 @@ def answers_cmd(
     from bot.ops.documents import read_jsonl
     from review.charts import comparison_chart
 
-    if not qa.exists():
+    if (qa is None) == (not from_approved):
+        fail("indicá --qa ARCHIVO o --from-approved (una de las dos)")
+    if qa is not None and not qa.exists():
         fail(f"no existe el archivo {qa}")
     svc = services(ctx)
     s = svc.settings
-    rows = read_jsonl(qa)
+    if from_approved:
+        from bot.ops.answer_eval import approved_rows
+
+        rows = approved_rows(svc)
+        if not rows:
+            fail("no hay respuestas aprobadas activas todavía: aprobá borradores o guardalas con `orienta answers save`")
+    else:
+        rows = read_jsonl(qa)  # type: ignore[arg-type]
     if any("question" not in r for r in rows):
         fail("cada línea de --qa necesita una 'question'")
     if limit:
@@ -71,7 +84,7 @@ def answers_cmd(
         details.parent.mkdir(parents=True, exist_ok=True)
         out = details.open("w", encoding="utf-8")
     try:
-        report = evaluate_answers(svc, rows, configs, docs=docs, progress=lambda m: err_console.print(m, highlight=False), details=(lambda line: out.write(json.dumps(line, ensure_ascii=False) + "\n")) if out else None)
+        report = evaluate_answers(svc, rows, configs, docs=docs, memory=not from_approved, progress=lambda m: err_console.print(m, highlight=False), details=(lambda line: out.write(json.dumps(line, ensure_ascii=False) + "\n")) if out else None)
     finally:
         if out is not None:
             out.close()
@@ -93,6 +106,14 @@ def answers_cmd(
     for r in report["impossible"]:
         table.add_row(r["label"], f"imposible: {r['reason']}", *["—"] * 9)
     console.print(table)
+    kinds = Table(title="por tipo de pregunta (consultas del plan de estudios / reglamentos, trámites y guías)")
+    for col in ("configuración", "tipo", "preguntas", "respondidas", "F1", "doc@k", "listos"):
+        kinds.add_column(col, justify="left" if col in ("configuración", "tipo") else "right")
+    for r in report["configs"]:
+        for kind, k in (r.get("by_kind") or {}).items():
+            kinds.add_row(r["label"], KIND_LABELS.get(kind, kind), str(k["n"]), _fmt(k["answered_rate"]), _fmt(k["token_f1"], False), _fmt(k["doc_hit_rate"]), _fmt(k.get("ready_rate")))
+    if kinds.row_count:
+        console.print(kinds)
     if report["note"]:
         console.print(report["note"])
     console.print(f"gráfico: {chart_path}")

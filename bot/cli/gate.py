@@ -41,15 +41,27 @@ def train_cmd(
             gate = train(services(ctx), options)
     except GateError as exc:
         fail(describe(exc))
+    from bot.learning.unit_ranking import train_unit_ranker
+
+    with console.status("Entrenando el orden de los pasajes del borrador sin LLM…"):
+        ranker = train_unit_ranker(services(ctx))
     if as_json:
-        print_json(gate.meta | {"threshold": gate.threshold, "features": gate.features, "model": gate.model})
+        print_json(gate.meta | {"threshold": gate.threshold, "features": gate.features, "model": gate.model, "unit_ranker": ranker})
         return
+    console.print(_ranker_line(ranker), highlight=False)
     held = gate.meta["heldout"]
     console.print(
         f"gate entrenado ({gate.model}, {gate.features}, {'balanceado' if gate.meta['balanced'] else 'completo'}, {gate.meta['generator']}): "
         f"{gate.meta['n_in']} ejemplos del dominio / {gate.meta['n_out']} fuera de dominio ({gate.meta['feedback_examples']} del equipo), "
         f"umbral {gate.threshold:.3f}, F1 en sintéticas reservadas: dentro {held['f1_in']:.3f} / fuera {held['f1_out']:.3f}"
     )
+
+
+def _ranker_line(report: dict) -> str:
+    if "precision_at_1_learned" not in report:
+        return f"orden de pasajes: sin modelo ({report.get('reason')})"
+    verdict = "adoptado" if report["adopted"] else f"no adoptado ({report.get('reason')})"
+    return f"orden de pasajes aprendido: precisión@1 en preguntas reservadas {report['precision_at_1_learned']:.3f} vs {report['precision_at_1_hand']:.3f} sin aprender ({report['held_out_counted']} preguntas): {verdict}"
 
 
 @gate_app.command("eval")

@@ -14,6 +14,7 @@ from rich.table import Table
 from bot.cli._common import console, describe, err_console, fail, print_json, services
 from pipeline.derivation import Step, render
 from pipeline.generation import outcome_of
+from pipeline.generation.readiness import READY, readiness_of, readiness_text
 from pipeline.texts import t
 from review import answer_memory as answers, queue, states
 from review.answer_memory import CURATED_FLAG, SUGGESTION_FLAG
@@ -53,6 +54,7 @@ def draft_summary(draft, message) -> dict:
         "reason": message.reason,
         "message_flags": message.flags or [],
         "outcome": outcome_of(draft.flags),
+        "readiness": (readiness_of(draft.flags) or {}).get("flag"),
         "version": message.version,
         "created_at": draft.created_at.isoformat(),
     }
@@ -154,6 +156,9 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
 
         console.print(suggestion_text(flag), highlight=False, markup=False)
         console.print(f"  orienta review edit {data['draft_id']} --from-answer {flag['answer_id']}", highlight=False, markup=False)
+    ready = readiness_of(data["flags"])
+    if ready is not None:
+        console.print(readiness_text(ready), style="green" if ready.get("flag") == READY else "yellow", highlight=False, markup=False)
     console.print("\n[bold]Pregunta (limpia):[/]")
     console.print(data["question"] or "", highlight=False, markup=False)
     _print_conversation(data["conversation"])

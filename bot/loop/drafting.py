@@ -13,7 +13,7 @@ from sqlalchemy.orm import defer
 from sqlmodel import Session
 
 from bot.learning import conversations
-from bot.learning.answer_memory import after_draft, find_reuse
+from bot.learning.answer_memory import Reuse, after_draft, find_reuse
 from bot.loop import answering, steps
 from bot.email.intake import needs_processing, process_stored
 from bot.wiring.logs import message_context
@@ -35,14 +35,16 @@ T = TypeVar("T")
 BIG_TEXTS_DEFERRED = [defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text)]  # type: ignore[arg-type]
 
 
-def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()) -> tuple[Answer, GateDecision | None]:
-    """The draft of one question (a follow-up with its earlier turns): focus → gate → reuse an approved answer → answer."""
+def draft_for(services: Services, question: str, *, history: Sequence[Turn] = (), memory: bool = True) -> tuple[Answer, GateDecision | None]:
+    """The draft of one question (a follow-up with its earlier turns): focus → gate → reuse an approved answer → answer.
+
+    `memory=False` leaves the approved answers out (measuring the drafter against what staff sent)."""
     llm = services.llm
     asked = steps.ask(question, history, standalone=partial(conversations.standalone, llm), model=llm.model if llm else None)
-    return _answer(services, asked)
+    return _answer(services, asked, memory=memory)
 
 
-def _answer(services: Services, question: steps.Question) -> tuple[Answer, GateDecision | None]:
+def _answer(services: Services, question: steps.Question, *, memory: bool = True) -> tuple[Answer, GateDecision | None]:
     """Steps 3–5 for a focused question: the gate, the approved-answer memory, then retrieval and generation.
 
     A message the gate judges in domain but without information in the documents is still drafted from them: the
@@ -52,7 +54,7 @@ def _answer(services: Services, question: steps.Question) -> tuple[Answer, GateD
     if verdict.out_of_domain:
         drafted, parts = steps.out_of_domain_reply(services.settings.llm.language), [question.query]
     else:
-        reuse = steps.reuse_approved(question, find=partial(find_reuse, services))
+        reuse = steps.reuse_approved(question, find=partial(find_reuse, services)) if memory else Reuse()
         if reuse.answer is not None:
             drafted, parts = reuse.answer, [question.query]
         else:

@@ -90,14 +90,15 @@ def evaluate_one(services: Services, row: dict, judge: Judge | None) -> dict:
     return out
 
 
-def answer_one(services: Services, row: dict, judge: Judge | None) -> tuple[dict, list]:
+def answer_one(services: Services, row: dict, judge: Judge | None, *, memory: bool = True) -> tuple[dict, list]:
     """The answer and its non-LLM measures, and the judge calls still to make (correctness, faithfulness)."""
     from bot.loop.drafting import draft_for
+    from pipeline.generation.readiness import readiness_of
 
     question, reference = row["question"], row.get("answer") or ""
     gold = row.get("doc")
     gold = set(gold if isinstance(gold, list) else [gold] if gold else [])
-    answer, decision = draft_for(services, question)
+    answer, decision = draft_for(services, question, memory=memory)
     in_domain = decision.in_domain if decision is not None else None
     lang = services.settings.llm.language
     body = answer_body(answer.text, lang)
@@ -116,10 +117,35 @@ def answer_one(services: Services, row: dict, judge: Judge | None) -> tuple[dict
         "answer": answer.text,
         "method": answer.method,
         "references": [r.doc_id for r in answer.references],
+        "readiness": (readiness_of(answer.flags) or {}).get("flag"),
+        "kind": question_kind(row, answer, plan_documents(services)),
     }
     if judge is None:
         return out, []
     return out, [judge.correctness_call(question=question, answer=answer.text, reference=reference), judge.faithfulness_call(answer=answer.text, chunks=chunks)]
+
+
+COURSE_PLAN, RULES = "course_plan", "rules_procedures"
+
+
+def plan_documents(services: Services) -> frozenset[str]:
+    """Documents that hold course records (study plans): the ones whose records carry a code."""
+    cached = services.__dict__.get("_plan_documents")
+    if cached is None:
+        from pipeline.generation.records import RecordBook
+
+        book = RecordBook.build([c for c, _ in services.index.all_chunks()]) if services.index.exists() else None
+        cached = services.__dict__["_plan_documents"] = frozenset(book.by_code) if book else frozenset()
+    return cached
+
+
+def question_kind(row: dict, answer, plans: frozenset[str]) -> str:
+    """A row's own 'kind', else a course-plan lookup when its expected document (or, without one, the draft's first source) is a study plan."""
+    if row.get("kind"):
+        return str(row["kind"])
+    gold = row.get("doc")
+    docs = gold if isinstance(gold, list) else [gold] if gold else [r.doc_id for r in answer.references[:1]]
+    return COURSE_PLAN if docs and all(d in plans for d in docs) else RULES
 
 
 def judge_one(out: dict, judge: Judge, calls: list) -> None:
@@ -143,7 +169,14 @@ def detail_line(config: Config, row: dict, result: dict, lang: str = "es") -> di
 
 
 def summarise(config: Config, results: Sequence[dict], *, judged: bool) -> dict:
-    """The per-configuration figures of the comparison table."""
+    """The per-configuration figures of the comparison table, and the same figures per question kind."""
+    row = _figures(config, results, judged=judged)
+    kinds = sorted({r.get("kind") for r in results if r.get("kind")})
+    row["by_kind"] = {k: _figures(config, [r for r in results if r.get("kind") == k], judged=judged) for k in kinds}
+    return row
+
+
+def _figures(config: Config, results: Sequence[dict], *, judged: bool) -> dict:
     n = len(results)
     answered = [r for r in results if r["answered"]]
     row = {"label": config.label, **config.as_dict(), "n": n, "ran": sorted({r["ran"] for r in results}), "judged": judged}
@@ -170,7 +203,21 @@ def summarise(config: Config, results: Sequence[dict], *, judged: bool) -> dict:
         row["correctness"] = fmean(r["token_f1"] for r in answered) if answered else None
         row["faithfulness"] = fmean(r["grounding"] for r in answered) if answered else None
     row["total"] = row["correctness"] * row["answered_rate"] if row["correctness"] is not None and row["answered_rate"] is not None else None
+    ready = [r for r in results if r.get("readiness")]
+    row["ready_rate"] = metrics.rate(sum(r["readiness"] == "listo" for r in ready), len(ready)) if ready else None
     return row
+
+
+def approved_rows(services: Services) -> list[dict]:
+    """Staff-approved answers (active) as an evaluation set: the question, the reply staff sent, the documents it cites."""
+    from sqlmodel import select
+
+    from review.answer_models import CuratedAnswer
+    from review.db import session_scope
+
+    with session_scope(services.engine) as session:
+        rows = session.exec(select(CuratedAnswer).where(CuratedAnswer.state == "active").order_by(CuratedAnswer.id)).all()
+        return [{"question": a.question, "answer": a.text, "doc": [r["doc_id"] for r in a.references or [] if r.get("doc_id")] or None} for a in rows if a.question and a.text]
 
 
 def _services_for(base: Services, chunking: str, docs: Sequence[Path] | None) -> Services:
@@ -193,8 +240,9 @@ def evaluate_answers(
     docs: Sequence[Path] | None = None,
     progress: Callable[[str], None] = lambda _m: None,
     details: Callable[[dict], None] | None = None,
+    memory: bool = True,
 ) -> dict:
-    """Every configuration over every question; cached per (question, configuration, index, generator, judge)."""
+    """Every configuration over every question; cached per (question, configuration, index, generator, judge); memory=False drafts without approved-answer reuse."""
     from bot.ops.documents import ingest_documents
 
     rows, impossible_cells, computed, cached = [], [], 0, 0
@@ -223,7 +271,7 @@ def evaluate_answers(
                 effective = config.as_dict() | {"effort": getattr(svc.llm, "effort", None), "temperature": getattr(svc.llm, "temperature", None)}
                 if generator.name == "extractive":  # offline the method, effort and temperature change nothing: share the cache
                     effective |= {"method": None, "effort": None, "temperature": None}
-                ident = {"config": effective, "index": fingerprint, "generator": [generator.name, getattr(getattr(generator, "llm", None), "model", None), getattr(getattr(generator, "prompt", None), "hash", None)], "judge": judge.model if judge else None, "judge_runs": judge.runs if judge else 0}
+                ident = {"config": effective, "index": fingerprint, "generator": [generator.name, getattr(getattr(generator, "llm", None), "model", None), getattr(getattr(generator, "prompt", None), "hash", None)], "judge": judge.model if judge else None, "judge_runs": judge.runs if judge else 0, "memory": memory, "ranker": getattr(getattr(generator, "ranker", None), "meta", None)}
                 results: list[dict | None] = []
                 pending: list[tuple[int, str, dict, dict, list]] = []
                 for i, row in enumerate(qa, start=1):
@@ -236,7 +284,7 @@ def evaluate_answers(
                             if details is not None:
                                 details(detail_line(config, row, hit.result, svc.settings.llm.language))
                             continue
-                    result, calls = answer_one(svc, row, judge)
+                    result, calls = answer_one(svc, row, judge, memory=memory)
                     results.append(result)
                     if calls:
                         pending.append((len(results) - 1, key, row, result, calls))

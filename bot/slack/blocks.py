@@ -9,6 +9,7 @@ from typing import Any
 
 from pipeline.generation import outcome_of
 from pipeline.generation.citations import UNCITED
+from pipeline.generation.readiness import READY, readiness_of, readiness_text
 from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
 from review.answer_memory import CURATED_FLAG, suggestions_of
@@ -228,6 +229,10 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
     step_flags = [f for f in draft.flags or [] if not f.get("kind")]  # the verifier's steps; draft-level flags (with a kind) are shown on their own
     if step_flags:
         blocks.append(_section(flags_text(step_flags, lang)))
+    ready = readiness_of(draft.flags)
+    if ready is not None:
+        mark = "✅" if ready.get("flag") == READY else "⚠️"
+        blocks.insert(blocks.index(next(b for b in blocks if b.get("type") == "divider")) + 1, _section(clip(f"{mark} " + escape(readiness_text(ready, lang)), SECTION_LIMIT - 40, t("review_truncated", lang))))
     if message.reason and message.reason.startswith("reused_message_id"):
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": f"⚠️ {escape(message.reason)}"}]})
     if message.flags:

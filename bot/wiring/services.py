@@ -88,6 +88,7 @@ class Services:
         import pipeline.generation.extractive  # noqa: F401
         import pipeline.generation.long_context  # noqa: F401
         import pipeline.generation.rag  # noqa: F401
+        from pipeline.generation.ranking import UnitRanker
         from pipeline.llm import prices_for
 
         cache = self.__dict__.setdefault("_generators", {})
@@ -98,7 +99,7 @@ class Services:
         if method not in GENERATORS:
             raise ConfigurationError(f"generation method {method!r} is not available; choose from {sorted(GENERATORS)}")
         if self.llm is None:
-            gen = GENERATORS["extractive"](lang=llm_cfg.language, index=self.index, embedder=self.embedder)
+            gen = GENERATORS["extractive"](lang=llm_cfg.language, index=self.index, embedder=self.embedder, ranker=UnitRanker.load(self.settings.paths.unit_ranker))
         else:
             prices = prices_for(llm_cfg, self.llm.model)
             common = dict(llm=self.llm, prices=prices, lang=llm_cfg.language, index=self.index, embedder=self.embedder)

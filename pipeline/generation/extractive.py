@@ -7,21 +7,32 @@ import re
 import time
 from collections import Counter
 from collections.abc import Sequence
+from datetime import date
+
+import numpy as np
 
 from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
+from pipeline.generation.asking import Asked, ask, period_score
+from pipeline.generation.readiness import Readiness, assess, object_phrase, passages
 from pipeline.generation.lexical import doc_keys, query_keys
+from pipeline.generation.ranking import UnitRanker, featurize, pair_context
 from pipeline.generation.records import RecordBook
-from pipeline.generation.selection import Candidate, SelectionConfig, asked_types, features, score, select
+from pipeline.generation.selection import Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
-from pipeline.text import tokens
+from pipeline.text import fold, tokens
 from pipeline.texts import t
 from pipeline.units import Unit, record_code, record_name, render, render_fields
 from pipeline.verifier import StepVerifier
 
 MODEL_LABEL = "extractive (sin LLM)"
+PAST_PERIOD = 0.5  # score factor of a unit whose dates are all of a past period
+MAX_LIST = 10  # longer lists are not said whole
+MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
+_NO = re.compile(r"\bno (?:podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
+_YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben)\b")
 
 _ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
 
@@ -85,9 +96,13 @@ class ExtractiveGenerator:
         dense_weight: float = 0.35,
         rank_weight: float = 0.2,
         expand_documents: int = 1,
+        ranker: UnitRanker | None = None,
+        today: date | None = None,
         **_: object,
     ) -> None:
         self.lang, self.index, self.embedder = lang, index, embedder
+        self.ranker = ranker  # learned unit ranking; None: the hand-weighted score
+        self.today = today  # the message's date (None: the day it is drafted)
         self.min_coverage, self.context_weight = min_coverage, context_weight
         self.expand_documents = expand_documents  # the best-ranked documents whose every unit is a candidate
         self.selection = SelectionConfig(max_units=max_sentences, dense_weight=dense_weight, rank_weight=rank_weight)
@@ -147,6 +162,37 @@ class ExtractiveGenerator:
                     have.add(chunk.id)
         return out
 
+    def rank(self, question: str, hits: list[Hit], weights: dict[str, float], asked: Asked) -> list[Candidate]:
+        """Every candidate unit scored (by the learned ranker when there is one), best first."""
+        book = self._records(hits)
+        candidates = self._candidates(question, hits)
+        curricula = [doc for doc in dict.fromkeys(h.chunk.doc_id for h in candidates) if doc in book.by_code]
+        courses = " ".join(dict.fromkeys(record_name(u) for _, u in book.named_in(question)))  # 'Química 2' names a course, not the programme
+        named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
+        cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
+        if self.ranker is not None and cands:
+            probs = self.ranker.scores(self.features(question, asked, cands))
+            for c, p in zip(cands, probs, strict=True):
+                c.score = float(p)
+        if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
+            for c in cands:
+                if period_score(c.text, asked) < 0:
+                    c.score *= PAST_PERIOD
+        cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
+        return cands
+
+    def features(self, question: str, asked: Asked, cands: list[Candidate]) -> np.ndarray:
+        """The ranker's feature rows of the candidates."""
+        pc = pair_context(question, asked)
+        titles: dict[str, set[str]] = {}
+        rows = []
+        for c in cands:
+            tk = titles.get(c.chunk.doc_id)
+            if tk is None:
+                tk = titles[c.chunk.doc_id] = doc_keys(f"{c.chunk.doc_title} {c.chunk.doc_id.replace('_', ' ')}")
+            rows.append(featurize(pc, c, tk))
+        return np.stack(rows)
+
     def _query_vector(self, question: str, hits: list[Hit]):
         """The question's embedding, only when the hits carry unit vectors stored at ingestion."""
         if self.embedder is None or not any(u.vector for h in hits for u in h.chunk.units or ()):
@@ -160,14 +206,13 @@ class ExtractiveGenerator:
         if not hits or max(covs, default=0.0) < self.min_coverage:
             return self._no_info(hits, start, covs)
         book = self._records(hits)
-        candidates = self._candidates(question, hits)
-        curricula = [doc for doc in dict.fromkeys(h.chunk.doc_id for h in candidates) if doc in book.by_code]
-        courses = " ".join(dict.fromkeys(record_name(u) for _, u in book.named_in(question)))  # 'Química 2' names a course, not the programme
-        named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
-        cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
+        asked = ask(question, self.today or date.today())
+        cands = self.rank(question, hits, weights, asked)
         if max((c.cover for c in cands), default=0.0) < self.min_coverage:
             return self._no_info(hits, start, covs)  # no unit (with its headings) covers enough of the question
         chosen = select(cands, weights, question, self.selection)
+        if asked.kind in ("date", "time", "amount") and chosen:
+            chosen = current_period(asked, chosen, cands)
         if not chosen:
             return self._no_info(hits, start, covs)
         d = _Steps(hits)
@@ -175,6 +220,9 @@ class ExtractiveGenerator:
         lead = None
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
+        elif (listed := whole_list(asked, chosen[0], cands)) is not None:
+            chosen = listed[1]
+            final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
         else:
             final = self._units_answer(chosen, book, d, cands)
             docs = {c.chunk.doc_id for c in chosen}
@@ -186,7 +234,30 @@ class ExtractiveGenerator:
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
         final.is_final = True
         body = final.conclusion if lead is None else lead  # a lead replaces the conclusion: a question back, or values labelled by programme
-        return self._answer(body, d, final, covs, start, question)
+        if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
+            body = _code_note(question, head, book, self.lang) + body
+        named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
+        state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
+        if asked.yes_no and lead is None and not named_record:
+            answer = yes_or_no(chosen[0].text)
+            if answer is not None:
+                body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
+            elif state.ready:
+                state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands))
+        return self._answer(body, d, final, covs, start, question, state)
+
+    def _list_answer(self, lead: str, items: list[Candidate], d: _Steps, *, numbered: bool) -> Step:
+        """A list said whole under its lead-in: numbered when it is a procedure; items after one ending in ':' are its sub-items."""
+        parts = [d.extract(c.chunk, c.unit) for c in items]
+        lines, n, sub = [], 0, False
+        for c in items:
+            if sub:
+                lines.append(f"   - {_item_text(c)}")
+                continue
+            n += 1
+            lines.append(f"{n}. {_item_text(c)}" if numbered else f"- {_item_text(c)}")
+            sub = c.unit.text.rstrip().endswith(":")
+        return d.concat(parts, (f"{lead}:\n" if lead else "") + "\n".join(lines))
 
     def _render(self, c: Candidate, book: RecordBook, d: _Steps, twins: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
         """Extract the unit from its chunk (and the same unit from other documents that say it word for word), then render it."""
@@ -244,7 +315,7 @@ class ExtractiveGenerator:
         if len(groups) == 1:
             return self._record_line([same[x] for x in order], book, d), None, None
         labels = {doc: book.labels.get(doc, doc) for doc in order}
-        if len(groups) > 3:
+        if len(groups) > MAX_VARIANTS:  # the variants do not fit in a few lines: ask which programme
             evidence = d.concat([d.extract(*same[x]) for x in order])
             lead = t("which_programme", self.lang).format(name=name, n=len(same), programmes=", ".join(labels[x] for x in order))
             return evidence, lead, lead
@@ -258,10 +329,11 @@ class ExtractiveGenerator:
         final = d.concat(lines)
         return final, t("per_programme", self.lang).format(name=name) + "\n" + "\n".join(shown), None
 
-    def _answer(self, body: str, d: _Steps, final: Step, covs: list[float], start: float, question: str) -> Answer:
+    def _answer(self, body: str, d: _Steps, final: Step, covs: list[float], start: float, question: str, state: Readiness) -> Answer:
         refs = references_for(d.steps, final, d.hits)
         self.verifier.verify(d.steps, [h.chunk.embed_text for h in d.hits], question)
         return Answer(
+            extra_flags=[state.flag(self.lang)],
             text=format_reply(body, refs, self.lang),
             method="extractive",
             model=MODEL_LABEL,
@@ -283,6 +355,7 @@ class ExtractiveGenerator:
             hits=hits,
             latency_ms=(time.perf_counter() - start) * 1000,
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f} < {self.min_coverage:.3f}"],
+            extra_flags=[Readiness(False, t("no_info", self.lang)).flag(self.lang)],
         )
 
 
@@ -298,3 +371,92 @@ def _twins(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
 
 def _as_candidate(like: Candidate, chunk, unit: Unit) -> Candidate:
     return Candidate(unit, 0, chunk, like.doc_rank, render(unit), like.keys, like.score, dict(like.parts))
+
+
+def yes_or_no(text: str) -> str | None:
+    """'no' when the unit forbids or denies, 'yes' when it allows or obliges, None when it says neither."""
+    folded = fold(text)
+    if _NO.search(folded):
+        return "no"
+    if _YES.search(folded):
+        return "yes"
+    return None
+
+
+def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+    """The lead-in and the items of the list the best unit belongs to, in the document's order, when the question asks for steps or requirements."""
+    units = units_of(top.chunk)
+    at = next((i for i, u in enumerate(units) if u is top.unit), None)
+    if at is None:
+        return None
+    if top.unit.kind == "sentence" and top.unit.text.rstrip().endswith(":"):  # a lead-in: what it announces follows
+        by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+        after = units[at + 1 :]
+        if not after:  # the list starts in the document's next chunk
+            later = [c.chunk for c in cands if c.chunk.doc_id == top.chunk.doc_id and c.chunk.position > top.chunk.position]
+            nxt = min(later, key=lambda c: c.position) if later else None
+            if nxt is not None:
+                by_unit = {id(c.unit): c for c in cands if c.chunk is nxt}
+                after = units_of(nxt)
+        follow = []
+        for u in after:
+            if u.kind != "item" or id(u) not in by_unit:
+                break
+            follow.append(by_unit[id(u)])
+        return (top.unit.text.rstrip(": "), follow) if 1 <= len(follow) <= MAX_LIST else None
+    if top.unit.kind != "item":
+        return None
+    if asked.kind not in ("procedure", "requirement") and not _led_in(units, at):
+        return None  # other questions: only a list its own lead-in announces ('Se considera falta leve:') is said whole
+    lo = hi = at
+    while lo > 0 and units[lo - 1].kind == "item" and units[lo - 1].context == top.unit.context:
+        lo -= 1
+    while hi + 1 < len(units) and units[hi + 1].kind == "item" and units[hi + 1].context == top.unit.context:
+        hi += 1
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    items = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
+    if not 2 <= len(items) <= MAX_LIST:
+        return None
+    before = units[lo - 1] if lo > 0 else None
+    lead = before.text.rstrip(": ") if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
+    return lead, items
+
+
+def _led_in(units: list[Unit], at: int) -> bool:
+    """Whether the list holding units[at] follows a sentence that announces it (the items carry it as their context)."""
+    ctx = units[at].context
+    i = at
+    while i > 0 and units[i - 1].kind == "item" and units[i - 1].context == ctx:
+        i -= 1
+    return bool(ctx) and i > 0 and units[i - 1].kind == "sentence" and units[i - 1].text.rstrip(": ") == ctx.rstrip(": ")
+
+
+def _item_text(c: Candidate) -> str:
+    text = c.unit.text.rstrip(";,. ")
+    return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(":") else ".")
+
+
+def _code_note(question: str, head: Candidate, book: RecordBook, lang: str) -> str:
+    """'The plan lists X with code 0252 (not 0253).' when the student's code is not the one the plan gives the course they named."""
+    asked = set(re.findall(r"\b\d{3,4}\b", question))
+    code = record_code(head.unit)
+    if not asked or not code:
+        return ""
+    codes = {record_code(u).lstrip("0") for _, u in book.same_name(head.unit).values()} | {code.lstrip("0")}
+    if {a.lstrip("0") for a in asked} & codes:
+        return ""
+    name = record_name(head.unit)
+    return t("plan_code", lang).format(name=name, code=code, asked=", ".join(sorted(asked))) + "\n"
+
+
+CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best
+
+
+def current_period(asked: Asked, chosen: list[Candidate], cands: list[Candidate]) -> list[Candidate]:
+    """The chosen units without past-period ones; when all are past, the best unit of the asked kind in a current period instead (if close enough)."""
+    kept = [c for c in chosen if period_score(c.text, asked) >= 0]
+    if kept:
+        return kept
+    top = chosen[0].score
+    now = next((c for c in cands if period_score(c.text, asked) > 0 and asked.kind in c.types and c.score >= CURRENT_SHARE * top), None)
+    return [now] if now is not None else chosen

@@ -114,6 +114,8 @@ class Candidate:
     strong: set[str] = field(default_factory=set)
     vec: np.ndarray | None = None
     cover: float = 0.0  # weighted share of the question's keys the unit and its headings contain
+    own: set[str] = field(default_factory=set)  # the unit's own keys (without its headings)
+    hand: float = 0.0  # the hand-weighted score, kept when a learned ranker replaces `score`
 
 
 def units_of(chunk: Chunk) -> list[Unit]:
@@ -251,6 +253,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
                 parts["length"] = -min(0.3, cfg.long_penalty * (f.words - cfg.long_words))
             cand = Candidate(u, n, c, doc_rank[c.doc_id], f.text, f.own | f.ctx, 0.0, parts)
             cand.miss, cand.types, cand.strong, cand.vec, cand.cover = bool(asked) and not meets, f.types, f.strong, f.vec, lex + lex_ctx
+            cand.own = f.own
             cands.append(cand)
     if qvec is not None and cands:
         vecs = [cand.vec for cand in cands]
@@ -260,7 +263,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             for cand, s in zip(cands, sims, strict=True):
                 cand.parts["dense"] = cfg.dense_weight * (float(s) - lo) / ((hi - lo) or 1.0)
     for cand in cands:
-        cand.score = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and _DANGLING.search(cand.unit.text) else 1.0)
+        cand.score = cand.hand = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and _DANGLING.search(cand.unit.text) else 1.0)
     cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
     return cands
 

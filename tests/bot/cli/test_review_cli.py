@@ -90,3 +90,15 @@ def test_set_aside_messages_are_listed_by_state_and_needs_reply_sends_one_to_dra
     assert json.loads(_cli(settings, "review", "list", "--state", "acknowledged", "--json").stdout) == []
     again = _cli(settings, "review", "needs-reply", str(mid))
     assert again.exit_code == 1
+
+
+def test_show_prints_the_readiness_label_and_what_is_missing(settings):
+    flag = {"kind": "readiness", "step": None, "rule": None, "flag": "necesita revisión", "label": "necesita revisión", "missing": "no encontré la fecha o el plazo: «la inscripción»", "passages": [{"doc_id": "cal", "title": "Calendario", "text": "La inscripción se hace en el SIGE."}]}
+    svc = Services(settings)
+    with session_scope(svc.engine) as s:
+        d, _ = make_drafted(s, flags=[flag])
+    svc.close()
+    shown = " ".join(_cli(settings, "review", "show", str(d.id)).stdout.split())  # the terminal wraps long lines
+    assert "Estado del borrador: necesita revisión — no encontré la fecha o el plazo: «la inscripción»" in shown
+    assert "1. [Calendario] La inscripción se hace en el SIGE." in shown
+    assert json.loads(_cli(settings, "review", "show", str(d.id), "--json").stdout)["readiness"] == "necesita revisión"

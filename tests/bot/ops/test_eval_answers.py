@@ -154,3 +154,39 @@ def test_cli_details_writes_one_line_per_question_with_its_draft(cli_env, qa_fil
         first = lines[0]
         assert first["expected_doc"] == "becas" and "becas" in first["references"] and first["method"] == "extractive"
         assert "8.500" in first["draft"] and not first["draft"].startswith("Hola") and {"token_f1", "doc_hit", "latency_ms"} <= set(first)
+
+
+def test_figures_are_reported_per_question_kind_with_the_readiness_of_each_draft(settings):
+    services = Services(settings)
+    ingest_documents(services)
+    rows = [dict(r, kind="course_plan" if i == 0 else "rules_procedures") for i, r in enumerate(QA)]
+    report = evaluate_answers(services, rows, [Config("rag", 3, settings.retrieval.chunking)])
+    row = report["configs"][0]
+    assert set(row["by_kind"]) == {"course_plan", "rules_procedures"}
+    assert row["by_kind"]["course_plan"]["n"] == 1 and row["by_kind"]["rules_procedures"]["n"] == 2
+    assert row["ready_rate"] is not None and 0.0 <= row["ready_rate"] <= 1.0  # every offline draft carries a readiness label
+    services.close()
+
+
+def test_from_approved_evaluates_the_drafter_against_what_staff_sent(cli_env):
+    from review.answer_models import CuratedAnswer
+    from review.db import session_scope
+
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest"], catch_exceptions=False).exit_code == 0
+    empty = runner.invoke(app, ["eval", "answers", "--from-approved"])
+    assert empty.exit_code != 0 and "no hay respuestas aprobadas" in empty.output
+    both = runner.invoke(app, ["eval", "answers"])
+    assert both.exit_code != 0 and "--from-approved" in both.output
+    from pipeline.settings import load_settings
+
+    services = Services(load_settings())
+    with session_scope(services.engine) as session:
+        session.add(CuratedAnswer(question=QA[0]["question"], text=QA[0]["answer"], approved_by="ana", references=[{"doc_id": "becas", "title": "Becas"}]))
+    services.close()
+    result = runner.invoke(app, ["eval", "answers", "--from-approved", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output[result.output.index("{"):])
+    row = report["configs"][0]
+    assert report["n_questions"] == 1 and row["n"] == 1 and row["doc_hit_rate"] == 1.0
+    assert row["token_f1"] < 1.0  # drafted by the pipeline, not copied from the approved answer it is measured against

@@ -207,3 +207,16 @@ def test_many_claims_keep_the_references_section_within_slack_limits():
     claims = [{"claim": "afirmación " * 20, "passage": n, "quote": "cita " * 40} for n in range(1, 40)]
     card = B.review_card(_draft(references=[{"doc_id": "d", "title": "D", "url": None, "claims": claims}]), _message())
     assert all(len(b["text"]["text"]) <= 3000 for b in card["blocks"] if b.get("type") == "section" and "text" in b)
+
+
+READINESS = {"kind": "readiness", "step": None, "rule": None, "flag": "necesita revisión", "label": "necesita revisión", "missing": "no encontré el costo: «el examen final»", "passages": [{"doc_id": "guia", "title": "Guía <privado>", "text": "El examen privado se realiza en el edificio T-3."}]}
+
+
+def test_card_says_whether_the_draft_is_ready_and_offers_the_closest_passages():
+    card = B.review_card(_draft(flags=[READINESS]), _message())
+    text = _all_text(card["blocks"])
+    assert "⚠️ Estado del borrador: necesita revisión — no encontré el costo: «el examen final»" in text
+    assert "1. [Guía &lt;privado&gt;] El examen privado se realiza en el edificio T-3." in text
+    ready = _all_text(B.review_card(_draft(flags=[READINESS | {"flag": "listo", "label": "listo", "missing": None, "passages": []}]), _message())["blocks"])
+    assert "✅ Estado del borrador: listo" in ready and "Pasajes más cercanos" not in ready
+    assert "Estado del borrador" not in _all_text(B.review_card(_draft(), _message())["blocks"])  # drafts without a label (LLM) show none

@@ -1,0 +1,110 @@
+"""What a question asks: its kind of answer (deadline, cost, yes/no, procedure, ...), the object it is about and the period it names."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from pipeline.generation.lexical import query_keys
+from pipeline.text import fold
+
+# Kinds, most specific first: '¿qué pasa si repruebo?' is a consequence, '¿puedo asignarme...?' a yes/no question.
+KINDS = ("consequence", "yes_no", "procedure", "date", "time", "amount", "place", "role", "count", "requirement", "other")
+
+_KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
+    ("consequence", re.compile(r"\bque (?:pasa|sucede|ocurre|hago) (?:si|cuando)\b|\bconsecuencia|\bsancion|\bme (?:descubren|sorprenden|pillan)\b|\bque (?:pasa|sucede) con\b")),
+    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se puede|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|cuenta|aplica|es necesario|necesito)\b")),
+    ("procedure", re.compile(r"\bcomo (?:me |se |puedo |hago |debo |hay que |realizo |solicito |obtengo |genero |tramito |pago |reali|solicit|obten|inscrib|asign|recuper|acced|pued|hag|deb)|\bpasos?\b|\bprocedimiento|\bproceso (?:para|de)\b|\btramite (?:para|de)\b|\bque debo hacer\b|\bque tengo que hacer\b")),
+    ("date", re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bvence|\bcon cuanto tiempo|\bantes de que\b|\bdentro de cuanto")),
+    ("time", re.compile(r"\bhorarios?\b|\ba que hora|\bhora\b|\batiende")),
+    ("amount", re.compile(r"\bcuanto (?:sale|cuesta|vale|cobran|se paga|hay que pagar|pago|es el costo)|\bcosto|\bprecio|\barancel|\bcuota|\bgratis|\bgratuit|\bmonto")),
+    ("place", re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bportal\b|\bcorreo\b|\ben que (?:lugar|oficina|sitio)")),
+    ("role", re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)")),
+    ("count", re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminimo\b|\bmaximo\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje|\bcreditos\b")),
+    ("requirement", re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bque se necesita|\bque documentos|\bque debo (?:presentar|entregar|tener|aprobar)|\bcondicion")),
+)
+
+# Words that say which kind of answer is wanted, not what it is about ('fecha', 'costo', 'requisitos', 'pasos').
+_TYPE_WORDS = frozenset(
+    query_keys(
+        "fecha fechas plazo plazos costo costos precio cuota cuotas monto requisito requisitos prerrequisito prerrequisitos pasos paso "
+        "procedimiento proceso tramite lugar sitio oficina horario horarios hora pasa sucede ocurre consecuencia consecuencias "
+        "necesito necesita debo tengo puedo podria posible obligatorio permite saber quisiera gustaria informacion favor despues luego ahora "
+        "dia dias cuantos cuantas minimo maximo existe"
+    )
+)
+
+_INTERROGATIVE = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánt[oa]s?|quién(?:es)?|cuál(?:es)?)\b", re.IGNORECASE)  # accented: "qué" asks, "que" does not
+_YEAR = re.compile(r"\b(20\d{2})\b")
+_NEGATIVE_Q = re.compile(r"\b(?:no (?:puedo|alcanzo|llego|tengo|apruebo|me)|reprob|perd[ií]|pierdo)")
+
+
+@dataclass(frozen=True, slots=True)
+class Asked:
+    """The question's kind of answer, the keys of the object it is about, the years it names and the message's date."""
+
+    kind: str
+    object_keys: tuple[str, ...] = ()
+    years: frozenset[int] = field(default_factory=frozenset)
+    today: date | None = None
+    negative: bool = False  # the student describes a failure ('no aprobé', 'reprobé'): the rule for that case applies
+
+    @property
+    def yes_no(self) -> bool:
+        return self.kind == "yes_no"
+
+
+def kind_of(question: str) -> str:
+    """The question's kind of answer (one of KINDS), read on the interrogative part when there is one."""
+    text = fold(" ".join(asked_parts(question)))
+    for name, pattern in _KIND_PATTERNS:
+        if pattern.search(text):
+            return name
+    return "other"
+
+
+def asked_parts(question: str) -> list[str]:
+    """The interrogative sentences of a message (all of it when none is)."""
+    parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
+    return [p for p in parts if "?" in p] or [p for p in parts if _INTERROGATIVE.search(p)] or parts or [question]
+
+
+def object_keys(question: str) -> tuple[str, ...]:
+    """Content keys of the asked sentences that name what they are about (the words that only say the kind of answer removed)."""
+    return tuple(dict.fromkeys(k for k in query_keys(" ".join(asked_parts(question))) if k not in _TYPE_WORDS))
+
+
+def ask(question: str, today: date | None = None) -> Asked:
+    """What `question` asks, measured on the message's date (`today`)."""
+    q = fold(question)
+    return Asked(
+        kind=kind_of(question),
+        object_keys=object_keys(question),
+        years=frozenset(int(y) for y in _YEAR.findall(q)),
+        today=today,
+        negative=bool(_NEGATIVE_Q.search(q)),
+    )
+
+
+def years_in(text: str) -> set[int]:
+    """The years a text names (2020-2099)."""
+    return {int(y) for y in _YEAR.findall(text)}
+
+
+_MONTHS = ("enero", "febrero", "marzo", "abril", "mayo", "junio", "julio", "agosto", "septiembre", "octubre", "noviembre", "diciembre")
+_MONTH_YEAR = re.compile(r"\b(enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)(?: de(?:l)?)? (20\d{2})\b")
+
+
+def period_score(text: str, asked: Asked) -> float:
+    """+1 when the text's dates are current or to come, -1 when they are all past (and the question did not name their year), 0 without years."""
+    ys = years_in(text)
+    if not ys or asked.today is None:
+        return 0.0
+    if asked.years and ys & asked.years:
+        return 1.0
+    now = (asked.today.year, asked.today.month)
+    months = [(int(y), _MONTHS.index(m.replace("setiembre", "septiembre")) + 1) for m, y in _MONTH_YEAR.findall(fold(text))]
+    if months:
+        return 1.0 if max(months) >= now else -1.0
+    return 1.0 if max(ys) >= now[0] else -1.0

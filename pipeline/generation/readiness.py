@@ -1,0 +1,143 @@
+"""Whether an offline draft answers the question it was asked: the readiness label, what is missing, and the closest passages."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pipeline.generation.asking import Asked, asked_parts, period_score
+from pipeline.generation.ranking import NEEDS, unit_gives
+from pipeline.text import fold
+from pipeline.texts import t
+
+READINESS_FLAG = "readiness"
+READY, NEEDS_REVIEW = "listo", "necesita revisión"
+MIN_OBJECT = 0.6  # share of the question's object keys the chosen units (with their headings) must hold
+VALUES = frozenset({"amount", "date", "time", "requirement"})  # kinds answered only by a concrete value (a figure, a calendar date, a clock time, a condition with its threshold)
+_DEFINITION = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)
+MIN_OWN_OBJECT = 0.5  # ... and the best unit itself, without its headings (a heading that names the object does not make a neighbour answer)
+MIN_CONFIDENCE = 0.5  # the learned ranker's probability for the best unit
+_LEAD = re.compile(r"^\s*(?:¿\s*)?(?:y\s+)?(?:(?:cu[aá]ndo|c[oó]mo|qu[eé]|d[oó]nde|cu[aá]nt[oa]s?|qui[eé]n(?:es)?|cu[aá]l(?:es)?|por\s+qu[eé])\s+)+", re.IGNORECASE)
+
+_VERBS = frozenset("vale valen cuesta cuestan sale salen cobran pasa sucede ocurre si puedo podria tengo debo necesito es son hay se me y yo".split())
+
+
+@dataclass(slots=True)
+class Readiness:
+    """The label of a draft; `missing` says why it is not ready; `passages` are the best units for the reviewer."""
+
+    ready: bool
+    missing: str | None = None
+    passages: list[dict] = field(default_factory=list)
+
+    def flag(self, lang: str = "es") -> dict:
+        return {"kind": READINESS_FLAG, "step": None, "rule": None, "flag": READY if self.ready else NEEDS_REVIEW, "label": t("ready" if self.ready else "needs_review", lang), "missing": self.missing, "passages": self.passages}
+
+
+def object_phrase(question: str, limit: int = 80) -> str:
+    """The asked part of the question without its interrogative words, short ('el examen final' of '¿Cuánto vale el examen final?')."""
+    words = " ".join(_LEAD.sub("", p.split("¿")[-1]).strip(" ¿?.!") for p in asked_parts(question)).split()
+    while len(words) > 2 and fold(words[0]) in _VERBS:
+        words.pop(0)
+    text = " ".join(words)
+    return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def gives_type(asked: Asked, chosen: Sequence) -> bool:
+    """Whether a chosen unit gives the kind of answer asked (a date for a deadline, an amount for a cost, steps for a procedure)."""
+    needs = NEEDS.get(asked.kind, ())
+    if not needs:
+        return False  # an open question: ready only as a definition or an FAQ answer (see assess)
+    for c in chosen:
+        have, concrete = unit_gives(c.unit.text, c.unit.kind, c.unit.context, c.strong, c.types)
+        if any(n in concrete or (n not in VALUES and n in have) for n in needs):
+            return True
+    return False
+
+
+def object_share(asked: Asked, chosen: Sequence, *, own: bool = False) -> float:
+    """Share of the question's object keys the chosen units hold (their headings and lead-ins included unless `own`)."""
+    keys = asked.object_keys
+    if not keys:
+        return 1.0
+    have = set().union(*((c.own or c.keys) if own else c.keys for c in chosen)) if chosen else set()
+    return sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
+
+
+# Text a reviewer would have to rewrite: another script's letters (OCR), headings glued in capitals, file-name debris, list
+# numbers left inside a sentence ('... carné 2 Solvencia ...').
+_GARBLED = (
+    re.compile(r"[^\x00-\u024F\u0300-\u036F\u2010-\u206F\u2070-\u20CF\u2190-\u21FF]"),
+    re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b"),
+    re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
+    re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
+    re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[a-záéíóúñ]{3,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
+)
+MAX_READY_WORDS = 70
+
+
+def garbled(text: str) -> bool:
+    """Whether a draft shows PDF debris a reviewer would have to clean (see _GARBLED)."""
+    return any(p.search(text) for p in _GARBLED)
+
+
+def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False) -> Readiness:
+    """`listo` only when the chosen units give the asked kind of answer, about the asked object, in a current period, read clean and short, and (with a learned ranker) confidently.
+
+    `record`: the answer is a course record the question names (its object is the record itself)."""
+    obj = object_phrase(question)
+    missing = None
+    if body and garbled(body):
+        missing = t("missing_garbled", lang)
+    elif body and (len(body.split()) > MAX_READY_WORDS or body.rstrip().endswith(":")):  # long, or a lead-in without what it announces
+        missing = t("missing_long", lang)
+    elif record:
+        pass
+    elif not chosen:
+        missing = t("missing_object", lang).format(object=obj)
+    elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq"):
+        missing = t("missing_open", lang).format(object=obj)
+    elif asked.kind != "other" and not gives_type(asked, chosen):
+        missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
+    elif object_share(asked, chosen) < MIN_OBJECT or object_share(asked, chosen[:1]) < MIN_OBJECT or object_share(asked, chosen[:1], own=True) < MIN_OWN_OBJECT:
+        missing = t("missing_object", lang).format(object=obj)
+    elif any(period_score(c.text, asked) < 0 for c in chosen) and asked.kind in ("date", "time", "amount"):
+        missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
+    elif learned and chosen[0].score < MIN_CONFIDENCE:
+        missing = t("missing_confidence", lang).format(object=obj)
+    ready = missing is None
+    return Readiness(ready, missing, [] if ready else passages(cands, n_passages))
+
+
+def passages(cands: Sequence, n: int = 3, limit: int = 400) -> list[dict]:
+    """The n best distinct units, each with its document, for a reviewer to write from."""
+    out: list[dict] = []
+    seen: set[str] = set()
+    for c in cands:
+        key = " ".join(c.text.lower().split())
+        if key in seen:
+            continue
+        seen.add(key)
+        text = c.text if len(c.text) <= limit else c.text[:limit].rsplit(" ", 1)[0] + "…"
+        out.append({"doc_id": c.chunk.doc_id, "title": c.chunk.doc_title, "text": text})
+        if len(out) >= n:
+            break
+    return out
+
+
+def readiness_of(flags: Sequence[dict] | None) -> dict | None:
+    """The readiness flag among a draft's flags, if any."""
+    return next((f for f in flags or [] if f.get("kind") == READINESS_FLAG), None)
+
+
+def readiness_text(flag: dict, lang: str = "es") -> str:
+    """'Estado del borrador: necesita revisión — no encontré la fecha de «…»' and the closest passages."""
+    head = f"{t('readiness_title', lang)}: {flag.get('label') or flag.get('flag')}"
+    if flag.get("missing"):
+        head += f" — {flag['missing']}"
+    lines = [head]
+    if flag.get("passages"):
+        lines.append(t("readiness_passages", lang))
+        lines += [f"{i}. [{p.get('title') or p.get('doc_id')}] {p.get('text')}" for i, p in enumerate(flag["passages"], start=1)]
+    return "\n".join(lines)

@@ -1,0 +1,49 @@
+"""What a question asks: its kind of answer, its object, the period it names."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from pipeline.generation.asking import ask, kind_of, period_score
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("¿Qué pasa si me descubren copiando en un parcial?", "consequence"),
+        ("¿Puedo salvar el curso con 22 puntos?", "yes_no"),
+        ("Hola, ¿tengo derecho a que revisen mi examen?", "yes_no"),
+        ("¿Cómo solicito la revisión de mi examen?", "procedure"),
+        ("¿Cuáles son los pasos para inscribirme al EPS?", "procedure"),
+        ("¿Hasta cuándo me puedo inscribir a los exámenes?", "date"),
+        ("¿Cuánto vale el examen privado?", "amount"),
+        ("¿Dónde entrego la solicitud?", "place"),
+        ("¿Quién autoriza el cambio de carrera?", "role"),
+        ("¿Cuántos créditos necesito para graduarme?", "count"),
+        ("¿Qué requisitos hay para el examen técnico profesional?", "requirement"),
+        ("¿Qué es la asignación de cursos?", "other"),
+    ],
+)
+def test_the_kind_of_answer_a_question_asks_for(question, kind):
+    assert kind_of(question) == kind
+
+
+def test_the_object_leaves_out_the_words_that_only_say_the_kind():
+    asked = ask("Vengo de otra facultad. ¿Cuánto cuesta el examen privado?")
+    assert "exam" in asked.object_keys and "priv" in asked.object_keys
+    assert not {"cost", "veng"} & set(asked.object_keys)  # 'cuesta' says the kind; the context sentence is not asked
+
+
+def test_a_past_period_is_marked_unless_the_question_names_it():
+    today = date(2026, 11, 25)
+    assert period_score("Inscripción: del 1 al 28 de febrero de 2026.", ask("¿Cuándo es la inscripción?", today)) < 0
+    assert period_score("Inscripción: del 1 al 28 de febrero de 2027.", ask("¿Cuándo es la inscripción?", today)) > 0
+    assert period_score("Inscripción: del 1 al 28 de febrero de 2026.", ask("¿Cuándo fue la inscripción de 2026?", today)) > 0
+    assert period_score("La inscripción se hace en el SIGE.", ask("¿Cuándo es la inscripción?", today)) == 0
+
+
+def test_without_question_marks_the_sentence_with_an_interrogative_word_is_the_one_asked():
+    asked = ask("Quería saber hasta cuándo me puedo inscribir a los exámenes de febrero. Tengo que dar Cálculo 2 y no quiero que se me pase.")
+    assert asked.kind == "date" and "calc" not in asked.object_keys and "insc" in asked.object_keys
