@@ -10,6 +10,7 @@ from bot.slack.blocks import based_on_text, curated_flag, foreign_links_of, sugg
 from pipeline.generation import outcome_of
 from pipeline.texts import t as pt
 from review import queue
+from pipeline.generation.readiness import readiness_of
 from review.answer_memory import suggestions_of
 from review.models import Draft, InboundMessage, OutgoingReply
 
@@ -133,6 +134,7 @@ def draft_card(session: Session, draft: Draft, message: InboundMessage) -> dict[
         "step_flags": [f for f in draft.flags or [] if not f.get("kind")],
         "outcome": pt(f"review_outcome_{outcome}") if outcome != "ok" else None,
         "readiness": readiness(draft),
+        "readiness_flag": readiness_of(draft.flags),
         "based_on": based_on_text(curated) if curated else None,
         "suggestions": [{"answer_id": f["answer_id"], "text": suggestion_text(f)} for f in suggestions_of(draft)],
         "notes": ([pt("review_no_info")] if draft.no_info else []) + ([pt("review_fallback")] if draft.fallback else []),

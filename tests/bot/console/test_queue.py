@@ -113,3 +113,14 @@ def test_needs_reply_sends_a_set_aside_message_back_to_drafting_with_the_console
         assert session.get(InboundMessage, mid).state == states.RECEIVED
         events = session.exec(select(AuditEvent).where(AuditEvent.message_id == mid, AuditEvent.event == "needs_reply")).all()
         assert [e.actor for e in events] == ["console:lucia"]
+
+
+
+def test_a_draft_page_says_what_the_offline_draft_is_missing_and_offers_the_closest_passages(lead, svc):
+    flag = {"kind": "readiness", "flag": "necesita revisión", "label": "necesita revisión", "missing": "no encontré el costo: «el examen <b>final</b>»",
+            "passages": [{"doc_id": "aranceles", "title": "Aranceles", "text": "El examen final cuesta Q.250.00."}]}
+    with session_scope(svc.engine) as session:
+        draft, _ = make_drafted(session, flags=[flag])
+    page = lead.get(f"/drafts/{draft.id}").text
+    assert "necesita revisión" in page and "no encontré el costo: «el examen &lt;b&gt;final&lt;/b&gt;»" in page
+    assert "Aranceles</strong>: El examen final cuesta Q.250.00." in page
