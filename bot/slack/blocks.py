@@ -216,9 +216,12 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
 
 
 def suggestion_text(flag: dict[str, Any], lang: str = "es") -> str:
-    """'💡 Parecida a la respuesta aprobada #N del 21/11/2026: «…»'."""
+    """'💡 Parecida a la respuesta aprobada #N del 21/11/2026: «…»', and what personal data it still holds, if any."""
     at = datetime.fromisoformat(str(flag.get("approved_at")))
-    return t("answer_suggested", lang).format(answer_id=flag["answer_id"], date=at.strftime("%d/%m/%Y"), question=clip(str(flag.get("question") or ""), 200))
+    text = t("answer_suggested", lang).format(answer_id=flag["answer_id"], date=at.strftime("%d/%m/%Y"), question=clip(str(flag.get("question") or ""), 200))
+    if flag.get("personal"):  # a text still holding someone's data is never offered as ready: say what was found
+        text += t("answer_personal", lang).format(found=", ".join(map(str, flag["personal"])))
+    return text
 
 
 def curated_flag(draft: Draft) -> dict[str, Any] | None:
