@@ -26,7 +26,8 @@ _NOT_NAME_WORDS = frozenset(
     "equipo estudiante estudiantes alumno alumna companero companera estimado estimada estimados estimadas querido querida "
     "nuevo nueva nuevamente otra vez si no ya bien buen buenos buenas dia dias tardes noches hola tal muchas muy cuento comento escribo "
     "respondo respecto consulta info informacion sobre aqui ahi senor senora senorita saludos atentamente cordialmente abrazo "
-    "abrazos besos atte att suerte exitos quedo quedamos orden ordenes oficina bedelia secretaria".split()
+    "abrazos besos atte att suerte exitos quedo quedamos orden ordenes oficina bedelia secretaria cordiales cordial afectuosos "
+    "atentos carinos".split()
 )
 _TITLE = r"(?:Lic|Licda|Lcdo|Lcda|Licenciad[oa]|Ing|Inga|Ingenier[oa]|Dr|Dra|Doctor|Doctora|Prof|Profa|Profesor|Profesora|Mtro|Mtra|Maestr[oa]|MSc|Arq|Sr|Sra|Srta|Señor|Señora|Señorita|Don|Doña|Coord)"
 _ROLES = r"(?:Director|Directora|Decano|Decana|Coordinador|Coordinadora|Secretario|Secretaria|Rector|Rectora|Jefe|Jefa|Encargad[oa]|Estudiante|Docente)"
@@ -226,6 +227,9 @@ def _drop_personal(text: str, out: Anonymized, *, whole_sentence: bool) -> str:
             if _personal(sentence) is None:
                 sentences.append(sentence)
                 continue
+            if _personal(sentence) == "FAMILIA":  # a relative's detail runs through the sentence (their name, what happened)
+                out.add("FAMILIA")
+                continue
             clauses = _CLAUSE.split(sentence)
             kept = []
             for clause in clauses:
@@ -280,6 +284,9 @@ def anonymize(text: str, *, names: Iterable[str] = (), keep: str = "", question:
     if titled:
         out.add("TITULO", len(titled))
         body = TITLED_NAME.sub(_ROLE, body)
+    for handle in sorted({g.strip().lstrip("@") for g in given if g and not re.search(r"\s", g.strip()) and len(g.strip()) >= 3}, key=len, reverse=True):
+        body, n = re.subn(rf"(?i)(?<![\w.])@?{re.escape(handle)}(?![\w])", "[NOMBRE]", body)  # a Slack handle ("@fer_mazariegos")
+        out.add("NOMBRE", n)
     words = _name_words(name_parts(given))
     if words is not None:
         body = _without_names(body, words, out)
