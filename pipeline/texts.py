@@ -73,6 +73,7 @@ TEXTS["es"].update(
         "review_step": "paso",
         "review_no_info": "Sin información en los documentos: posible hueco de contenido.",
         "review_fallback": "La derivación falló; este borrador se generó con RAG.",
+        "review_offline_fallback": "⚠️ Borrador sin modelo: el modelo (o un servicio) no respondía, así que se redactó en modo offline con los documentos; revisalo con más cuidado.",
         "review_foreign_links": "🔗 Enlaces que NO están en los documentos (posible inyección): {links}",
         "review_approve_links": "Aprobar con enlaces",
         "review_confirm_links_title": "¿Enviar enlaces ajenos?",

@@ -56,6 +56,9 @@ class InboundMessage(InboundMessageBase, table=True):
     redacted_at: datetime | None = None
     conversation_id: int | None = Field(default=None, index=True, description="The first message of its conversation (itself for a new one).")
     follows_id: int | None = Field(default=None, description="The earlier message of the conversation this one follows up.")
+    draft_attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"}, description="Drafting attempts that failed transiently (0: none); reset when drafted.")
+    next_attempt_at: datetime | None = Field(default=None, index=True, description="A message waiting after a transient failure is not tried again before this.")
+    waiting_since: datetime | None = Field(default=None, description="When the first transient failure of the current wait happened (offline fallback after drafting.offline_fallback_after_s).")
 
 
 class InboundMessagePublic(InboundMessageBase):

@@ -87,10 +87,12 @@ def messages_in_state(*, session: Session, state: str, limit: int = 100) -> Sequ
 
 
 def claim_for_drafting(*, session: Session, worker: str, limit: int = 10) -> list[InboundMessage]:
-    """Messages waiting to be drafted, locked for this worker (SKIP LOCKED on PostgreSQL)."""
+    """Messages waiting to be drafted (those waiting after a transient failure once their next attempt is due), locked for this worker (SKIP LOCKED on PostgreSQL)."""
+    now = utcnow()
     stmt = (
         select(InboundMessage)
         .where(col(InboundMessage.state).in_([states.RECEIVED, states.CLASSIFIED]))
+        .where(col(InboundMessage.next_attempt_at).is_(None) | (col(InboundMessage.next_attempt_at) <= now))  # a waiting message: not before its next attempt
         .order_by(InboundMessage.id)
         .limit(limit)
         .options(defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text))  # type: ignore[arg-type]

@@ -22,7 +22,7 @@ TRANSITIONS: dict[str, frozenset[str]] = {
     EDITED: frozenset({SENT, SEND_FAILED}),
     SEND_FAILED: frozenset({SENT, SEND_FAILED}),
     SKIPPED: frozenset(),
-    QUARANTINED: frozenset(),
+    QUARANTINED: frozenset({RECEIVED}),  # staff send it back to drafting (`orienta review retry`)
     REJECTED: frozenset(),
     SENT: frozenset(),
     ACKNOWLEDGED: frozenset(),

@@ -11,7 +11,7 @@ from typing import TypeVar
 from sqlalchemy.orm import defer
 from sqlmodel import Session
 
-from bot.loop import answering
+from bot.loop import answering, retrying
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
 from bot.email.intake import needs_processing, process_stored
@@ -21,7 +21,7 @@ from bot.loop.run_report import RunReport
 from bot.services import Services
 from classifiers.gate import GateDecision
 from pipeline.conversation import Turn
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, is_transient
 from pipeline.generation import Answer
 from pipeline.links import foreign_links
 from pipeline.question import focus_question
@@ -79,6 +79,8 @@ def _context(question: str, query: str, parts: list[str], history: Sequence[Turn
 class OverBudget(Exception):
     """Drafting one message took longer than its time budget."""
 
+    transient = True  # a slow model or service: the message waits and is retried (pipeline.errors.is_transient)
+
 
 def within_budget(fn: Callable[[], T], seconds: float, *, name: str = "orienta-draft") -> T:
     """`fn()` in a helper thread; OverBudget when it has not finished after `seconds` (the thread is abandoned, not killed)."""
@@ -107,7 +109,8 @@ def link_flags(answer: Answer) -> list[dict]:
 
 
 def draft_message(services: Services, session: Session, message: InboundMessage) -> None:
-    """Gate and draft one stored message (its bounded question, within the time budget); failures quarantine it with the reason."""
+    """Gate and draft one stored message (its bounded question, within the time budget); a deterministic failure quarantines
+    it with the reason, a transient one (pipeline.errors.is_transient) is raised for the caller to retry."""
     budget = services.settings.drafting
     conversations.link(session, message)
     if conversations.acknowledge_if_closing(session, message):
@@ -117,10 +120,14 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     try:
         answer, decision = within_budget(lambda: draft_for(services, question, history=history), budget.time_budget_s, name=f"orienta-draft-{message.id}")
     except OverBudget as exc:
+        if services.llm is not None:  # a slow model: the message waits and is retried (bot/loop/retrying.py)
+            raise
         log.error("message %s: %s; quarantined, the worker moves on", message.id, exc)
         queue.quarantine(session=session, message=message, reason=f"time_budget: {exc}")
         return
     except PipelineError as exc:
+        if is_transient(exc):  # a service down: the message waits and is retried (bot/loop/retrying.py)
+            raise
         queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
         return
     in_domain, score = (decision.in_domain, decision.score) if decision is not None else (None, None)
@@ -163,11 +170,17 @@ def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -
         ids = [m.id for m in pending]
     for mid in ids:
         with message_context(mid):
-            _draft_one(services, report, mid)
+            try:
+                _draft_one(services, report, mid)
+            except Exception as exc:  # the database failed while recording: the message stays waiting, the others go on
+                if not is_transient(exc):
+                    raise
+                log.error("message %s: %s; left waiting", mid, exc)
+                report.errors.append(f"message {mid}: {type(exc).__name__}: {exc}")
 
 
 def _draft_one(services: Services, report: RunReport, mid: int) -> None:
-    """Draft one claimed message; a failure quarantines it with the reason."""
+    """Draft one claimed message; a transient failure leaves it waiting, a deterministic one quarantines it with the reason."""
     outcome: tuple[str, str] | None = None
     with session_scope(services.engine) as session:
         message = session.get(InboundMessage, mid, options=BIG_TEXTS_DEFERRED)  # a 10 MB mail is not read again to draft it
@@ -182,18 +195,12 @@ def _draft_one(services: Services, report: RunReport, mid: int) -> None:
                     report.skipped += message.state == states.SKIPPED
                     report.quarantined += message.state == states.QUARANTINED
                     return
-            draft_message(services, session, message)
-            report.drafted += message.state != states.ACKNOWLEDGED
-            report.acknowledged += message.state == states.ACKNOWLEDGED
+            drafter, offline = retrying.drafter_for(services, message)  # the offline fallback once it waited long enough
+            draft_message(drafter, session, message)
+            retrying.after_draft(session, message, offline=offline, report=report, lang=services.settings.llm.language)  # counts the state it reached
             outcome = (message.channel, message.state)
-        except Exception as exc:  # the edge: one bad message must not stop the worker
+        except Exception as exc:  # the edge: transient -> waits and is retried; deterministic -> quarantined
             log.exception("drafting message %s failed", mid)
-            session.rollback()
-            message = session.get(InboundMessage, mid)
-            if message is not None and message.state in (states.RECEIVED, states.CLASSIFIED):
-                queue.quarantine(session=session, message=message, reason=f"internal error while drafting: {type(exc).__name__}: {exc}")
-                report.quarantined += 1
-                outcome = (message.channel, states.QUARANTINED)
-            report.errors.append(f"message {mid}: {exc}")
+            outcome = retrying.after_failure(services, session, mid, exc, report)
     if outcome is not None:  # counted once the transaction committed
         count_message(outcome[0], outcome[1])

@@ -12,6 +12,7 @@ from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
 from review.answers import CURATED_FLAG, suggestions_of
 from review.queue import REJECT_REASONS
+from review.retries import OFFLINE_FLAG
 
 # action ids and callback ids shared with the listeners
 APPROVE, EDIT, REJECT, DERIVATION = "review_approve", "review_edit", "review_reject", "review_derivation"
@@ -210,6 +211,7 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": escape(suggestion_text(f, lang))} for f in suggested]})
     notes = [t("review_no_info", lang)] if draft.no_info else []
     notes += [t("review_fallback", lang)] if draft.fallback else []
+    notes += [t("review_offline_fallback", lang)] if any(f.get("kind") == OFFLINE_FLAG for f in draft.flags or []) else []
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n} for n in notes]})
     return blocks
