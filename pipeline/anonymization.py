@@ -17,7 +17,7 @@ from pipeline.redaction import _NAME, _NAME_INTRO, _NOT_NAMES, PLACEHOLDER, RULE
 
 # "Hola Ana Lucía:", "Buenos días, ANA.", "estimada ana lucía", "Querido Nico!" (the greeting, then who it greets).
 _GREETING = re.compile(
-    r"^(?P<lead>[ \t]*)(?P<greet>(?i:hola|buen(?:os|as)?\s+(?:d[ií]as|tardes|noches)|buen\s+d[ií]a|estimad[oa]s?|querid[oa]s?|saludos|qu[ée]\s+tal|hey|buenas))"
+    r"^(?P<lead>[ \t¡]*)(?P<greet>(?i:hola|buen(?:os|as)?\s+(?:d[ií]as|tardes|noches)|buen\s+d[ií]a|estimad[oa]s?|querid[oa]s?|saludos|qu[ée]\s+tal|hey|buenas))"
     r"(?P<who>[ \t,]+(?:[A-Za-zÁÉÍÓÚÑáéíóúñü'-]+[ \t]*){1,5}?)?(?P<end>[ \t]*[:;!.,]|[ \t]*$)",
     re.MULTILINE,
 )

@@ -161,3 +161,20 @@ def test_save_standard_reactivates_and_ties_to_todays_documents(engine):
         with pytest.raises(ReviewError, match="not approved"):
             answers.save_standard(session=s, draft_id=pending.id, actor="x")
         assert s.get(Draft, pending.id) is not None
+
+
+def test_a_slack_students_profile_names_never_reach_the_kept_text(engine):
+    """Staff greet a Slack student by their display or real name (from the event's user_profile): both go, in any case."""
+    import json as _json
+
+    with Session(engine, expire_on_commit=False) as s:
+        draft, message = _drafted(s, channel="slack", sender="U0YESENIA1")
+        message.raw = _json.dumps({"event_id": "Ev1", "event": {"user": "U0YESENIA1", "user_profile": {"real_name": "Yesenia Batz", "display_name": "yese.batz"}}}).encode()
+        s.add(message)
+        queue.edit(session=s, draft_id=draft.id, actor="slack:U0STAFF", text="¡Hola Yese! YESENIA, la inscripción cierra el 22 de enero. Cualquier cosa, Batz, escribinos.")
+        s.commit()
+    (a,) = _all(engine)
+    assert a.text == "¡Hola! La inscripción cierra el 22 de enero. Cualquier cosa, escribinos."
+    for personal in ("Yese", "YESENIA", "Batz", "yese"):
+        assert personal not in a.text, a.text
+    assert answers.student_names(message)[:2] == ["Yesenia Batz", "yese.batz"]
