@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from email.utils import parseaddr
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -30,7 +31,10 @@ _NOT_NAME_WORDS = frozenset(
     "atentos carinos".split()
 )
 _TITLE = r"(?:Lic|Licda|Lcdo|Lcda|Licenciad[oa]|Ing|Inga|Ingenier[oa]|Dr|Dra|Doctor|Doctora|Prof|Profa|Profesor|Profesora|Mtro|Mtra|Maestr[oa]|MSc|Arq|Sr|Sra|Srta|Señor|Señora|Señorita|Don|Doña|Coord)"
-_ROLES = r"(?:Director|Directora|Decano|Decana|Coordinador|Coordinadora|Secretario|Secretaria|Rector|Rectora|Jefe|Jefa|Encargad[oa]|Estudiante|Docente)"
+_ROLES = (  # a role or a degree's specialty after the title, not a person ("Ingeniero Electricista")
+    r"(?:Director|Directora|Decano|Decana|Coordinador|Coordinadora|Secretario|Secretaria|Rector|Rectora|Jefe|Jefa|Encargad[oa]|Estudiante|Docente|"
+    r"Civil|Industrial|Electricista|Mec[aá]nic[oa]|Qu[ií]mic[oa]|Electr[oó]nic[oa]|Ambiental|Agr[oó]nom[oa]|Agr[ií]cola|Sistemas|Ciencias|Geol[oó]g[oa]|Topógraf[oa]|Arquitect[oa])"
+)
 TITLED_NAME = re.compile(rf"(?:\b(?:[Ll]a|[Ee]l|[Aa]l|[Dd]el)\s+)?\b{_TITLE}\.?[ \t]+(?!{_ROLES}\b){_NAME}(?:[ \t]+(?:(?:de|del|de[ \t]+la)[ \t]+)?{_NAME}){{0,3}}")
 # A health condition, pregnancy, a diagnosis or treatment, a relative's illness or death, a home address: personal when
 # the clause speaks of this student ("como estás embarazada", "tu madre falleció"), not in a rule for everyone.
@@ -44,7 +48,7 @@ _FAMILY = r"madre|padre|mam[aá]|pap[aá]|herman[oa]s?|hij[oa]s?|espos[oa]|marid
 _FAMILY_EVENT = r"falleci\w*|muri[oó]|muerte|fallecid[oa]|enferm\w*|hospital\w*|internad[oa]|accidente|sepelio|velorio|se\s+llama|nombre"
 _SENSITIVE = re.compile(rf"(?i)\b(?:{_HEALTH_WORDS})\b")
 _FAMILY_DETAIL = re.compile(
-    rf"(?i)\b(?:tu|su)\s+(?:{_FAMILY})\s+(?-i:[A-ZÁÉÍÓÚÑ])|\b(?:{_FAMILY})\b(?=.*\b(?:{_FAMILY_EVENT}))|\b(?:{_FAMILY_EVENT})\b(?=.*\b(?:{_FAMILY})\b)|nombre\s+de\s+(?:tu|la|su)\s+(?:madre|padre|mam[aá]|pap[aá])"
+    rf"(?i)\b(?:tu|su)\s+(?:{_FAMILY})\s*,?\s+(?-i:[A-ZÁÉÍÓÚÑ]|\[NOMBRE\])|\b(?:{_FAMILY})\b(?=.*\b(?:{_FAMILY_EVENT}))|\b(?:{_FAMILY_EVENT})\b(?=.*\b(?:{_FAMILY})\b)|nombre\s+de\s+(?:tu|la|su)\s+(?:madre|padre|mam[aá]|pap[aá])"
 )
 _HOME_DETAIL = re.compile(r"(?i)\bdirecci[oó]n\s+(?:de\s+(?:tu\s+|su\s+)?casa|particular|de\s+domicilio)|\bdomicilio\b|\bviv[ií]s\s+en\b|\bvives\s+en\b|\btu\s+casa\s+(?:queda|est[aá])")
 _YOU = re.compile(r"(?i)\b(?:tu|tus|te|ti|vos|usted|estás|estas|estés|tenés|tienes|tengas|tuviste|sufriste|perdiste|hayas|fuiste|has)\b")
@@ -87,7 +91,10 @@ def name_parts(names: Iterable[str]) -> list[str]:
     """Words of the given names worth looking for ("ana.lucia_g" -> ana, lucia), longest first."""
     parts = set()
     for name in names:
-        for part in re.split(r"[\s,._\-@()\d]+", name or ""):
+        if "@" in (name or ""):  # "Ana López <ana.lopez@x.edu>": the display name and the address's local part, never its domain
+            display, address = parseaddr(name)
+            name = f"{display} {address.split('@', 1)[0]}" if address else re.sub(r"@\S+", " ", name)
+        for part in re.split(r"[\s,._\-@()<>\d]+", name or ""):
             if len(part) >= 3 and part.isalpha() and part.capitalize() not in _NOT_NAMES and _fold(part) not in _NOT_NAME_WORDS:
                 parts.add(part)
     return sorted(parts, key=len, reverse=True)
@@ -227,7 +234,7 @@ def _drop_personal(text: str, out: Anonymized, *, whole_sentence: bool) -> str:
             if _personal(sentence) is None:
                 sentences.append(sentence)
                 continue
-            if _personal(sentence) == "FAMILIA":  # a relative's detail runs through the sentence (their name, what happened)
+            if _FAMILY_DETAIL.search(sentence) and _YOU.search(sentence):  # a relative's detail runs through the sentence (their name, what happened)
                 out.add("FAMILIA")
                 continue
             clauses = _CLAUSE.split(sentence)

@@ -206,7 +206,8 @@ def _names(text: str, known: Iterable[str]) -> tuple[str, int]:
 
 _TITLED = re.compile(
     r"(?P<title>\b(?:Lic|Licda|Lcdo|Lcda|Licenciad[oa]|Ing|Inga|Ingenier[oa]|Dr|Dra|Doctor|Doctora|Prof|Profa|Profesor|Profesora|Mtro|Mtra|Maestr[oa]|MSc|Arq|Sr|Sra|Srta|Señor|Señora|Señorita|Don|Doña)\.?[ \t]+)"
-    r"(?!(?:Director|Directora|Decano|Decana|Coordinador|Coordinadora|Secretario|Secretaria|Rector|Rectora|Jefe|Jefa|Encargad[oa]|Estudiante|Docente)\b)"
+    r"(?!(?:Director|Directora|Decano|Decana|Coordinador|Coordinadora|Secretario|Secretaria|Rector|Rectora|Jefe|Jefa|Encargad[oa]|Estudiante|Docente|"
+    r"Civil|Industrial|Electricista|Mec[aá]nic[oa]|Qu[ií]mic[oa]|Electr[oó]nic[oa]|Ambiental|Agr[oó]nom[oa]|Agr[ií]cola|Sistemas|Ciencias)\b)"
     rf"{_NAME}(?:[ \t]+(?:(?:de|del|de[ \t]+la)[ \t]+)?{_NAME}){{0,3}}"
 )
 PLACEHOLDER = re.compile(r"\[(?:CEDULA|DNI|DPI|NIE|TELEFONO|EMAIL|NUM_ESTUDIANTE|IBAN|DIRECCION|NOMBRE|SALUD|[A-Z_]{3,})\]")
