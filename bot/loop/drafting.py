@@ -163,10 +163,10 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     after_draft(session, answer)
 
 
-def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -> None:
-    """Draft every stored message that is waiting for one."""
+def draft_pending(services: Services, report: RunReport, *, limit: int = 1000, due_only: bool = True) -> None:
+    """Draft every stored message that is waiting for one (`due_only=False`: also those whose next retry is not due yet)."""
     with session_scope(services.engine) as session:
-        pending = queue.claim_for_drafting(session=session, worker=WORKER_ID, limit=limit)
+        pending = queue.claim_for_drafting(session=session, worker=WORKER_ID, limit=limit, due_only=due_only)
         ids = [m.id for m in pending]
     for mid in ids:
         with message_context(mid):

@@ -89,9 +89,14 @@ def test_an_overloaded_then_failing_model_leaves_messages_waiting_and_all_are_dr
                 m.next_attempt_at = at
                 s.add(m)
 
+    from bot.loop.drafting import draft_pending
+    from bot.loop.run_report import RunReport
+
     calls = len(anthropic_server.message_requests)
     next_attempt(utcnow() + timedelta(hours=1))
-    assert run_once(svc).waiting == 0 and len(anthropic_server.message_requests) == calls
+    report = RunReport()
+    draft_pending(svc, report)  # the running loop: not before the next attempt
+    assert report.waiting == 0 and len(anthropic_server.message_requests) == calls
     next_attempt(utcnow())
     anthropic_server.set_responder(lambda req: error_reply(500, message="Internal server error"))
     second = run_once(svc)
@@ -115,6 +120,22 @@ def test_an_overloaded_then_failing_model_leaves_messages_waiting_and_all_are_dr
         assert queue.count_pending(session=s) == len(MAILS)
         digest = build_digest(session=s, week=week).as_dict()
     assert (digest["drafted"], digest["quarantined"], digest["waiting"]) == (len(MAILS), 0, 0)
+    svc.close()
+
+
+def test_a_pass_by_hand_right_after_the_outage_ends_drafts_every_waiting_message(settings, tmp_path, anthropic_server):
+    """`orienta run --once` does not wait for the backoff (the default first retry is 30 s away): the operator asked now."""
+    svc = _services(settings, tmp_path, anthropic_server.url, fallback_after=None)
+    svc.settings.drafting.retry_base_delay_s = 30.0
+    anthropic_server.set_responder(lambda req: error_reply(503, message="unavailable"))
+    assert run_once(svc).waiting == len(MAILS)
+    from tests.servers.anthropic_server.server import _default_responder
+
+    anthropic_server.set_responder(_default_responder)
+    report = run_once(svc)
+    assert (report.drafted, report.waiting, report.quarantined) == (len(MAILS), 0, 0)
+    with Session(svc.engine) as s:
+        assert queue.count_pending(session=s) == len(MAILS)
     svc.close()
 
 
