@@ -28,14 +28,16 @@ _NOT_NAME_WORDS = frozenset(
     "nuevo nueva nuevamente otra vez si no ya bien buen buenos buenas dia dias tardes noches hola tal muchas muy cuento comento escribo "
     "respondo respecto consulta info informacion sobre aqui ahi senor senora senorita saludos atentamente cordialmente abrazo "
     "abrazos besos atte att suerte exitos quedo quedamos orden ordenes oficina bedelia secretaria cordiales cordial afectuosos "
-    "atentos carinos".split()
+    "atentos carinos me se es yo ni ha he va vi ve da di fe oh llamo soy nombre quiero queria tengo pregunta duda necesito "
+    "escribir escribo favor ayuda saber".split()
 )
 _TITLE = r"(?:Lic|Licda|Lcdo|Lcda|Licenciad[oa]|Ing|Inga|Ingenier[oa]|Dr|Dra|Doctor|Doctora|Prof|Profa|Profesor|Profesora|Mtro|Mtra|Maestr[oa]|MSc|Arq|Sr|Sra|Srta|Señor|Señora|Señorita|Don|Doña|Coord)"
 _ROLES = (  # a role or a degree's specialty after the title, not a person ("Ingeniero Electricista")
     r"(?:Director|Directora|Decano|Decana|Coordinador|Coordinadora|Secretario|Secretaria|Rector|Rectora|Jefe|Jefa|Encargad[oa]|Estudiante|Docente|"
     r"Civil|Industrial|Electricista|Mec[aá]nic[oa]|Qu[ií]mic[oa]|Electr[oó]nic[oa]|Ambiental|Agr[oó]nom[oa]|Agr[ií]cola|Sistemas|Ciencias|Geol[oó]g[oa]|Topógraf[oa]|Arquitect[oa])"
 )
-TITLED_NAME = re.compile(rf"(?:\b(?:[Ll]a|[Ee]l|[Aa]l|[Dd]el)\s+)?\b{_TITLE}\.?[ \t]+(?!{_ROLES}\b){_NAME}(?:[ \t]+(?:(?:de|del|de[ \t]+la)[ \t]+)?{_NAME}){{0,3}}")
+_ROLE_NOUN = r"(?i:tutor|tutora|asesor|asesora|catedr[aá]tic[oa]|profesor|profesora|docente|coordinador|coordinadora|ingeniero|ingeniera|licenciad[oa]|doctor|doctora|auxiliar)"
+TITLED_NAME = re.compile(rf"(?:\b(?:[Ll]a|[Ee]l|[Aa]l|[Dd]el|[Tt]u|[Ss]u)\s+)?\b(?:{_TITLE}\.?|{_ROLE_NOUN})[ \t]+(?!{_ROLES}\b){_NAME}(?:[ \t]+(?:(?:de|del|de[ \t]+la)[ \t]+)?{_NAME}){{0,3}}")
 # A health condition, pregnancy, a diagnosis or treatment, a relative's illness or death, a home address: personal when
 # the clause speaks of this student ("como estás embarazada", "tu madre falleció"), not in a rule for everyone.
 _HEALTH_WORDS = (
@@ -95,7 +97,7 @@ def name_parts(names: Iterable[str]) -> list[str]:
             display, address = parseaddr(name)
             name = f"{display} {address.split('@', 1)[0]}" if address else re.sub(r"@\S+", " ", name)
         for part in re.split(r"[\s,._\-@()<>\d]+", name or ""):
-            if len(part) >= 3 and part.isalpha() and part.capitalize() not in _NOT_NAMES and _fold(part) not in _NOT_NAME_WORDS:
+            if len(part) >= 2 and part.isalpha() and part.capitalize() not in _NOT_NAMES and _fold(part) not in _NOT_NAME_WORDS:
                 parts.add(part)
     return sorted(parts, key=len, reverse=True)
 
@@ -135,6 +137,9 @@ def names_in(text: str) -> list[str]:
         if who and _greets_someone(who):
             found.append(who)
     found += [m.group("v") for m in _NAME_INTRO.finditer(text or "")]
+    for m in re.finditer(r"(?i)\b(?:me\s+llamo|mi\s+nombre\s+(?:completo\s+)?es)\s+((?:[a-záéíóúñü'-]+[ \t]*){1,4})", text or ""):  # written in lower case
+        words = [w for w in m.group(1).split() if _fold(w) not in _NOT_NAME_WORDS or _fold(w) in ("de", "del")]
+        found.append(" ".join(words[: next((i for i, w in enumerate(m.group(1).split()) if _fold(w) in _NOT_NAME_WORDS and _fold(w) not in ("de", "del")), len(words))]))
     lines = [ln.strip() for ln in (text or "").splitlines() if ln.strip()]
     for line in lines[-2:]:  # a signature: one to four name-like words alone on one of the last lines
         words = line.strip(" -–—.,").split()
@@ -269,6 +274,11 @@ def _without_names(text: str, words: str, out: Anonymized) -> str:
     text = re.sub(rf"(?im)^([ \t]*)(?:{words})[ \t]*[,:!][ \t]*", gone("lead"), text)
     text = re.sub(rf"(?i)[ \t]*,[ \t]*(?:{words})[ \t]*(?=[,.!?:;]|$)", gone(), text)
     text = re.sub(rf"(?i)(?<=[¡¿])[ \t]*(?:{words})[ \t]*,[ \t]*", gone(), text)
+    def after_stop(m: re.Match[str]) -> str:  # "Hola: ANA, recordá…" -> "Hola: recordá…"; "… enero. ANA, acordate" -> "… enero. Acordate"
+        out.add("NOMBRE")
+        return m.group(1) + m.group(2) + (m.group(3).upper() if m.group(1) != ":" else m.group(3))
+
+    text = re.sub(rf"(?i)([:.!?])([ \t]+)(?:{words})[ \t]*,[ \t]*(\w)", after_stop, text)
     return re.sub(rf"(?i){words}", lambda m: (out.add("NOMBRE"), "[NOMBRE]")[1], text)
 
 
@@ -308,7 +318,7 @@ def anonymize(text: str, *, names: Iterable[str] = (), keep: str = "", question:
     for i, value in enumerate(kept):
         body = body.replace(f"ORIENTAKEPT{i}X", value)
     body = re.sub(r"[ \t]+([,.;:!?])", r"\1", body)
-    body = re.sub(r"(?m)^([ \t]*)(el personal)", lambda m: m.group(1) + "El personal", body)  # a titled name that opened a line
+    body = re.sub(r"(?m)(^[ \t]*|[.!?¡¿][ \t]+)el personal", lambda m: m.group(1) + "El personal", body)  # a titled name that opened a sentence
     out.text = re.sub(r"[ \t]{2,}", " ", body).strip()
     return out
 

@@ -55,9 +55,9 @@ def student_names(message: InboundMessage | None) -> list[str]:
 MIN_WORDS = 4  # an answer that had personal data taken out and is left shorter than this is not kept
 
 
-def reusable(text: str, *, message: InboundMessage, keep: str = "", question: bool = False):
+def reusable(text: str, *, message: InboundMessage, keep: str = "", question: bool = False, extra_names: list[str] | None = None):
     """The text without anything personal of the student it was written for (pipeline.anonymization)."""
-    return anonymize(text, names=student_names(message), keep=keep, question=question)
+    return anonymize(text, names=[*student_names(message), *(extra_names or [])], keep=keep, question=question)
 
 
 def source_answer_id(draft: Draft) -> int | None:
@@ -112,7 +112,8 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
     """
     if decision.action not in ("approve", "edit") or draft.out_of_domain:
         return None
-    question = reusable(_asked(message, draft), message=message, question=True).text  # matched for other students: nothing personal
+    greeted = names_in(decision.final_text or draft.text or "")  # whom staff greeted: the student, whatever the channel told us
+    question = reusable(_asked(message, draft), message=message, question=True, extra_names=greeted).text  # matched for other students: nothing personal
     if not question:
         return None
     edited = decision.action == "edit" and bool(decision.final_text)

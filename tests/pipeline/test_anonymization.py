@@ -37,6 +37,8 @@ CASES = [
      [], ["Rosaura", "Tuyuc"], ["Las correcciones de datos se piden en Registro."]),
     ("Vivís en 4a avenida 12-30 zona 7, así que te toca la sede central. Las sedes se asignan por zona de residencia.",
      [], ["12-30", "4a avenida"], ["Las sedes se asignan por zona de residencia."]),
+    ("Hola Lu: LU, la beca se renueva en enero. Tu tutora Marta Sandoval firma la carta.",
+     [], ["Lu", "LU", "Marta", "Sandoval"], ["la beca se renueva en enero.", "El personal de la oficina firma la carta."]),
     ("Si te urge, llamanos al +502 5512 3344. El trámite sale en tres días.",
      [], ["5512", "3344"], ["El trámite sale en tres días."]),
 ]
@@ -89,3 +91,8 @@ def test_a_question_keeps_its_words_for_matching_without_ids_or_health():
     out = anonymize("Soy Dulce Yat, carné 2019 33451, tuve dengue la semana del parcial, ¿puedo pedir reposición?", question=True)
     assert out.text.endswith("¿puedo pedir reposición?") and "Dulce" not in out.text and "33451" not in out.text and "dengue" not in out.text
     assert "[" not in out.text
+
+
+def test_a_name_written_in_lower_case_in_an_introduction_leaves_the_question():
+    out = anonymize("hola, me llamo ana lucía, ¿hasta cuándo me inscribo a febrero?", question=True)
+    assert "ana" not in out.text and "lucía" not in out.text and out.text.endswith("¿hasta cuándo me inscribo a febrero?")
