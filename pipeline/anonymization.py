@@ -292,7 +292,9 @@ def anonymize(text: str, *, names: Iterable[str] = (), keep: str = "", question:
     out = Anonymized(text="")
     given = [*names, *names_in(text or "")]
     third = [re.sub(rf"^.*?{_TITLE}\.?[ \t]+", "", m.group(0)) for m in TITLED_NAME.finditer(text or "")]
-    body = _greeting(text or "", out)
+    body, n = re.subn(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>[ \t]*,?", "", text or "")  # a Slack mention of the student
+    out.add("NOMBRE", n)
+    body = _greeting(body, out)
     body, kept = _kept_spans(body, keep, _name_words(name_parts([*given, *third])))
     alone = re.compile(rf"(?m)^[ \t]*(?:{TITLED_NAME.pattern})[ \t.,]*$\n?")  # a signature line: it goes
     out.add("TITULO", len(alone.findall(body)))

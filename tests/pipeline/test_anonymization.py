@@ -96,3 +96,8 @@ def test_a_question_keeps_its_words_for_matching_without_ids_or_health():
 def test_a_name_written_in_lower_case_in_an_introduction_leaves_the_question():
     out = anonymize("hola, me llamo ana lucía, ¿hasta cuándo me inscribo a febrero?", question=True)
     assert "ana" not in out.text and "lucía" not in out.text and out.text.endswith("¿hasta cuándo me inscribo a febrero?")
+
+
+def test_a_slack_mention_of_the_student_goes():
+    out = anonymize("<@U07ST1AB2CD>, la constancia se pide en Registro y Estadística.")
+    assert "U07ST1AB2CD" not in out.text and out.text.lower().startswith("la constancia se pide en registro")
