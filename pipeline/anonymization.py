@@ -84,6 +84,19 @@ def _fold(text: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", text.lower()) if unicodedata.category(c) != "Mn")
 
 
+# Spanish nicknames that are not a shortening of the name (a short, well-known list).
+_HYPOCORISMS = {
+    "francisco": ("paco", "pancho", "chico", "kiko"), "francisca": ("paca", "pancha", "paquita"), "jose": ("pepe", "chepe", "pepito"),
+    "josefa": ("pepa", "pepita", "chepa"), "guadalupe": ("lupe", "lupita"), "jesus": ("chuy", "chucho"), "roberto": ("beto",),
+    "alberto": ("beto",), "guillermo": ("memo",), "eduardo": ("lalo",), "manuel": ("manolo", "meme"), "enrique": ("quique",),
+    "ignacio": ("nacho",), "dolores": ("lola", "loli"), "rosario": ("charo", "chayo"), "mercedes": ("meche",), "antonio": ("tono", "toño"),
+    "consuelo": ("chelo",), "concepcion": ("concha", "conchita"), "jose maria": ("chema",), "margarita": ("maggie", "marga"),
+    "alejandro": ("alex",), "alejandra": ("alex",), "gabriela": ("gaby", "gabi"), "andrea": ("andy",), "isabel": ("chabela", "isa"),
+    "luis": ("lucho",), "ricardo": ("richi",), "rodolfo": ("fito",), "adolfo": ("fito",), "graciela": ("chela",), "soledad": ("sole",),
+}
+_COMMON_SHORT = frozenset("con por los las del que una sus mas sin sol mar pan dos ver ser van muy hay han est esta este para pero como todo cada fin mes dia ano cur".split())
+
+
 def _loose(folded: str) -> str:
     """A regex for a folded word that matches it with or without accents."""
     return "".join(f"[{c}{_ACCENTED[c]}]" if c in _ACCENTED else re.escape(c) for c in folded)
@@ -117,6 +130,13 @@ def _name_words(parts: list[str]) -> str | None:
         stem = folded[:-1] if folded[-1] in "aeo" else folded
         if len(stem) >= 2:
             alts.add(_loose(stem) + r"(?:ita|ito|cita|cito|illa|illo|y)")
+        if len(folded) >= 5 and folded[-2:] in ("ia", "io", "ea", "eo"):  # Lucía -> Lucy, Lucita
+            alts.add(_loose(folded[:-2]) + r"(?:y|ita|ito)")
+        for n in range(3, len(folded) - 1) if len(folded) >= 5 else ():  # Daniela -> Dani, Sebastián -> Sebas, Fernanda -> Fer
+            prefix = folded[:n]
+            if prefix not in _COMMON_SHORT and prefix not in _NOT_NAME_WORDS:
+                alts.add(_loose(prefix) + r"(?:i|y)?")
+        alts.update(_loose(h) for h in _HYPOCORISMS.get(folded, ()))
     word = "(?:" + "|".join(sorted(alts, key=len, reverse=True)) + ")"
     return _BEFORE + rf"{word}(?:[ \t]+(?:(?:de|del|de[ \t]+la|y)[ \t]+)?{word})*" + _AFTER
 

@@ -101,3 +101,9 @@ def test_a_name_written_in_lower_case_in_an_introduction_leaves_the_question():
 def test_a_slack_mention_of_the_student_goes():
     out = anonymize("<@U07ST1AB2CD>, la constancia se pide en Registro y Estadística.")
     assert "U07ST1AB2CD" not in out.text and out.text.lower().startswith("la constancia se pide en registro")
+
+
+@pytest.mark.parametrize("names,nickname", [(["José Armando Xol"], "Pepe"), (["Daniela Chun"], "Dani"), (["Lucía Bámaca"], "Lucy"), (["Guadalupe Tecú"], "Lupita"), (["Sebastián Ixcoy"], "Sebas")])
+def test_a_nickname_of_the_students_name_goes(names, nickname):
+    out = anonymize(f"Hola {nickname}: el curso de vacaciones se asigna en junio. {nickname.upper()}, no te olvides de pagar antes.", names=names)
+    assert nickname.lower() not in out.text.lower() and "el curso de vacaciones se asigna en junio." in out.text
