@@ -15,7 +15,7 @@ _STUDENT_LABEL = (
     r"carn[eé]t?(?:\s+(?:de\s+estudiante|universitario|usac))?|registro\s+acad[ée]mico|registro\s+estudiantil|\br\.?\s?a\.?(?=\s*:?\s*\d)|"
     r"student\s+(?:number|id)|n[º°]\s*de\s+estudiante|(?:estudiante|alumno)\s+n(?:[º°o]|ro)\.?)"
 )
-_SEP = r"(?P<sep>(?:\s*(?:es|era|n[º°o]\.?|nro\.?|n[uú]mero|:|#)\s*)*|\s*)"
+_SEP = r"(?P<sep>(?:\s*(?:es|era|el|n[º°o]\.?|nro\.?|n[uú]mero|:|#)\s*)*|\s*)"
 # Guatemalan municipalities per department (DPI/CUI digits 10-13), RENAP's numbering.
 _GT_MUNICIPALITIES = (17, 8, 16, 16, 13, 14, 19, 8, 24, 21, 9, 30, 32, 21, 8, 17, 14, 5, 11, 11, 7, 17)
 _NAME = r"[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü]+(?:-[A-ZÁÉÍÓÚÑÜ][a-záéíóúñü]+)?"
@@ -109,6 +109,8 @@ RULES: list[Rule] = [
     ("NUM_ESTUDIANTE", re.compile(rf"(?i)(?<![\w])(?P<label>{_STUDENT_LABEL}){_SEP}(?P<v>\d{{4}}(?:[\s.-]?\d{{1,6}})?)(?![\d])"), None, "v"),
     ("NUM_ESTUDIANTE", re.compile(r"(?i)(?<![\w])(?P<label>soy\s+(?:el|la)(?:\s+(?:estudiante|alumn[oa]))?)(?P<sep>\s+)(?P<v>(?:19[6-9]\d|20[0-4]\d)[\s.-]?\d{4,5})(?![\d])"), None, "v"),
     ("NUM_ESTUDIANTE", re.compile(r"(?<![\w.,/-])(?:19[6-9]\d|20[0-4]\d)[-]?\d{5}(?![\w])"), None, None),
+    # The same nine digits in any spacing ("2019 04567", "2019.045.67", "201 904 567"): year 1960-2049 first, at most three separators.
+    ("NUM_ESTUDIANTE", re.compile(r"(?<![\w.,/-])(?:1[ .-]?9[ .-]?[6-9]|2[ .-]?0[ .-]?[0-4])[ .-]?\d(?:[ .-]?\d){5}(?![\w.,/-]?\d)"), lambda m: len(re.findall(r"[ .-]", m.group(0))) <= 3, None),
     ("CEDULA", re.compile(r"(?<![\w.,/-])\d{7,8}(?![\w.,/-]?\d)"), lambda m: valid_cedula(m.group(0)), None),  # before phones: 8 bare digits may look like a landline
     # Postal addresses: Guatemalan "5a. avenida 12-34 zona 1", "3 calle 4-56, zona 10"; "Calle Rivera 1234 apto 5"; "colonia ..."; "km 15.5 carretera ...".
     ("DIRECCION", re.compile(
@@ -187,6 +189,13 @@ def _names(text: str, known: Iterable[str]) -> tuple[str, int]:
         return m.group("label") + "[NOMBRE]" + value[words[keep - 1].end():]
 
     text = _NAME_INTRO.sub(intro, text)
+
+    def titled(m: re.Match[str]) -> str:  # "Lic. Marta Sandoval" -> "Lic. [NOMBRE]": a third party named with a title
+        nonlocal count
+        count += 1
+        return m.group("title") + "[NOMBRE]"
+
+    text = _TITLED.sub(titled, text)
     parts = sorted({p for n in known for p in re.split(r"[\s,]+", n or "") if len(p) >= 3 and p[:1].isupper() and p not in _NOT_NAMES}, key=len, reverse=True)
     if parts:
         pattern = re.compile(r"(?<![\w\[])(?:" + "|".join(re.escape(p) for p in parts) + r")(?:\s+(?:" + "|".join(re.escape(p) for p in parts) + r"))*(?![\w\]])")
@@ -195,6 +204,12 @@ def _names(text: str, known: Iterable[str]) -> tuple[str, int]:
     return text, count
 
 
+_TITLED = re.compile(
+    r"(?P<title>\b(?:Lic|Licda|Lcdo|Lcda|Licenciad[oa]|Ing|Inga|Ingenier[oa]|Dr|Dra|Doctor|Doctora|Prof|Profa|Profesor|Profesora|Mtro|Mtra|Maestr[oa]|MSc|Arq|Sr|Sra|Srta|Señor|Señora|Señorita|Don|Doña)\.?[ \t]+)"
+    r"(?!(?:Director|Directora|Decano|Decana|Coordinador|Coordinadora|Secretario|Secretaria|Rector|Rectora|Jefe|Jefa|Encargad[oa]|Estudiante|Docente|"
+    r"Civil|Industrial|Electricista|Mec[aá]nic[oa]|Qu[ií]mic[oa]|Electr[oó]nic[oa]|Ambiental|Agr[oó]nom[oa]|Agr[ií]cola|Sistemas|Ciencias)\b)"
+    rf"{_NAME}(?:[ \t]+(?:(?:de|del|de[ \t]+la)[ \t]+)?{_NAME}){{0,3}}"
+)
 PLACEHOLDER = re.compile(r"\[(?:CEDULA|DNI|DPI|NIE|TELEFONO|EMAIL|NUM_ESTUDIANTE|IBAN|DIRECCION|NOMBRE|SALUD|[A-Z_]{3,})\]")
 
 

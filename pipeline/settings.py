@@ -357,6 +357,9 @@ class DraftingSettings(BaseModel):
     reuse_check_with_llm: bool = Field(default=True, description="With a model configured, put the closest approved answers to the judge model (does it answer the new question as it is?) instead of the strict offline rule.")
     reuse_candidate_similarity: float = Field(default=0.88, ge=0, le=1, description="Minimum embedding similarity of an approved question to be checked by the model (recall of the candidates, see benchmarks/answer_memory.py).")
     reuse_max_checks: int = Field(default=2, ge=1, le=10, description="At most this many approved answers are checked per message (one short call each).")
+    retry_base_delay_s: float = Field(default=30.0, gt=0, description="A transient failure (timeout, connection error, 429/5xx of the LLM, Qdrant or the database) leaves the message waiting; it is tried again after this delay, doubled at each failure.")
+    retry_max_delay_s: float = Field(default=1800.0, gt=0, description="The longest wait between two attempts of a message that keeps failing transiently.")
+    offline_fallback_after_s: float | None = Field(default=1800.0, ge=0, description="A message failing transiently for this long is drafted offline (extractive generator, flagged on the card); None: never, it keeps waiting.")
 
 
 class OpsSettings(BaseModel):

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from email.parser import BytesHeaderParser
 from email.policy import default as default_policy
+from email.utils import parseaddr
 from urllib.parse import urlsplit
 
 from sqlmodel import Session, col, func, select
 
-from pipeline.redaction import redact_for_sender
+from pipeline.anonymization import anonymize, names_in
 from review.answer_models import ACTIVE, ANSWER_STATES, RETIRED, STALE, CuratedAnswer
 from review.errors import NotFound, ReviewError
 from review.models import AuditEvent, Decision, Draft, InboundMessage, utcnow
@@ -33,6 +35,31 @@ def student_address(message: InboundMessage | None) -> str | None:
     return message.sender
 
 
+def student_names(message: InboundMessage | None) -> list[str]:
+    """Every name the student goes by in their message: the From display name, the Slack profile (real and display
+    name), and who introduces or signs the text."""
+    if message is None:
+        return []
+    names = [parseaddr(student_address(message) or "")[0]] if message.channel == "email" else []
+    if message.channel == "slack" and message.raw:
+        try:
+            event = json.loads(message.raw.decode("utf-8")).get("event") or {}
+        except (ValueError, UnicodeDecodeError, AttributeError):
+            event = {}
+        profile = event.get("user_profile") or {}
+        names += [str(profile.get(k) or "") for k in ("real_name", "display_name", "first_name", "last_name", "name")]
+    names += names_in(message.body_text or message.cleaned_text or "")
+    return [n for n in names if n and n.strip()]
+
+
+MIN_WORDS = 4  # an answer that had personal data taken out and is left shorter than this is not kept
+
+
+def reusable(text: str, *, message: InboundMessage, keep: str = "", question: bool = False, extra_names: list[str] | None = None):
+    """The text without anything personal of the student it was written for (pipeline.anonymization)."""
+    return anonymize(text, names=[*student_names(message), *(extra_names or [])], keep=keep, question=question)
+
+
 def source_answer_id(draft: Draft) -> int | None:
     """The curated answer a draft was made from (None for other drafts)."""
     flag = next((f for f in draft.flags or [] if f.get("kind") == CURATED_FLAG), None)
@@ -52,6 +79,15 @@ def _asked(message: InboundMessage, draft: Draft) -> str:
     """The question an answer is kept for: a follow-up's standalone query when it had one ("¿y para Sistemas?" alone
     would match nothing), else the message's redacted text."""
     return str((draft.context or {}).get("query") or message.redacted_text or "").strip()
+
+
+def _office_text(draft: Draft) -> str:
+    """What the office wrote from its documents for this draft (addresses and phones there are its own), flagged links left out."""
+    text = draft.text or ""
+    for flag in draft.flags or []:
+        if flag.get("kind") == "foreign_link" and flag.get("link"):
+            text = text.replace(str(flag["link"]), " ")
+    return text
 
 
 def office_hosts(draft: Draft) -> set[str]:
@@ -76,7 +112,8 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
     """
     if decision.action not in ("approve", "edit") or draft.out_of_domain:
         return None
-    question = _asked(message, draft)
+    greeted = names_in(decision.final_text or draft.text or "")  # whom staff greeted: the student, whatever the channel told us
+    question = reusable(_asked(message, draft), message=message, question=True, extra_names=greeted).text  # matched for other students: nothing personal
     if not question:
         return None
     edited = decision.action == "edit" and bool(decision.final_text)
@@ -93,9 +130,14 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
             session.add(confirmed)
         session.add(AuditEvent(message_id=message.id, actor=decision.actor, event="curated_answer_confirmed", details={"answer_id": source, "draft_id": draft.id}))
         return None
+    clean = reusable(decision.final_text if edited else draft.text, message=message, keep=_office_text(draft))  # type: ignore[arg-type]  (kept for other students)
+    removed = sorted(clean.removed)
+    if not clean.text or (clean.removed and len(clean.text.split()) < MIN_WORDS):  # nothing general left to reuse
+        session.add(AuditEvent(message_id=message.id, actor=decision.actor, event="curated_answer_not_kept", details={"draft_id": draft.id, "removed": removed}))
+        return None
     answer = CuratedAnswer(
         question=question,
-        text=redact_for_sender(decision.final_text if edited else draft.text, student_address(message), office_hosts=office_hosts(draft)),  # type: ignore[arg-type]  (kept for other students)
+        text=clean.text,
         references=_references(draft),
         message_id=message.id,
         draft_id=draft.id,
@@ -104,7 +146,7 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
     )
     session.add(answer)
     session.flush()
-    session.add(AuditEvent(message_id=message.id, actor=decision.actor, event="curated_answer_saved", details={"answer_id": answer.id, "edited": edited, "replaces": source}))
+    session.add(AuditEvent(message_id=message.id, actor=decision.actor, event="curated_answer_saved", details={"answer_id": answer.id, "edited": edited, "replaces": source, "removed": removed}))
     return answer
 
 
@@ -221,9 +263,12 @@ def save_standard(*, session: Session, draft_id: int, actor: str, current: Mappi
     if answer is None:
         message = session.get(InboundMessage, draft.message_id)
         assert message is not None
+        clean = reusable(decision.final_text if decision.action == "edit" and decision.final_text else draft.text, message=message, keep=_office_text(draft))  # type: ignore[arg-type]
+        if not clean.text or (clean.removed and len(clean.text.split()) < MIN_WORDS):
+            raise ReviewError(f"draft #{draft_id}: once the student's personal data is taken out, too little is left to reuse")
         answer = CuratedAnswer(
-            question=(message.redacted_text or redact_for_sender(message.subject or "", student_address(message))).strip() or "—",
-            text=redact_for_sender(decision.final_text if decision.action == "edit" and decision.final_text else draft.text, student_address(message), office_hosts=office_hosts(draft)),  # type: ignore[arg-type]
+            question=reusable(message.redacted_text or message.subject or "", message=message, question=True).text or "—",
+            text=clean.text,
             references=_references(draft),
             message_id=message.id,
             draft_id=draft.id,

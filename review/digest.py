@@ -11,7 +11,7 @@ from statistics import fmean
 
 from sqlmodel import Session, select
 
-from review import metrics, states
+from review import metrics, retries, states
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, SCORED, JudgeScore
 from review.answer_memory import CURATED_METHOD, student_address
 from review.faq import faq_suggestions, hand_answered
@@ -23,7 +23,7 @@ from review.report import LABELS, render_html, render_markdown
 from review.scoring import ChunkText, score_drafts
 from review.weeks import parse_week, previous_week
 
-COUNT_KEYS = ("received", "skipped", "quarantined", "out_of_domain", "drafted", "approved", "edited", "rejected", "sent", "acknowledged", "follow_ups")
+COUNT_KEYS = ("received", "skipped", "quarantined", "out_of_domain", "drafted", "approved", "edited", "rejected", "sent", "acknowledged", "follow_ups", "waiting", "drafted_offline", "requeued")
 OFFLINE_LABEL = "Medidas sin LLM (no son el juez): distancia de edición normalizada y F1 por palabras entre el borrador y la respuesta enviada."
 
 
@@ -121,7 +121,9 @@ def build_digest(
         select(InboundMessage.id, InboundMessage.channel, InboundMessage.state, InboundMessage.reason, InboundMessage.gate_in_domain, InboundMessage.redacted_text, InboundMessage.follows_id, InboundMessage.subject).where(*in_week)
     ).all()
     reached: dict[int, set[str]] = defaultdict(set)
-    for mid, to_state in session.exec(select(AuditEvent.message_id, AuditEvent.to_state).join(InboundMessage, InboundMessage.id == AuditEvent.message_id).where(*in_week)).all():
+    events: dict[int, set[str]] = defaultdict(set)
+    for mid, to_state, event in session.exec(select(AuditEvent.message_id, AuditEvent.to_state, AuditEvent.event).join(InboundMessage, InboundMessage.id == AuditEvent.message_id).where(*in_week)).all():
+        events[mid].add(event)
         if to_state:
             reached[mid].add(to_state)
     drafts: dict[int, Draft] = {}
@@ -135,7 +137,10 @@ def build_digest(
     for m in messages:
         seen = reached[m.id] | {m.state}
         for key in ("skipped", "quarantined", "drafted", "approved", "edited", "rejected", "sent", "acknowledged"):
-            counts[key] += key in seen
+            counts[key] += key in seen and not (key == states.QUARANTINED and retries.REQUEUED_EVENT in events[m.id] and m.state != states.QUARANTINED)  # a quarantine staff undid is not counted
+        counts["waiting"] += m.state in (states.RECEIVED, states.CLASSIFIED) and retries.DEFERRED_EVENT in events[m.id]  # still waiting after a transient failure
+        counts["drafted_offline"] += retries.OFFLINE_EVENT in events[m.id]
+        counts["requeued"] += retries.REQUEUED_EVENT in events[m.id]
         counts["out_of_domain"] += m.gate_in_domain is False
         counts["follow_ups"] += m.follows_id is not None  # linked to an earlier message of its conversation
     digest = Digest(

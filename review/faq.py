@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import datetime
 
-from pipeline.redaction import redact_for_sender
+from pipeline.anonymization import anonymize
 from review.gaps import cluster_questions
 from review.models import Decision, Draft
 
@@ -13,15 +13,18 @@ from review.models import Decision, Draft
 def hand_answered(drafts: Mapping[int, Draft], decisions: Mapping[int, Decision], questions: Mapping[int, str], sender_of: Callable[[int], str | None] | None = None) -> list[dict]:
     """Messages whose draft said NoInfo (in domain) and that staff answered by writing or editing the reply.
 
-    The staff's answer is redacted (with the student's name from `sender_of(message_id)`): it is offered as a document for everyone."""
+    The question and the staff's answer are anonymized (pipeline.anonymization, with the student's name from
+    `sender_of(message_id)`): they are offered as a document for everyone."""
     out = []
     for mid, draft in drafts.items():
         dec = decisions.get(mid)
         if not draft.no_info or draft.out_of_domain or dec is None or dec.action != "edit" or not (dec.final_text or "").strip():
             continue
-        question = (questions.get(mid) or "").strip()
-        if question:
-            out.append({"message_id": mid, "question": question, "answer": redact_for_sender(dec.final_text, sender_of(mid) if sender_of else None).strip(), "answered_by": dec.actor, "answered_at": dec.created_at})  # type: ignore[union-attr]
+        names = [sender_of(mid) or ""] if sender_of else []
+        question = anonymize(questions.get(mid) or "", names=names, question=True).text
+        answer = anonymize(dec.final_text or "", names=names, keep=draft.text).text  # offered as a document for everyone: nothing of the student
+        if question and answer:
+            out.append({"message_id": mid, "question": question, "answer": answer, "answered_by": dec.actor, "answered_at": dec.created_at})
     return out
 
 

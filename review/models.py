@@ -57,6 +57,9 @@ class InboundMessage(InboundMessageBase, table=True):
     conversation_id: int | None = Field(default=None, index=True, description="The first message of its conversation (itself for a new one).")
     follows_id: int | None = Field(default=None, description="The earlier message of the conversation this one follows up.")
     flags: list[dict[str, Any]] = Field(default_factory=list, sa_column=Column(JSON), description="What intake noticed for the reviewer (kind, flag), e.g. text hidden in an HTML e-mail.")
+    draft_attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"}, description="Drafting attempts that failed transiently (0: none); reset when drafted.")
+    next_attempt_at: datetime | None = Field(default=None, index=True, description="A message waiting after a transient failure is not tried again before this.")
+    waiting_since: datetime | None = Field(default=None, description="When the first transient failure of the current wait happened (offline fallback after drafting.offline_fallback_after_s).")
 
 
 class InboundMessagePublic(InboundMessageBase):

@@ -86,8 +86,10 @@ def messages_in_state(*, session: Session, state: str, limit: int = 100) -> Sequ
     return session.exec(select(InboundMessage).where(InboundMessage.state == state).order_by(InboundMessage.id).limit(limit)).all()
 
 
-def claim_for_drafting(*, session: Session, worker: str, limit: int = 10) -> list[InboundMessage]:
-    """Messages waiting to be drafted, locked for this worker (SKIP LOCKED on PostgreSQL)."""
+def claim_for_drafting(*, session: Session, worker: str, limit: int = 10, due_only: bool = True) -> list[InboundMessage]:
+    """Messages waiting to be drafted (those waiting after a transient failure once their next attempt is due, or all of
+    them with `due_only=False`), locked for this worker (SKIP LOCKED on PostgreSQL)."""
+    now = utcnow()
     stmt = (
         select(InboundMessage)
         .where(col(InboundMessage.state).in_([states.RECEIVED, states.CLASSIFIED]))
@@ -95,6 +97,8 @@ def claim_for_drafting(*, session: Session, worker: str, limit: int = 10) -> lis
         .limit(limit)
         .options(defer(InboundMessage.raw), defer(InboundMessage.body_text), defer(InboundMessage.cleaned_text))  # type: ignore[arg-type]
     )
+    if due_only:  # a message waiting after a transient failure: not before its next attempt
+        stmt = stmt.where(col(InboundMessage.next_attempt_at).is_(None) | (col(InboundMessage.next_attempt_at) <= now))
     if session.get_bind().dialect.name == "postgresql":
         stmt = stmt.with_for_update(skip_locked=True)
     found = list(session.exec(stmt).all())

@@ -26,6 +26,9 @@ LABELS = {
     "sent": "Enviados",
     "acknowledged": "Cierres y agradecimientos (sin borrador)",
     "follow_ups": "Seguimientos en una conversación",
+    "waiting": "Esperando un nuevo intento (el modelo o un servicio no respondía)",
+    "drafted_offline": "Redactados sin modelo tras una caída",
+    "requeued": "Devueltos a borrador desde la cuarentena",
 }
 
 

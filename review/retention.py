@@ -33,11 +33,14 @@ class RetentionReport:
     slack_reply_keys: list[str] = field(default_factory=list)  # Slack replies whose outbox line must go
     cards: list[tuple[int, str, str]] = field(default_factory=list)  # (draft id, channel, ts) of review cards to blank
     digest_weeks: list[str] = field(default_factory=list)
+    curated_cleaned: int = 0  # curated answers whose question went and whose text was checked again, untied from the messages
+    curated_deleted: int = 0  # curated answers that could not be cleaned
 
     def as_dict(self) -> dict:
         return {
             "cutoff": self.cutoff.isoformat(), "messages": self.messages, "replies": self.replies, "drafts": self.drafts,
             "decisions": self.decisions, "expired_replies": self.expired_replies, "cards": len(self.cards), "digest_weeks": self.digest_weeks,
+            "curated_cleaned": self.curated_cleaned, "curated_deleted": self.curated_deleted,
         }
 
 
@@ -78,6 +81,7 @@ def purge_personal_data(*, session: Session, days: int, now: datetime | None = N
             break
         ids = [m.id for m in messages]
         at = utcnow()
+        _forget_curated(session, messages, report, actor=actor)  # first: it still reads the students' names
         for m in messages:
             m.raw = m.body_text = m.cleaned_text = m.redacted_text = m.subject = m.thread_ref = m.external_id = None
             m.sender, m.attachments, m.reason, m.redacted_at = PURGED_SENDER, [], category(m.reason), at
@@ -116,6 +120,51 @@ def purge_personal_data(*, session: Session, days: int, now: datetime | None = N
         report.messages += len(ids)
     report.digest_weeks = _expire_digests(session, cutoff)
     return report
+
+
+PURGED_QUESTION = "(pregunta eliminada por la política de retención)"
+
+
+def _forget_curated(session: Session, messages: list[InboundMessage], report: RetentionReport, *, actor: str) -> None:
+    """Curated answers kept from these messages: the question wording (and the wordings they were confirmed for) goes,
+    the text is anonymized again and kept only when nothing personal is left (else the answer is deleted), and the
+    answer is untied from the messages. Without its question it is no longer matched: retired, unless already stale/retired."""
+    from pipeline.anonymization import findings
+    from review.answer_models import ACTIVE, RETIRED, CuratedAnswer
+    from review.answer_memory import CURATED_FLAG, SUGGESTION_FLAG, reusable
+
+    by_id = {m.id: m for m in messages}
+    draft_ids = select(Draft.id).where(col(Draft.message_id).in_(list(by_id)))
+    found = session.exec(select(CuratedAnswer).where(col(CuratedAnswer.message_id).in_(list(by_id)) | col(CuratedAnswer.draft_id).in_(draft_ids))).all()
+    touched: set[int] = set()
+    for answer in found:
+        message = by_id.get(answer.message_id) or session.get(InboundMessage, answer.message_id) if answer.message_id else None
+        clean = reusable(answer.text, message=message) if message is not None else None
+        text = clean.text if clean is not None else answer.text
+        touched.add(answer.id)  # type: ignore[arg-type]
+        if not text.strip() or findings(text):
+            session.add(AuditEvent(message_id=None, actor=actor, event="curated_answer_deleted", details={"answer_id": answer.id, "reason": "retention"}))
+            session.delete(answer)
+            report.curated_deleted += 1
+            continue
+        answer.text, answer.question, answer.aliases = text, PURGED_QUESTION, []
+        answer.message_id = answer.draft_id = None
+        if answer.state == ACTIVE:
+            answer.state, answer.state_reason, answer.state_changed_at, answer.state_changed_by = RETIRED, "retention: question deleted", utcnow(), actor
+        session.add(answer)
+        report.curated_cleaned += 1
+    if not touched:
+        return
+    session.flush()
+    for draft in session.exec(select(Draft).where(col(Draft.flags).is_not(None))).all():  # other drafts quoted the question
+        flags = draft.flags or []
+        kept = [
+            {k: v for k, v in f.items() if k not in ("question", "check_reason")} if f.get("kind") in (SUGGESTION_FLAG, CURATED_FLAG) and f.get("answer_id") in touched else f
+            for f in flags
+        ]
+        if kept != flags:
+            draft.flags = kept
+            session.add(draft)
 
 
 def _forget_turns(session: Session, messages: list[InboundMessage]) -> None:

@@ -144,6 +144,8 @@ def show_cmd(ctx: typer.Context, draft_id: int = typer.Argument(..., help="Núme
         if gate["reasons"]:
             console.print(f"[bold]Motivos del gate:[/] {'; '.join(gate['reasons'])}", highlight=False, markup=False)
     console.print(f"[bold]Método:[/] {data['method']} · {data['model']}")
+    if any(f.get("kind") == "offline_fallback" for f in data["flags"]):
+        console.print(t("review_offline_fallback"), highlight=False, markup=False)
     curated = next((f for f in data["flags"] if f.get("kind") == CURATED_FLAG), None)
     if curated:
         from bot.slack.blocks import based_on_text
@@ -373,3 +375,30 @@ def purge_cmd(
             f"{report.messages} mensajes, {report.drafts} borradores y {report.replies} respuestas sin textos personales (anteriores a {report.cutoff:%Y-%m-%d}); "
             f"{done.outbox_files} archivos de salida, {done.report_files} informes y {done.cards_blanked} tarjetas de Slack limpiados."
         )
+
+
+@review_app.command("retry")
+def retry_cmd(
+    ctx: typer.Context,
+    message_id: Optional[int] = typer.Argument(None, help="Número del mensaje en cuarentena (ver `review list --state quarantined`)."),
+    all_: bool = typer.Option(False, "--all", help="Todos los mensajes en cuarentena."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Nombre de quien lo pide."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+) -> None:
+    """Vuelve a poner en borrador mensajes en cuarentena (por ejemplo, después de una caída del modelo)."""
+    from review import retries
+
+    if (message_id is None) == (not all_):
+        fail("indicá un número de mensaje o --all")
+    with session_scope(services(ctx).engine) as session:
+        try:
+            done, refused = retries.requeue_quarantined(session=session, actor=_actor(actor), message_id=message_id)
+        except ReviewError as exc:
+            fail(describe(exc))
+    data = {"requeued": done, "refused": {str(k): v for k, v in refused.items()}}
+    if as_json:
+        print_json(data)
+        return
+    console.print(f"{len(done)} mensajes vuelven a borrador; se redactan en el próximo `orienta run`." if done else "Ningún mensaje volvió a borrador.", highlight=False)
+    for mid, why in refused.items():
+        console.print(f"  mensaje {mid}: {why}", highlight=False, markup=False)

@@ -34,7 +34,8 @@ def run_cmd(
         else:
             console.print(
                 f"{report.stored} guardados ({report.duplicates} duplicados ignorados), {report.skipped} omitidos, {report.quarantined} en cuarentena, "
-                f"{report.drafted} borradores, {report.sent} enviados, {report.failed} fallidos, {report.uncertain} inciertos, {report.purged} purgados"
+                f"{report.drafted} borradores ({report.offline} sin modelo), {report.acknowledged} cierres, {report.waiting} esperando reintento, "
+                f"{report.sent} enviados, {report.failed} fallidos, {report.uncertain} inciertos, {report.purged} purgados"
             )
         return
     from bot.loop.app import Job, OrientaApp

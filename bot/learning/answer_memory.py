@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pipeline.anonymization import findings
 from pipeline.answer_memory.check import verify_reuse
 from pipeline.answer_memory.match import Match, MatchThresholds, best_match, candidates
 from pipeline.errors import PipelineError
@@ -84,15 +85,30 @@ def find_reuse(services: "Services", question: str) -> Reuse:
     rows = [(a, q) for a in found for q in (a.question, *(a.aliases or []))]  # every wording staff approved the answer for
     vectors = embed_queries_cached(services, [q for _, q in rows])
     qvec = services.embedder.embed_queries([question])[0]
+    personal = {a.id: personal_details(services, a) for a in found}
+    safe = [i for i, (a, _) in enumerate(rows) if not personal[a.id]]  # a text still holding someone's data is never reused as ready
+    safe_rows, safe_vectors = [rows[i] for i in safe], vectors[safe]
     checker = _checker(services)
-    if checker is not None:
-        reuse = _checked(services, checker, question, qvec, rows, vectors)
+    if checker is not None and safe_rows:
+        reuse = _checked(services, checker, question, qvec, safe_rows, safe_vectors)
         if reuse is not None:
+            reuse.suggestions = _suggestions(services, question, qvec, rows, vectors, personal, only_personal=True) if reuse.answer is None else []
             return reuse
-    answer = _offline(services, question, qvec, rows, vectors)
+    answer = _offline(services, question, qvec, safe_rows, safe_vectors) if safe_rows else None
     if answer is not None:
         return Reuse(answer=answer)
-    return Reuse(suggestions=_suggestions(services, question, qvec, rows, vectors))
+    return Reuse(suggestions=_suggestions(services, question, qvec, rows, vectors, personal))
+
+
+def personal_details(services: "Services", answer: CuratedAnswer) -> list[str]:
+    """What personal detail or unfilled placeholder an approved answer's text still holds (addresses and phones of the
+    documents it cites are the office's own); [] when it is fit for any student."""
+    found = findings(answer.text)
+    if found:
+        cited = {r["doc_id"] for r in answer.references or [] if r.get("doc_id")}
+        documents = "\n".join(chunk.text for chunk, _ in services.index.all_chunks(doc_ids=cited)) if cited else ""
+        found = findings(answer.text, keep=documents) if documents else found
+    return found
 
 
 def closest_answers(services: "Services", question: str, qvec, rows, vectors) -> list[tuple[CuratedAnswer, str, Match]]:
@@ -111,12 +127,14 @@ def closest_answers(services: "Services", question: str, qvec, rows, vectors) ->
     return out
 
 
-def _suggestions(services: "Services", question: str, qvec, rows, vectors) -> list[dict]:
-    """Offline, the closest approved answers the strict rule did not reuse: the card offers them to the reviewer
-    ("Editar desde la respuesta #N"), who reads the approved text before it is sent."""
+def _suggestions(services: "Services", question: str, qvec, rows, vectors, personal: dict[int, list[str]], *, only_personal: bool = False) -> list[dict]:
+    """The closest approved answers not reused: the card offers them to the reviewer ("Editar desde la respuesta #N"),
+    who reads the approved text before it is sent; one that still holds personal data says what (`personal`)."""
     return [
         {"kind": answers.SUGGESTION_FLAG, "answer_id": found.id, "question": found.question[:300], "approved_at": found.approved_at.isoformat(timespec="seconds"), "similarity": round(match.similarity, 4)}
+        | ({"personal": personal[found.id]} if personal.get(found.id) else {})
         for found, _, match in closest_answers(services, question, qvec, rows, vectors)
+        if not only_personal or personal.get(found.id)
     ]
 
 

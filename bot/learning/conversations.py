@@ -65,13 +65,17 @@ def _same_sender(a: InboundMessage, b: InboundMessage) -> bool:
 
 
 def _earlier_slack(session: Session, message: InboundMessage) -> InboundMessage | None:
-    """The latest earlier message of the same Slack thread (thread_ts), the thread's root included."""
-    if not message.thread_ref or message.thread_ref == message.external_id:
-        return None  # not a reply in a thread
+    """The same student's latest earlier message of the same Slack thread (thread_ts), the thread's root included.
+
+    A conversation belongs to one student: another user replying in a channel thread starts a conversation of their own
+    (the office's own posts reach the history as our replies, never as someone else's question)."""
+    if not message.thread_ref or message.thread_ref == message.external_id or not message.sender:
+        return None  # not a reply in a thread (or nobody to tie it to)
     mine = _slack_ts(message)
     rows = session.exec(
         select(InboundMessage).where(
             InboundMessage.channel == "slack", InboundMessage.id != message.id, InboundMessage.state != states.SKIPPED,
+            InboundMessage.sender == message.sender,
             (InboundMessage.thread_ref == message.thread_ref) | (InboundMessage.external_id == message.thread_ref),
         )
     ).all()

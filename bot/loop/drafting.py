@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
-from bot.loop import answering, steps
+from bot.loop import answering, retrying, steps
 from bot.email.intake import needs_processing, process_stored
 from bot.wiring.logs import message_context
 from bot.wiring.metrics import count_gate, count_message
@@ -22,7 +22,7 @@ from bot.loop.run_report import RunReport
 from bot.wiring.services import Services
 from classifiers.gate import GateDecision
 from pipeline.conversation import Turn
-from pipeline.errors import PipelineError
+from pipeline.errors import PipelineError, is_transient
 from pipeline.generation import Answer
 from pipeline.llm import prices_for
 from review import queue, states
@@ -67,6 +67,8 @@ def _answer(services: Services, question: steps.Question, *, memory: bool = True
 class OverBudget(Exception):
     """Drafting one message took longer than its time budget."""
 
+    transient = True  # a slow model or service: the message waits and is retried (pipeline.errors.is_transient)
+
 
 def within_budget(fn: Callable[[], T], seconds: float, *, name: str = "orienta-draft") -> T:
     """`fn()` in a helper thread; OverBudget when it has not finished after `seconds` (the thread is abandoned, not killed)."""
@@ -89,7 +91,8 @@ def within_budget(fn: Callable[[], T], seconds: float, *, name: str = "orienta-d
 
 
 def draft_message(services: Services, session: Session, message: InboundMessage) -> None:
-    """Draft one stored message, step by step (`bot.loop.steps`), within its time budget; failures quarantine it with the reason."""
+    """Draft one stored message, step by step (`bot.loop.steps`), within its time budget; a deterministic failure
+    quarantines it with the reason, a transient one (pipeline.errors.is_transient) is raised for the caller to retry."""
     budget = services.settings.drafting
     thread = steps.link_conversation(session, message)
     if thread.closing:
@@ -104,10 +107,14 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     try:
         drafted, decision = within_budget(draft, budget.time_budget_s, name=f"orienta-draft-{message.id}")
     except OverBudget as exc:
+        if services.llm is not None:  # a slow model: the message waits and is retried (bot/loop/retrying.py)
+            raise
         log.error("message %s: %s; quarantined, the worker moves on", message.id, exc)
         queue.quarantine(session=session, message=message, reason=f"time_budget: {exc}")
         return
     except PipelineError as exc:
+        if is_transient(exc):  # a service down: the message waits and is retried (bot/loop/retrying.py)
+            raise
         queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
         return
     verdict = steps.Verdict(decision)
@@ -116,18 +123,24 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     after_draft(session, drafted)
 
 
-def draft_pending(services: Services, report: RunReport, *, limit: int = 1000) -> None:
-    """Draft every stored message that is waiting for one."""
+def draft_pending(services: Services, report: RunReport, *, limit: int = 1000, due_only: bool = True) -> None:
+    """Draft every stored message that is waiting for one (`due_only=False`: also those whose next retry is not due yet)."""
     with session_scope(services.engine) as session:
-        pending = queue.claim_for_drafting(session=session, worker=WORKER_ID, limit=limit)
+        pending = queue.claim_for_drafting(session=session, worker=WORKER_ID, limit=limit, due_only=due_only)
         ids = [m.id for m in pending]
     for mid in ids:
         with message_context(mid):
-            _draft_one(services, report, mid)
+            try:
+                _draft_one(services, report, mid)
+            except Exception as exc:  # the database failed while recording: the message stays waiting, the others go on
+                if not is_transient(exc):
+                    raise
+                log.error("message %s: %s; left waiting", mid, exc)
+                report.errors.append(f"message {mid}: {type(exc).__name__}: {exc}")
 
 
 def _draft_one(services: Services, report: RunReport, mid: int) -> None:
-    """Draft one claimed message; a failure quarantines it with the reason."""
+    """Draft one claimed message; a transient failure leaves it waiting, a deterministic one quarantines it with the reason."""
     outcome: tuple[str, str] | None = None
     with session_scope(services.engine) as session:
         message = session.get(InboundMessage, mid, options=BIG_TEXTS_DEFERRED)  # a 10 MB mail is not read again to draft it
@@ -142,18 +155,12 @@ def _draft_one(services: Services, report: RunReport, mid: int) -> None:
                     report.skipped += message.state == states.SKIPPED
                     report.quarantined += message.state == states.QUARANTINED
                     return
-            draft_message(services, session, message)
-            report.drafted += message.state != states.ACKNOWLEDGED
-            report.acknowledged += message.state == states.ACKNOWLEDGED
+            drafter, offline = retrying.drafter_for(services, message)  # the offline fallback once it waited long enough
+            draft_message(drafter, session, message)
+            retrying.after_draft(session, message, offline=offline, report=report, lang=services.settings.llm.language)  # counts the state it reached
             outcome = (message.channel, message.state)
-        except Exception as exc:  # the edge: one bad message must not stop the worker
+        except Exception as exc:  # the edge: transient -> waits and is retried; deterministic -> quarantined
             log.exception("drafting message %s failed", mid)
-            session.rollback()
-            message = session.get(InboundMessage, mid)
-            if message is not None and message.state in (states.RECEIVED, states.CLASSIFIED):
-                queue.quarantine(session=session, message=message, reason=f"internal error while drafting: {type(exc).__name__}: {exc}")
-                report.quarantined += 1
-                outcome = (message.channel, states.QUARANTINED)
-            report.errors.append(f"message {mid}: {exc}")
+            outcome = retrying.after_failure(services, session, mid, exc, report)
     if outcome is not None:  # counted once the transaction committed
         count_message(outcome[0], outcome[1])

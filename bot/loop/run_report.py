@@ -15,6 +15,8 @@ class RunReport:
     quarantined: int = 0
     drafted: int = 0
     acknowledged: int = 0
+    waiting: int = 0  # drafting failed transiently: the message waits for its next attempt (not drafted, not quarantined)
+    offline: int = 0  # drafted offline after waiting drafting.offline_fallback_after_s (counted in drafted too)
     sent: int = 0
     failed: int = 0
     uncertain: int = 0

@@ -16,7 +16,7 @@ def run_once(services: Services) -> RunReport:
     report = RunReport()
     intake_maildir(services, report)
     intake_imap(services, report)
-    draft_pending(services, report)
+    draft_pending(services, report, due_only=False)  # a pass asked for by hand tries waiting messages now; the running loop backs off
     from bot.slack.reviewing import review_pass  # review cards for new drafts (issue 7); no-op without Slack review
 
     review_pass(services)

@@ -14,6 +14,7 @@ from pipeline.texts import t
 from review.models import Decision, Draft, InboundMessage
 from review.answer_memory import CURATED_FLAG, suggestions_of
 from review.queue import REJECT_REASONS
+from review.retries import OFFLINE_FLAG
 
 # action ids and callback ids shared with the listeners
 APPROVE, EDIT, REJECT, DERIVATION = "review_approve", "review_edit", "review_reject", "review_derivation"
@@ -248,15 +249,19 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": escape(suggestion_text(f, lang))} for f in suggested]})
     notes = [t("review_no_info", lang)] if draft.no_info else []
     notes += [t("review_fallback", lang)] if draft.fallback else []
+    notes += [t("review_offline_fallback", lang)] if any(f.get("kind") == OFFLINE_FLAG for f in draft.flags or []) else []
     if notes:
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": n} for n in notes]})
     return blocks
 
 
 def suggestion_text(flag: dict[str, Any], lang: str = "es") -> str:
-    """'💡 Parecida a la respuesta aprobada #N del 21/11/2026: «…»'."""
+    """'💡 Parecida a la respuesta aprobada #N del 21/11/2026: «…»', and what personal data it still holds, if any."""
     at = datetime.fromisoformat(str(flag.get("approved_at")))
-    return t("answer_suggested", lang).format(answer_id=flag["answer_id"], date=at.strftime("%d/%m/%Y"), question=clip(str(flag.get("question") or ""), 200))
+    text = t("answer_suggested", lang).format(answer_id=flag["answer_id"], date=at.strftime("%d/%m/%Y"), question=clip(str(flag.get("question") or ""), 200))
+    if flag.get("personal"):  # a text still holding someone's data is never offered as ready: say what was found
+        text += t("answer_personal", lang).format(found=", ".join(map(str, flag["personal"])))
+    return text
 
 
 def curated_flag(draft: Draft) -> dict[str, Any] | None:

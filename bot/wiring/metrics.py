@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MESSAGES = Counter("orienta_messages", "Messages by channel and outcome (received, skipped, quarantined, drafted, sent, send_failed).", ["channel", "outcome"], registry=None)
+MESSAGES = Counter("orienta_messages", "Messages by channel and outcome (received, skipped, quarantined, drafted, acknowledged, waiting: a transient drafting failure, sent, send_failed).", ["channel", "outcome"], registry=None)
 GATE_DECISIONS = Counter("orienta_gate_decisions", "Out-of-domain gate decisions while drafting (in, out, none: no fresh gate).", ["decision"], registry=None)
 LLM_CALLS = Counter("orienta_llm_calls", "LLM calls by model and outcome (ok, refusal, truncated, paused, error).", ["model", "outcome"], registry=None)
 LLM_ERRORS = Counter("orienta_llm_errors", "LLM calls that raised, by model and error type.", ["model", "error"], registry=None)
@@ -101,13 +101,14 @@ class QueueCollector(Collector):
         from review.models import InboundMessage, OutgoingReply
         from review.queue import oldest_pending_at
 
-        depth = GaugeMetricFamily("orienta_queue_depth", "Items waiting, by stage (drafting, review, sending).", labels=["stage"])
+        depth = GaugeMetricFamily("orienta_queue_depth", "Items waiting, by stage (drafting, review, sending; retry: drafting after a transient failure; quarantined).", labels=["stage"])
         age = GaugeMetricFamily("orienta_oldest_waiting_draft_age_seconds", "Age of the oldest message waiting for a staff decision (0: none waiting).")
         lag = GaugeMetricFamily("orienta_imap_poll_lag_seconds", "Seconds since the mailbox was last read successfully (absent before the first read).")
         try:
             with Session(self.engine()) as session:
                 counts = dict(session.exec(select(InboundMessage.state, func.count()).group_by(InboundMessage.state)).all())
                 sending = session.exec(select(func.count()).select_from(OutgoingReply).where(col(OutgoingReply.state).in_(["pending", "sending"]))).one()
+                retrying = session.exec(select(func.count()).select_from(InboundMessage).where(col(InboundMessage.state).in_([states.RECEIVED, states.CLASSIFIED]), col(InboundMessage.draft_attempts) > 0)).one()
                 oldest = oldest_pending_at(session=session)
         except Exception:  # noqa: BLE001 - a scrape must not fail because the database is down; /readyz says why
             log.warning("metrics: the database could not be read", exc_info=True)
@@ -115,6 +116,8 @@ class QueueCollector(Collector):
         depth.add_metric(["drafting"], counts.get(states.RECEIVED, 0) + counts.get(states.CLASSIFIED, 0))
         depth.add_metric(["review"], counts.get(states.DRAFTED, 0))
         depth.add_metric(["sending"], sending)
+        depth.add_metric(["retry"], retrying)  # part of drafting: waiting after a transient failure (the digest's "waiting")
+        depth.add_metric(["quarantined"], counts.get(states.QUARANTINED, 0))
         if oldest is not None and oldest.tzinfo is None:
             oldest = oldest.replace(tzinfo=timezone.utc)
         age.add_metric([], 0.0 if oldest is None else max(0.0, (datetime.now(timezone.utc) - oldest).total_seconds()))

@@ -59,15 +59,16 @@ def test_the_kept_text_carries_no_personal_data_of_the_student_it_was_sent_to(en
 
 
 
-def test_the_office_addresses_of_the_cited_documents_stay_in_the_kept_text(engine):
-    """An address on the host of a cited document is the office's (examenes@…): kept; the student's and others' are not."""
+def test_only_the_addresses_the_office_wrote_from_its_documents_stay_in_the_kept_text(engine):
+    """An address the office's own draft gave (examenes@…, from the documents) stays; any other goes with its clause,
+    the student's address on the office's own domain too (issue 22), and no placeholder is left behind."""
     with Session(engine, expire_on_commit=False) as s:
-        draft, _ = _drafted(s, sender="Ana López <ana@x.example>")
-        queue.edit(session=s, draft_id=draft.id, actor="cli:ana", text="Escribí a examenes@x.example o a bedelia@X.example; tu copia va a ana@x.example, la de Juan a juan@gmail.example.")
+        draft, _ = _drafted(s, sender="Ana López <ana@x.example>", text="Hola:\nEscribí a examenes@x.example para pedir la revisión.\nSaludos")
+        queue.edit(session=s, draft_id=draft.id, actor="cli:ana", text="Escribí a examenes@x.example para pedir la revisión. Tu copia va a ana@x.example. La de Juan va a juan@gmail.example.")
         s.commit()
     (a,) = _all(engine)
-    assert "examenes@x.example" in a.text and "bedelia@X.example" in a.text
-    assert "ana@x.example" not in a.text and "juan@gmail.example" not in a.text and a.text.count("[EMAIL]") == 2
+    assert "examenes@x.example" in a.text and "para pedir la revisión" in a.text
+    assert "ana@x.example" not in a.text and "juan@gmail.example" not in a.text and "[" not in a.text
 
 
 def test_a_follow_up_is_kept_for_its_standalone_question_not_its_fragment(engine):
@@ -160,3 +161,20 @@ def test_save_standard_reactivates_and_ties_to_todays_documents(engine):
         with pytest.raises(ReviewError, match="not approved"):
             answers.save_standard(session=s, draft_id=pending.id, actor="x")
         assert s.get(Draft, pending.id) is not None
+
+
+def test_a_slack_students_profile_names_never_reach_the_kept_text(engine):
+    """Staff greet a Slack student by their display or real name (from the event's user_profile): both go, in any case."""
+    import json as _json
+
+    with Session(engine, expire_on_commit=False) as s:
+        draft, message = _drafted(s, channel="slack", sender="U0YESENIA1")
+        message.raw = _json.dumps({"event_id": "Ev1", "event": {"user": "U0YESENIA1", "user_profile": {"real_name": "Yesenia Batz", "display_name": "yese.batz"}}}).encode()
+        s.add(message)
+        queue.edit(session=s, draft_id=draft.id, actor="slack:U0STAFF", text="¡Hola Yese! YESENIA, la inscripción cierra el 22 de enero. Cualquier cosa, Batz, escribinos.")
+        s.commit()
+    (a,) = _all(engine)
+    assert a.text == "¡Hola! La inscripción cierra el 22 de enero. Cualquier cosa, escribinos."
+    for personal in ("Yese", "YESENIA", "Batz", "yese"):
+        assert personal not in a.text, a.text
+    assert answers.student_names(message)[:2] == ["Yesenia Batz", "yese.batz"]

@@ -50,3 +50,15 @@ def test_hand_answered_gaps_are_offered_as_faq_entries_and_export_as_ingestible_
 def test_an_empty_week_exports_an_explicit_empty_faq():
     md = render_faq_markdown([], week="2026-W47")
     assert "2026-W47" in md and "No hubo consultas" in md
+
+
+def test_a_faq_suggestion_keeps_nothing_of_the_student_it_was_written_for():
+    from review.faq import hand_answered
+    from review.models import Decision, Draft
+
+    draft = Draft(id=1, message_id=5, text="No encontré información.", method="extractive", model="x", no_info=True)
+    decision = Decision(message_id=5, draft_id=1, action="edit", actor="cli:staff", final_text="Hola Yolanda: como tenés migrañas crónicas, podés pedir el examen en otra aula. Las solicitudes de aula especial se hacen en Bienestar Estudiantil. Tu carné 2020 31415 ya figura.")
+    (item,) = hand_answered({5: draft}, {5: decision}, {5: "Soy Yolanda Cutzal, carné 2020 31415, ¿dónde pido aula especial?"}, lambda mid: "Yolanda Cutzal <ycutzal@correo.example>")
+    for personal in ("Yolanda", "Cutzal", "31415", "migraña", "["):
+        assert personal not in item["answer"] and personal not in item["question"], item
+    assert "Las solicitudes de aula especial se hacen en Bienestar Estudiantil." in item["answer"] and item["question"].endswith("¿dónde pido aula especial?")

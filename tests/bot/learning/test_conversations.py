@@ -313,3 +313,38 @@ def test_a_reply_linked_before_the_message_it_answers_leaves_that_message_in_the
         conversations.link(s, first)
         assert second.follows_id == first.id and first.follows_id == original.id
         assert original.conversation_id == first.conversation_id == second.conversation_id == original.id
+
+
+def test_two_students_in_one_channel_thread_are_two_conversations(services):
+    """Another user replying in a student's channel thread starts their own conversation: the first student's question
+    never enters the second one's history, prompt or card, and each keeps their own follow-ups."""
+    base = 1794990000.0
+    channel = "C07PUBLIC01"
+
+    def event(user: str, text: str, at: float, thread: float | None = None) -> dict:
+        e = {"type": "message", "channel": channel, "user": user, "text": text, "ts": f"{at:.6f}", "event_ts": f"{at:.6f}", "channel_type": "channel"}
+        return e | ({"thread_ts": f"{thread:.6f}"} if thread is not None else {})
+
+    root = event("U0RAQUEL01", "Hola, soy Raquel Ibarra, ¿hasta cuándo puedo pedir la revisión de un parcial? Tuve covid la semana del examen", base)
+    other = event("U0TOMAS002", "¿y cuánto cuesta la maestría en ingeniería ambiental?", base + 60, thread=base)
+    again = event("U0RAQUEL01", "¿y si ya se me pasó el plazo?", base + 120, thread=base)
+    other_follow = event("U0TOMAS002", "¿y se puede pagar en cuotas?", base + 180, thread=base)
+    with session_scope(services.engine) as s:
+        for i, e in enumerate([root, other, again, other_follow]):
+            intake_slack_event(s, e, event_id=f"EvMix{i}")
+    run_once(services)
+    with Session(services.engine) as s:
+        r, o, a, of = sorted(s.exec(select(InboundMessage)).all(), key=lambda m: m.id)
+        assert o.follows_id is None and o.conversation_id == o.id != r.conversation_id
+        assert a.follows_id == r.id and a.conversation_id == r.conversation_id
+        assert of.follows_id == o.id and of.conversation_id == o.id
+        for mine in (o, of):
+            draft = _latest(s, mine)
+            card_facts = str(draft.context) + draft.text
+            assert "revisión de un parcial" not in card_facts and "Raquel" not in card_facts and "covid" not in card_facts.lower()
+        turns = _latest(s, a).context["turns"]
+        assert [t["message_id"] for t in turns] == [r.id] and "maestría" not in str(turns)
+        from bot.learning.conversations import conversation_of
+
+        assert {m.sender for m in conversation_of(s, of)} == {"U0TOMAS002"}
+        assert {m.sender for m in conversation_of(s, a)} == {"U0RAQUEL01"}
