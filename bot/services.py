@@ -32,6 +32,7 @@ class Services:
     settings: Settings
     _gate: Gate | None = field(default=None, init=False)
     batch_runner_factory: Any = field(default=None, repr=False)  # (llm) -> runner; tests plug a fake Message Batches runner here
+    office: str | None = field(default=None)  # campus mode: the office these services are scoped to (None: the default office)
 
     @cached_property
     def engine(self) -> Engine:
@@ -128,8 +129,14 @@ class Services:
         return corpus_hash([(c.id, c.text) for c, _ in self.index.all_chunks()])
 
     def document_paths(self) -> list[Path]:
-        return list(self.settings.paths.documents) or [sample.docs_dir()]
+        """The office's document folders (the bundled sample office when none is configured), plus the campus's shared ones."""
+        if self.office is not None:  # Settings.for_office already added the shared documents
+            return list(self.settings.paths.documents)
+        return (list(self.settings.paths.documents) or [sample.docs_dir()]) + list(self.settings.offices.shared_documents)
 
     def close(self) -> None:
+        campus = self.__dict__.pop("_campus", None)
+        if campus is not None and campus.services is self:  # an office's services do not close the campus around them
+            campus.close()
         if "index" in self.__dict__:
             self.index.close()

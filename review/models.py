@@ -56,6 +56,7 @@ class InboundMessage(InboundMessageBase, table=True):
     redacted_at: datetime | None = None
     conversation_id: int | None = Field(default=None, index=True, description="The first message of its conversation (itself for a new one).")
     follows_id: int | None = Field(default=None, description="The earlier message of the conversation this one follows up.")
+    office: str | None = Field(default=None, index=True, max_length=64, description="The office whose business it is (campus mode); None: the default office.")
 
 
 class InboundMessagePublic(InboundMessageBase):

@@ -11,7 +11,7 @@ from typing import TypeVar
 from sqlalchemy.orm import defer
 from sqlmodel import Session
 
-from bot.loop import answering
+from bot.loop import answering, routing
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
 from bot.email.intake import needs_processing, process_stored
@@ -114,6 +114,9 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
         return
     history = conversations.history(session, message)
     question = focus_question(message.redacted_text or "", budget.question_max_chars)
+    services = routing.route(services, session, message, question)  # campus mode: the office whose business it is drafts it
+    if services is None:  # its office does not exist: quarantined with the reason
+        return
     try:
         answer, decision = within_budget(lambda: draft_for(services, question, history=history), budget.time_budget_s, name=f"orienta-draft-{message.id}")
     except OverBudget as exc:

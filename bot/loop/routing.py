@@ -1,0 +1,66 @@
+"""Loop step "route": which office drafts a message — its own, another office whose business it is (the message moves
+to that office's queue, audited), or, when its office does not exist, none (quarantined with the reason, listed for
+the campus lead)."""
+
+from __future__ import annotations
+
+import logging
+
+from sqlmodel import Session
+
+from bot.campus import campus_of
+from bot.learning.routing import router_or_none
+from bot.services import Services
+from review import queue
+from review.errors import OfficeError, UnknownOffice
+from review.models import InboundMessage
+from review.offices import MOVED_BY_ROUTER, move
+
+log = logging.getLogger(__name__)
+ROUTER_ACTOR = "orienta:router"
+
+
+def route(services: Services, session: Session, message: InboundMessage, question: str) -> Services | None:
+    """The services of the office that drafts `message` (a single-office deployment: `services` itself, untouched).
+
+    A follow-up stays with its conversation's office; a message staff already moved is not moved again; otherwise the
+    router may send it to the office whose business it is. None: its office does not exist (quarantined)."""
+    campus = campus_of(services)
+    if message.office is None and not campus.is_campus():
+        return services
+    names = campus.names()
+    try:
+        here = campus.info(message.office).name if message.office else campus.default
+    except UnknownOffice:
+        reason = f"office_unknown: el mensaje es para la oficina {message.office!r}, que no existe (oficinas: {', '.join(names)}); movelo con `orienta review move {message.id} --office OFICINA`"
+        queue.quarantine(session=session, message=message, reason=reason)
+        return None
+    earlier = session.get(InboundMessage, message.follows_id) if message.follows_id else None
+    if earlier is not None:  # a follow-up is answered where its conversation is
+        target = earlier.office or campus.default
+        if target != here and target in names:
+            _move(session, message, target, here, names, campus.default, reason="conversation")
+    elif services.settings.offices.route and not _moved_by_staff(session, message, campus.default):
+        router = router_or_none(services)
+        if router is not None:
+            decision = router.route(question, services.embedder)
+            if decision.office is not None and decision.office != here and decision.margin_over(here) >= services.settings.offices.route_min_margin:
+                _move(session, message, decision.office, here, names, campus.default, reason="router", score=decision.probabilities[decision.office])
+    return campus.office_services(message.office)
+
+
+def _move(session: Session, message: InboundMessage, target: str, here: str, names: list[str], default: str, *, reason: str, score: float | None = None) -> None:
+    try:
+        move(session=session, message_id=message.id, to_office=target, actor=ROUTER_ACTOR, default=default, known=names, by=MOVED_BY_ROUTER, reason=reason, score=score)  # type: ignore[arg-type]
+    except OfficeError as exc:  # a loop, or the office went away meanwhile: the message stays where it is
+        log.info("message %s stays at office %s: %s", message.id, here, exc)
+
+
+def _moved_by_staff(session: Session, message: InboundMessage, default: str) -> bool:
+    from sqlmodel import select
+
+    from review.models import AuditEvent
+
+    events = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).all()
+    return any((e.details or {}).get("by") == "staff" for e in events)
+
