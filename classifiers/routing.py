@@ -1,8 +1,9 @@
 """The campus router: whose business is a message — one of the offices, or none (out of domain).
 
 Two parts, both trained from the offices' documents only: a campus gate (the ordinary gate, fitted on every office's
-chunks) says whether the message is any office's business; an office classifier (multinomial logistic regression over
-the question's embedding and its similarity to each office's documents) says whose. Persisted as JSON + NumPy arrays."""
+chunks) says whether the message is any office's business; an office scorer says whose, from how close the message is
+to each office's own documents (dense and lexical similarity), with weights shared by all offices and learnt from
+synthetic questions and staff moves. Persisted as JSON + NumPy arrays (no pickle)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from classifiers.errors import GateError, GateNotTrained
 from classifiers.gate import Gate
 from pipeline.embeddings import Embedder
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 TOP_K = 3
 
 
@@ -42,40 +43,94 @@ class RouteDecision:
         return self.probabilities.get(self.office, 0.0) - self.probabilities.get(office, 0.0)
 
 
+N_FEATURES = 4  # per office: best and top-k mean dense similarity, best and top-k mean lexical (TF-IDF) similarity
+
+
+def _top(sims: np.ndarray, k: int) -> np.ndarray:
+    """(n, 2): the best value and the mean of the top-k of each row."""
+    if sims.shape[1] == 0:
+        return np.zeros((sims.shape[0], 2), dtype=np.float32)
+    kk = min(k, sims.shape[1])
+    top = -np.partition(-sims, kk - 1, axis=1)[:, :kk]
+    return np.column_stack([top.max(axis=1), top.mean(axis=1)])
+
+
 def office_similarities(query_vecs: np.ndarray, office_vectors: Sequence[np.ndarray], k: int = TOP_K) -> np.ndarray:
     """Per query and office: the best cosine to the office's chunks and the mean of its top-k."""
-    cols = []
-    for vectors in office_vectors:
-        if vectors.size == 0:
-            cols.append(np.zeros((len(query_vecs), 2), dtype=np.float32))
-            continue
-        sims = query_vecs @ vectors.T
-        kk = min(k, sims.shape[1])
-        top = -np.partition(-sims, kk - 1, axis=1)[:, :kk]
-        cols.append(np.column_stack([top.max(axis=1), top.mean(axis=1)]))
-    return np.hstack(cols).astype(np.float32)
+    return np.hstack([_top(query_vecs @ v.T if v.size else np.zeros((len(query_vecs), 0)), k) for v in office_vectors]).astype(np.float32)
+
+
+@dataclass
+class Lexicon:
+    """Word TF-IDF (unigrams and bigrams, accents folded) fitted on the offices' documents, with each office's chunk rows."""
+
+    vocabulary: dict[str, int]
+    idf: np.ndarray
+    office_rows: list  # scipy CSR matrices, one per office
+    _vectorizer: object = field(default=None, repr=False)
+
+    @staticmethod
+    def _new_vectorizer():
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from pipeline.text import fold
+
+        return TfidfVectorizer(preprocessor=fold, sublinear_tf=True, ngram_range=(1, 2), dtype=np.float32)
+
+    @classmethod
+    def fit(cls, office_texts: Sequence[Sequence[str]]) -> "Lexicon":
+        vec = cls._new_vectorizer()
+        vec.fit([t for texts in office_texts for t in texts])
+        lex = cls(vocabulary={k: int(v) for k, v in vec.vocabulary_.items()}, idf=vec.idf_.astype(np.float32), office_rows=[])
+        lex._vectorizer = vec
+        lex.office_rows = [lex.transform(texts) for texts in office_texts]
+        return lex
+
+    @property
+    def vectorizer(self):
+        if self._vectorizer is None:
+            vec = self._new_vectorizer()
+            vec.vocabulary_ = dict(self.vocabulary)
+            vec.idf_ = np.asarray(self.idf, dtype=np.float64)
+            self._vectorizer = vec
+        return self._vectorizer
+
+    def transform(self, texts: Sequence[str]):
+        return self.vectorizer.transform(list(texts))
+
+    def similarities(self, texts: Sequence[str], k: int = TOP_K) -> np.ndarray:
+        """Per text and office: the best TF-IDF cosine to the office's chunks and the mean of its top-k."""
+        q = self.transform(texts)
+        return np.hstack([_top((q @ rows.T).toarray(), k) for rows in self.office_rows]).astype(np.float32)
+
+
+def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon) -> np.ndarray:
+    """(n, n_offices, 4): how close each message is to each office's own documents, densely and lexically."""
+    dense = office_similarities(query_vecs, office_vectors).reshape(len(texts), len(office_vectors), 2)
+    lexical = lexicon.similarities(texts).reshape(len(texts), len(office_vectors), 2)
+    return np.concatenate([dense, lexical], axis=2)
 
 
 @dataclass
 class Router:
-    """Campus gate + office classifier."""
+    """Campus gate + office scorer: one weight per feature, shared by every office (a conditional logit), so that every
+    office, a new one included, is scored the same way and none is favoured for how many examples it had."""
 
     offices: list[str]
     office_vectors: list[np.ndarray]  # each office's own chunk vectors (L2-normalised; shared campus documents left out)
+    lexicon: Lexicon
     gate: Gate | None  # None: every message is some office's business (no out-of-domain decision)
-    mean: np.ndarray
+    mean: np.ndarray  # (4,) standardisation of the features
     scale: np.ndarray
-    coef: np.ndarray  # (n_offices, n_features)
-    intercept: np.ndarray  # (n_offices,)
+    weights: np.ndarray  # (4,)
+    bias: np.ndarray  # (n_offices,)
     meta: dict = field(default_factory=dict)
 
-    # ------------------------------------------------------------ features and scores
-    def features(self, query_vecs: np.ndarray) -> np.ndarray:
-        return np.hstack([query_vecs.astype(np.float32), office_similarities(query_vecs, self.office_vectors)])
-
-    def office_probabilities(self, query_vecs: np.ndarray) -> np.ndarray:
+    # ------------------------------------------------------------ scores
+    def office_probabilities(self, query_vecs: np.ndarray, texts: Sequence[str]) -> np.ndarray:
         """(n, n_offices) probabilities over the offices."""
-        z = ((self.features(query_vecs) - self.mean) / self.scale) @ self.coef.T + self.intercept
+        f = (office_features(query_vecs, texts, self.office_vectors, self.lexicon) - self.mean) / self.scale
+        z = f @ self.weights + self.bias
         z = z - z.max(axis=1, keepdims=True)
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
@@ -85,7 +140,7 @@ class Router:
         start = time.perf_counter()
         if query_vecs is None:
             query_vecs = embedder.embed_queries(list(texts))
-        probs = self.office_probabilities(np.asarray(query_vecs, dtype=np.float32))
+        probs = self.office_probabilities(np.asarray(query_vecs, dtype=np.float32), texts)
         if self.gate is not None:
             in_scores = self.gate.probabilities(list(texts), embedder, query_vecs=query_vecs)
             threshold = self.gate.threshold
@@ -107,9 +162,11 @@ class Router:
         """router.json + router.npz (no pickle); the campus gate in gate/."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        arrays = {"mean": self.mean, "scale": self.scale, "coef": self.coef, "intercept": self.intercept}
-        arrays |= {f"office_{i}": v for i, v in enumerate(self.office_vectors)}
+        arrays = {"mean": self.mean, "scale": self.scale, "weights": self.weights, "bias": self.bias, "idf": self.lexicon.idf}
+        for i, (v, rows) in enumerate(zip(self.office_vectors, self.lexicon.office_rows)):
+            arrays |= {f"office_{i}": v, f"lex_{i}_data": rows.data, f"lex_{i}_indices": rows.indices, f"lex_{i}_indptr": rows.indptr, f"lex_{i}_shape": np.array(rows.shape)}
         np.savez(directory / "router.npz", **arrays)
+        (directory / "vocabulary.json").write_text(json.dumps(self.lexicon.vocabulary, ensure_ascii=False), encoding="utf-8")
         if self.gate is not None:
             self.gate.save(directory / "gate")
         meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None}
@@ -118,6 +175,8 @@ class Router:
 
     @classmethod
     def load(cls, directory: Path) -> "Router":
+        from scipy.sparse import csr_matrix
+
         directory = Path(directory)
         path = directory / "router.json"
         if not path.exists():
@@ -125,26 +184,29 @@ class Router:
         meta = json.loads(path.read_text(encoding="utf-8"))
         if meta.pop("format", None) != FORMAT_VERSION:
             raise RouterNotTrained(f"the router in {directory} has an old format: run `orienta offices train-router`")
-        arrays = np.load(directory / "router.npz", allow_pickle=False)
+        a = np.load(directory / "router.npz", allow_pickle=False)
         offices = meta.pop("offices")
+        rows = [csr_matrix((a[f"lex_{i}_data"], a[f"lex_{i}_indices"], a[f"lex_{i}_indptr"]), shape=tuple(a[f"lex_{i}_shape"])) for i in range(len(offices))]
+        vocabulary = json.loads((directory / "vocabulary.json").read_text(encoding="utf-8"))
         gate = Gate.load(directory / "gate") if meta.pop("has_gate") else None
         return cls(
-            offices=offices, office_vectors=[arrays[f"office_{i}"] for i in range(len(offices))], gate=gate,
-            mean=arrays["mean"], scale=arrays["scale"], coef=arrays["coef"], intercept=arrays["intercept"], meta=meta,
+            offices=offices, office_vectors=[a[f"office_{i}"] for i in range(len(offices))], lexicon=Lexicon(vocabulary=vocabulary, idf=a["idf"], office_rows=rows),
+            gate=gate, mean=a["mean"], scale=a["scale"], weights=a["weights"], bias=a["bias"], meta=meta,
         )
 
 
 def fit_offices(
-    query_vecs: np.ndarray,
+    features: np.ndarray,
     labels: Sequence[str],
     *,
     offices: Sequence[str],
-    office_vectors: Sequence[np.ndarray],
     weights: Sequence[float] | None = None,
     c: float = 1.0,
     seed: int = 7,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Fit the office classifier on labelled question vectors: (mean, scale, coef, intercept)."""
+    """Fit the office scorer on (n, n_offices, 4) features of labelled questions: (mean, scale, weights, bias).
+
+    One row per (question, office), positive for the right office: the weights are shared by every office."""
     from sklearn.linear_model import LogisticRegression
 
     if len(set(labels)) < 2:
@@ -152,21 +214,15 @@ def fit_offices(
     unknown = set(labels) - set(offices)
     if unknown:
         raise GateError(f"examples labelled with unknown offices: {sorted(unknown)}")
-    x = np.hstack([query_vecs.astype(np.float32), office_similarities(query_vecs, office_vectors)])
-    mean, scale = x.mean(axis=0), x.std(axis=0) + 1e-6
-    y = np.array([list(offices).index(label) for label in labels])
-    clf = LogisticRegression(C=c, max_iter=3000, class_weight="balanced", random_state=seed)
-    clf.fit((x - mean) / scale, y, sample_weight=None if weights is None else np.asarray(weights, dtype=np.float64))
-    coef, intercept = np.asarray(clf.coef_, dtype=np.float32), np.asarray(clf.intercept_, dtype=np.float32)
-    if len(offices) == 2:  # binary: scikit-learn keeps one row (for class 1)
-        coef, intercept = np.vstack([-coef / 2, coef / 2]), np.array([-intercept[0] / 2, intercept[0] / 2], dtype=np.float32)
-    present = sorted(set(y.tolist()))
-    if len(present) < len(offices) and len(offices) > 2:  # an office without examples can never be chosen
-        full_coef = np.zeros((len(offices), x.shape[1]), dtype=np.float32)
-        full_int = np.full(len(offices), -50.0, dtype=np.float32)
-        full_coef[present], full_int[present] = coef, intercept
-        coef, intercept = full_coef, full_int
-    return mean.astype(np.float32), scale.astype(np.float32), coef, intercept
+    n, k, d = features.shape
+    flat = features.reshape(-1, d)
+    mean, scale = flat.mean(axis=0), flat.std(axis=0) + 1e-6
+    x = (flat - mean) / scale
+    y_index = np.array([list(offices).index(label) for label in labels])
+    y = (np.arange(k)[None, :] == y_index[:, None]).reshape(-1).astype(int)
+    w = None if weights is None else np.repeat(np.asarray(weights, dtype=np.float64), k)
+    clf = LogisticRegression(C=c, max_iter=3000, random_state=seed).fit(x, y, sample_weight=w)
+    return mean.astype(np.float32), scale.astype(np.float32), np.asarray(clf.coef_[0], dtype=np.float32), np.zeros(k, dtype=np.float32)
 
 
 def routing_report(truth: Sequence[str | None], predicted: Sequence[str | None], *, offices: Sequence[str]) -> dict:

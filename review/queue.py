@@ -135,8 +135,10 @@ def get_draft(*, session: Session, draft_id: int) -> tuple[Draft, InboundMessage
 
 
 def list_drafts(*, session: Session, state: str | None = states.DRAFTED, limit: int = 50, offset: int = 0) -> list[tuple[Draft, InboundMessage]]:
-    """Drafts with their messages, oldest first; `state=None` lists every drafted message."""
-    stmt = select(Draft, InboundMessage).join(InboundMessage, InboundMessage.id == Draft.message_id)
+    """Drafts with their messages, oldest first; `state=None` lists every drafted message. A message drafted again
+    (moved to another office) shows its latest draft only."""
+    latest = select(func.max(Draft.id)).group_by(Draft.message_id)
+    stmt = select(Draft, InboundMessage).join(InboundMessage, InboundMessage.id == Draft.message_id).where(col(Draft.id).in_(latest))
     if state is not None:
         stmt = stmt.where(InboundMessage.state == state)
     stmt = stmt.order_by(col(Draft.id)).offset(offset).limit(limit)

@@ -18,7 +18,7 @@ from bot.services import Services
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
 from classifiers.gate import corpus_hash
-from classifiers.routing import Router, RouterNotTrained, fit_offices, routing_report
+from classifiers.routing import Lexicon, Router, RouterNotTrained, fit_offices, office_features, routing_report
 from classifiers.synthetic import Example, offline_questions, student_questions
 from classifiers.training import offline_dataset, train_gate
 from review.db import session_scope
@@ -120,41 +120,45 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         labels += [c.office.name] * len(ex)
     vecs = embed_queries_cached(services, [e.text for e in examples])
     office_vectors = [c.vectors for c in corpora]
+    lexicon = Lexicon.fit([[ch.text for ch in c.chunks] for c in corpora])  # the text, not the title repeated on every chunk
+    texts = [e.text for e in examples]
+    feats = office_features(vecs, texts, office_vectors, lexicon)
     tr, ho = _split(examples)
-    mean, scale, coef, intercept = fit_offices(vecs[tr], [labels[i] for i in tr], offices=offices, office_vectors=office_vectors)
-    probe = Router(offices=offices, office_vectors=office_vectors, gate=None, mean=mean, scale=scale, coef=coef, intercept=intercept)
-    pred = [offices[int(i)] for i in probe.office_probabilities(vecs[ho]).argmax(axis=1)]
+    mean, scale, w, b = fit_offices(feats[tr], [labels[i] for i in tr], offices=offices)
+    probe = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=None, mean=mean, scale=scale, weights=w, bias=b)
+    pred = [offices[int(i)] for i in probe.office_probabilities(vecs[ho], [texts[i] for i in ho]).argmax(axis=1)]
     heldout = routing_report([labels[i] for i in ho], pred, offices=offices)
 
     staff = staff_examples(services, default=campus.default) if with_staff else []
     staff = [r for r in staff if r[2] in offices]
     staff_train, staff_held = _held_out_staff(staff)
-    weight = services.settings.offices.feedback_weight
-    all_vecs, all_labels, weights = vecs, list(labels), [1.0] * len(labels)
+    all_feats, all_labels, weights = feats, list(labels), [1.0] * len(labels)
     if staff_train:
         sv = embed_queries_cached(services, [r[1] for r in staff_train])
-        all_vecs = np.vstack([vecs, sv])
+        all_feats = np.concatenate([feats, office_features(sv, [r[1] for r in staff_train], office_vectors, lexicon)])
         all_labels += [r[2] for r in staff_train]
-        weights += [float(weight)] * len(staff_train)
-    mean, scale, coef, intercept = fit_offices(all_vecs, all_labels, offices=offices, office_vectors=office_vectors, weights=weights)
+        weights += [float(services.settings.offices.feedback_weight)] * len(staff_train)
+    mean, scale, w, b = fit_offices(all_feats, all_labels, offices=offices, weights=weights)
 
     gate = _campus_gate(services, corpora)
-    router = Router(offices=offices, office_vectors=office_vectors, gate=gate, mean=mean, scale=scale, coef=coef, intercept=intercept)
+    router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b)
     router.meta = {
         "campus_hash": _campus_hash(corpora),
         "n_examples": len(examples),
         "n_staff": len(staff_train),
         "heldout_synthetic": {k: heldout[k] for k in ("macro_f1", "accuracy", "n")},
+        "weights": dict(zip(("dense_best", "dense_top", "lexical_best", "lexical_top"), map(float, w))),
         "embedder": services.embedder.name,
     }
     if staff_held:
-        held_vecs = embed_queries_cached(services, [r[1] for r in staff_held])
+        held_texts = [r[1] for r in staff_held]
+        held_vecs = embed_queries_cached(services, held_texts)
         truth = [r[2] for r in staff_held]
-        new = routing_report(truth, [offices[int(i)] for i in router.office_probabilities(held_vecs).argmax(axis=1)], offices=offices)
+        new = routing_report(truth, [offices[int(i)] for i in router.office_probabilities(held_vecs, held_texts).argmax(axis=1)], offices=offices)
         router.meta["heldout_staff"] = {"n": len(staff_held), "accuracy": new["accuracy"]}
         current = _stored_router(services)
         if current is not None and current.offices == offices:
-            old = routing_report(truth, [offices[int(i)] for i in current.office_probabilities(held_vecs).argmax(axis=1)], offices=offices)
+            old = routing_report(truth, [offices[int(i)] for i in current.office_probabilities(held_vecs, held_texts).argmax(axis=1)], offices=offices)
             router.meta["heldout_staff"]["previous_accuracy"] = old["accuracy"]
             if new["accuracy"] < old["accuracy"]:
                 log.warning("the retrained router is worse on held-out staff decisions (%.3f < %.3f): keeping the stored one", new["accuracy"], old["accuracy"])
