@@ -42,8 +42,9 @@ from review.db import session_scope  # noqa: E402
 from review.office_models import OfficeCreate  # noqa: E402
 from review.offices import add_office, find_office  # noqa: E402
 
-FIUSAC = ROOT.parent / "shared" / "corpora" / "fiusac"
-OOD = ROOT.parent / "shared" / "corpora" / "ood" / "squad_es_dev.jsonl"
+SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if p.exists()), ROOT.parent / "shared")  # a worktree sits one level deeper
+FIUSAC = SHARED / "corpora" / "fiusac"
+OOD = SHARED / "corpora" / "ood" / "squad_es_dev.jsonl"
 SHARED_DOC = "preguntas_frecuentes"
 
 
@@ -101,6 +102,8 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "routing.json")
     args = ap.parse_args()
 
+    if not FIUSAC.exists():
+        sys.exit(f"the shared corpora are not at {SHARED}")
     services = build_campus(args.data_dir)
     t0 = time.perf_counter()
     router = (None if args.retrain else router_or_none(services)) or train_router(services)

@@ -54,6 +54,7 @@ def draft_summary(draft, message) -> dict:
         "version": message.version,
         "created_at": draft.created_at.isoformat(),
         "office": message.office,
+        "route": (draft.context or {}).get("route"),
     }
 
 

@@ -151,7 +151,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
             latency_ms=answer.latency_ms,
             gate_score=score,
             gate_in_domain=in_domain,
-            context=answer.context,
+            context=answer.context | routing.card_context(session, services, message),
             gate_outcome=decision.outcome if decision is not None else None,
             gate_reasons=decision.reasons if decision is not None else [],
         ),

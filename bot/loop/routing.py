@@ -64,3 +64,22 @@ def _moved_by_staff(session: Session, message: InboundMessage, default: str) -> 
     events = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).all()
     return any((e.details or {}).get("by") == "staff" for e in events)
 
+
+
+def card_context(session: Session, services: Services, message: InboundMessage) -> dict:
+    """What the review card shows of the campus: the office drafting the message and the route it took (nothing for one office)."""
+    if services.office is None and message.office is None and not campus_of(services).is_campus():
+        return {}
+    from sqlmodel import select
+
+    from review.models import AuditEvent
+    from review.offices import route_of
+
+    campus = campus_of(services)
+    route = route_of(session=session, message=message, default=campus.default)
+    last = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed").order_by(AuditEvent.id.desc())).first()  # type: ignore[union-attr]
+    by = (last.details or {}).get("by") if last is not None else None
+    if by == MOVED_BY_ROUTER and (last.details or {}).get("reason") == "conversation":
+        by = "conversation"
+    context = {"office": message.office or campus.default, "route": route if len(route) > 1 else None, "routed_by": by}
+    return {k: v for k, v in context.items() if v}

@@ -14,6 +14,7 @@ from bot.loop import routing
 from bot.loop.drafting import draft_message
 from bot.ops.documents import ingest_documents
 from bot.services import Services
+from bot.slack import blocks
 from review import queue, states
 from review.db import session_scope
 from review.models import AuditEvent, InboundMessage, InboundMessageCreate
@@ -66,6 +67,10 @@ def test_a_message_for_another_office_is_moved_there_and_drafted_from_its_docume
         assert [r["doc_id"] for r in draft.references] == ["deportes"]
         event = session.exec(select(AuditEvent).where(AuditEvent.message_id == mid, AuditEvent.event == "routed")).one()
         assert event.actor == routing.ROUTER_ACTOR and event.details["by"] == "router" and event.details["route"] == ["principal", "Deportes"]
+        assert draft.context["office"] == "Deportes" and draft.context["route"] == ["principal", "Deportes"]
+        card = blocks.review_card(draft, message)["blocks"]
+        shown = [e["text"] for b in card if b.get("type") == "context" for e in b["elements"]]
+        assert any("Oficina: Deportes" in x and "principal → Deportes" in x and "ruteador" in x for x in shown)
 
 
 def test_a_message_of_its_own_office_stays(campus):
@@ -73,6 +78,7 @@ def test_a_message_of_its_own_office_stays(campus):
     _draft(campus, mid)
     with session_scope(campus.engine) as session:
         assert session.get(InboundMessage, mid).office is None
+        assert queue.latest_draft(session=session, message_id=mid).context["office"] == "principal"  # campus mode: the card names the office
         assert not session.exec(select(AuditEvent).where(AuditEvent.message_id == mid, AuditEvent.event == "routed")).all()
 
 
