@@ -104,11 +104,24 @@ class Lexicon:
         return np.hstack([_top((q @ rows.T).toarray(), k) for rows in self.office_rows]).astype(np.float32)
 
 
-def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon) -> np.ndarray:
-    """(n, n_offices, 4): how close each message is to each office's own documents, densely and lexically."""
-    dense = office_similarities(query_vecs, office_vectors).reshape(len(texts), len(office_vectors), 2)
-    lexical = lexicon.similarities(texts).reshape(len(texts), len(office_vectors), 2)
-    return np.concatenate([dense, lexical], axis=2)
+def _split_top(sims: np.ndarray, bounds: Sequence[int], k: int = TOP_K) -> np.ndarray:
+    """(n, n_offices, 2) from one similarity matrix over every office's chunks, cut at `bounds`."""
+    return np.stack([_top(sims[:, a:b], k) for a, b in zip(bounds[:-1], bounds[1:])], axis=1)
+
+
+def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon, *, stacked: np.ndarray | None = None) -> np.ndarray:
+    """(n, n_offices, 4): how close each message is to each office's own documents, densely and lexically.
+
+    One product over all offices' chunks (dense, then sparse), cut per office: the cost grows with the chunks, not the offices."""
+    from scipy.sparse import vstack
+
+    bounds = np.cumsum([0, *(len(v) for v in office_vectors)]).tolist()
+    dense = _split_top(query_vecs @ (np.vstack(office_vectors).T if stacked is None else stacked), bounds)
+    rows = lexicon.__dict__.get("_stacked")
+    if rows is None:
+        rows = lexicon.__dict__["_stacked"] = vstack(lexicon.office_rows).tocsr().T.tocsc()
+    lexical = _split_top((lexicon.transform(texts) @ rows).toarray(), bounds)
+    return np.concatenate([dense, lexical], axis=2).astype(np.float32)
 
 
 @dataclass
@@ -129,7 +142,9 @@ class Router:
     # ------------------------------------------------------------ scores
     def office_probabilities(self, query_vecs: np.ndarray, texts: Sequence[str]) -> np.ndarray:
         """(n, n_offices) probabilities over the offices."""
-        f = (office_features(query_vecs, texts, self.office_vectors, self.lexicon) - self.mean) / self.scale
+        if "_stacked" not in self.__dict__:
+            self.__dict__["_stacked"] = np.ascontiguousarray(np.vstack(self.office_vectors).T)
+        f = (office_features(query_vecs, texts, self.office_vectors, self.lexicon, stacked=self.__dict__["_stacked"]) - self.mean) / self.scale
         z = f @ self.weights + self.bias
         z = z - z.max(axis=1, keepdims=True)
         e = np.exp(z)
@@ -141,9 +156,9 @@ class Router:
         if query_vecs is None:
             query_vecs = embedder.embed_queries(list(texts))
         probs = self.office_probabilities(np.asarray(query_vecs, dtype=np.float32), texts)
-        if self.gate is not None:
-            in_scores = self.gate.probabilities(list(texts), embedder, query_vecs=query_vecs)
-            threshold = self.gate.threshold
+        if self.gate is not None:  # the whole message, with the vector just computed (its sentences are the office gate's job)
+            dense, sparse = self.gate.space.transform(list(texts), embedder=embedder, query_vecs=query_vecs)
+            in_scores, threshold = self.gate.probabilities_from_features(dense, sparse), self.gate.threshold
         else:
             in_scores, threshold = np.ones(len(texts)), 0.0
         elapsed = (time.perf_counter() - start) * 1000 / max(1, len(texts))
