@@ -117,10 +117,11 @@ def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors
 
     bounds = np.cumsum([0, *(len(v) for v in office_vectors)]).tolist()
     dense = _split_top(query_vecs @ (np.vstack(office_vectors).T if stacked is None else stacked), bounds)
+    lexical_bounds = np.cumsum([0, *(r.shape[0] for r in lexicon.office_rows)]).tolist()
     rows = lexicon.__dict__.get("_stacked")
     if rows is None:
         rows = lexicon.__dict__["_stacked"] = vstack(lexicon.office_rows).tocsr().T.tocsc()
-    lexical = _split_top((lexicon.transform(texts) @ rows).toarray(), bounds)
+    lexical = _split_top((lexicon.transform(texts) @ rows).toarray(), lexical_bounds)
     return np.concatenate([dense, lexical], axis=2).astype(np.float32)
 
 
@@ -138,6 +139,9 @@ class Router:
     weights: np.ndarray  # (4,)
     bias: np.ndarray  # (n_offices,)
     meta: dict = field(default_factory=dict)
+    memory: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # vectors of messages staff gave an office
+    memory_offices: list[str] = field(default_factory=list)  # ... and the office each was given to
+    memory_similarity: float = 0.92  # a message this close to one of them goes where staff sent that one
 
     # ------------------------------------------------------------ scores
     def office_probabilities(self, query_vecs: np.ndarray, texts: Sequence[str]) -> np.ndarray:
@@ -150,6 +154,19 @@ class Router:
         e = np.exp(z)
         return e / e.sum(axis=1, keepdims=True)
 
+    def remembered(self, query_vecs: np.ndarray) -> list[str | None]:
+        """For each message, the office staff gave a message this close to (None: no such message)."""
+        if self.memory.size == 0:
+            return [None] * len(query_vecs)
+        sims = query_vecs @ self.memory.T
+        best = sims.argmax(axis=1)
+        return [self.memory_offices[int(j)] if sims[i, j] >= self.memory_similarity else None for i, j in enumerate(best)]
+
+    def choose(self, query_vecs: np.ndarray, texts: Sequence[str]) -> list[str]:
+        """The office for each message that is someone's business: as staff decided for a near-identical message, else the best scored."""
+        probs = self.office_probabilities(query_vecs, texts)
+        return [m or self.offices[int(np.argmax(p))] for m, p in zip(self.remembered(query_vecs), probs)]
+
     def route_many(self, texts: Sequence[str], embedder: Embedder, *, query_vecs: np.ndarray | None = None) -> list[RouteDecision]:
         """One decision per message; `query_vecs` (the questions' embeddings) are reused when given."""
         start = time.perf_counter()
@@ -161,10 +178,13 @@ class Router:
             in_scores, threshold = self.gate.probabilities_from_features(dense, sparse), self.gate.threshold
         else:
             in_scores, threshold = np.ones(len(texts)), 0.0
+        remembered = self.remembered(np.asarray(query_vecs, dtype=np.float32))
         elapsed = (time.perf_counter() - start) * 1000 / max(1, len(texts))
         out = []
-        for p, score in zip(probs, in_scores):
-            office = self.offices[int(np.argmax(p))] if score >= threshold else None
+        for p, score, memo in zip(probs, in_scores, remembered):
+            office = memo or (self.offices[int(np.argmax(p))] if score >= threshold else None)  # staff said whose it is: it is someone's
+            if memo:
+                p = np.array([1.0 if o == memo else 0.0 for o in self.offices])
             out.append(RouteDecision(office=office, probabilities={o: float(v) for o, v in zip(self.offices, p)}, in_domain_score=float(score), latency_ms=elapsed))
         return out
 
@@ -177,14 +197,14 @@ class Router:
         """router.json + router.npz (no pickle); the campus gate in gate/."""
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
-        arrays = {"mean": self.mean, "scale": self.scale, "weights": self.weights, "bias": self.bias, "idf": self.lexicon.idf}
+        arrays = {"mean": self.mean, "scale": self.scale, "weights": self.weights, "bias": self.bias, "idf": self.lexicon.idf, "memory": self.memory}
         for i, (v, rows) in enumerate(zip(self.office_vectors, self.lexicon.office_rows)):
             arrays |= {f"office_{i}": v, f"lex_{i}_data": rows.data, f"lex_{i}_indices": rows.indices, f"lex_{i}_indptr": rows.indptr, f"lex_{i}_shape": np.array(rows.shape)}
         np.savez(directory / "router.npz", **arrays)
         (directory / "vocabulary.json").write_text(json.dumps(self.lexicon.vocabulary, ensure_ascii=False), encoding="utf-8")
         if self.gate is not None:
             self.gate.save(directory / "gate")
-        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None}
+        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "memory_offices": self.memory_offices, "memory_similarity": self.memory_similarity}
         (directory / "router.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return directory / "router.json"
 
@@ -201,12 +221,14 @@ class Router:
             raise RouterNotTrained(f"the router in {directory} has an old format: run `orienta offices train-router`")
         a = np.load(directory / "router.npz", allow_pickle=False)
         offices = meta.pop("offices")
+        memory_offices, memory_similarity = meta.pop("memory_offices", []), float(meta.pop("memory_similarity", 0.92))
         rows = [csr_matrix((a[f"lex_{i}_data"], a[f"lex_{i}_indices"], a[f"lex_{i}_indptr"]), shape=tuple(a[f"lex_{i}_shape"])) for i in range(len(offices))]
         vocabulary = json.loads((directory / "vocabulary.json").read_text(encoding="utf-8"))
         gate = Gate.load(directory / "gate") if meta.pop("has_gate") else None
         return cls(
             offices=offices, office_vectors=[a[f"office_{i}"] for i in range(len(offices))], lexicon=Lexicon(vocabulary=vocabulary, idf=a["idf"], office_rows=rows),
             gate=gate, mean=a["mean"], scale=a["scale"], weights=a["weights"], bias=a["bias"], meta=meta,
+            memory=a["memory"], memory_offices=memory_offices, memory_similarity=memory_similarity,
         )
 
 

@@ -394,7 +394,7 @@ class OfficesSettings(BaseModel):
     shared_documents: Annotated[list[Path], NoDecode] = Field(default_factory=list, description="Campus documents (calendar, general regulations) every office also reads.")
     route: bool = Field(default=True, description="Route a message to the office whose business it is (when there are several offices and a trained router).")
     route_min_margin: float = Field(default=0.0, ge=0.0, le=1.0, description="A message leaves its office only when the router's probability for the other office beats its own by this much.")
-    feedback_weight: int = Field(default=3, ge=1, description="How many times each staff move counts when the router is retrained.")
+    memory_similarity: float = Field(default=0.92, ge=0.0, le=1.0, description="A message at least this similar (embedding cosine) to one staff gave an office goes to that office.")
 
     @field_validator("shared_documents", mode="before")
     @classmethod

@@ -119,29 +119,26 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         examples += ex
         labels += [c.office.name] * len(ex)
     vecs = embed_queries_cached(services, [e.text for e in examples])
+    texts = [e.text for e in examples]
+    staff = staff_examples(services, default=campus.default) if with_staff else []
+    staff = [r for r in staff if r[2] in offices]
+    staff_train, staff_held = _held_out_staff(staff)
     office_vectors = [c.vectors for c in corpora]
     lexicon = Lexicon.fit([[ch.text for ch in c.chunks] for c in corpora])  # the text, not the title repeated on every chunk
-    texts = [e.text for e in examples]
     feats = office_features(vecs, texts, office_vectors, lexicon)
     tr, ho = _split(examples)
     mean, scale, w, b = fit_offices(feats[tr], [labels[i] for i in tr], offices=offices)
     probe = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=None, mean=mean, scale=scale, weights=w, bias=b)
     pred = [offices[int(i)] for i in probe.office_probabilities(vecs[ho], [texts[i] for i in ho]).argmax(axis=1)]
     heldout = routing_report([labels[i] for i in ho], pred, offices=offices)
-
-    staff = staff_examples(services, default=campus.default) if with_staff else []
-    staff = [r for r in staff if r[2] in offices]
-    staff_train, staff_held = _held_out_staff(staff)
-    all_feats, all_labels, weights = feats, list(labels), [1.0] * len(labels)
-    if staff_train:
-        sv = embed_queries_cached(services, [r[1] for r in staff_train])
-        all_feats = np.concatenate([feats, office_features(sv, [r[1] for r in staff_train], office_vectors, lexicon)])
-        all_labels += [r[2] for r in staff_train]
-        weights += [float(services.settings.offices.feedback_weight)] * len(staff_train)
-    mean, scale, w, b = fit_offices(all_feats, all_labels, offices=offices, weights=weights)
+    mean, scale, w, b = fit_offices(feats, labels, offices=offices)
 
     gate = _campus_gate(services, corpora)
     router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b)
+    if staff_train:  # a message nearly identical to one staff gave an office goes to that office (only its vector is kept)
+        router.memory = embed_queries_cached(services, [r[1] for r in staff_train])
+        router.memory_offices = [r[2] for r in staff_train]
+    router.memory_similarity = services.settings.offices.memory_similarity
     router.meta = {
         "campus_hash": _campus_hash(corpora),
         "n_examples": len(examples),
@@ -154,11 +151,11 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         held_texts = [r[1] for r in staff_held]
         held_vecs = embed_queries_cached(services, held_texts)
         truth = [r[2] for r in staff_held]
-        new = routing_report(truth, [offices[int(i)] for i in router.office_probabilities(held_vecs, held_texts).argmax(axis=1)], offices=offices)
+        new = routing_report(truth, router.choose(held_vecs, held_texts), offices=offices)
         router.meta["heldout_staff"] = {"n": len(staff_held), "accuracy": new["accuracy"]}
         current = _stored_router(services)
         if current is not None and current.offices == offices:
-            old = routing_report(truth, [offices[int(i)] for i in current.office_probabilities(held_vecs, held_texts).argmax(axis=1)], offices=offices)
+            old = routing_report(truth, current.choose(held_vecs, held_texts), offices=offices)
             router.meta["heldout_staff"]["previous_accuracy"] = old["accuracy"]
             if new["accuracy"] < old["accuracy"]:
                 log.warning("the retrained router is worse on held-out staff decisions (%.3f < %.3f): keeping the stored one", new["accuracy"], old["accuracy"])

@@ -117,3 +117,22 @@ def test_a_single_office_deployment_is_not_routed(settings):
             assert message.office is None
     finally:
         svc.close()
+
+
+def test_staff_moves_retrain_the_router_and_are_judged_on_held_out_moves(campus):
+    probe = "¿Dónde se guardan los trofeos del campeonato?"
+    questions = ["¿Dónde guardan los trofeos ganados?", "¿Quién cuida los trofeos de la facultad?", "¿Se pueden ver los trofeos ganados en el campeonato?"]
+    ids = [_store(campus, q) for q in questions]
+    names = campus_of(campus).names()
+    with session_scope(campus.engine) as session:
+        for mid in ids:
+            move(session=session, message_id=mid, to_office="Deportes", actor="ana", default="principal", known=names)
+    before = train_router(campus).route(probe, campus.embedder)
+    assert before.office != "Deportes"  # the documents alone do not say trophies are the sports office's business
+    campus.settings.offices.memory_similarity = 0.4  # the model-free test embedder scores paraphrases lower than e5
+    router = train_router(campus)
+    assert router.meta["n_staff"] == 2 and router.meta["heldout_staff"]["n"] == 1  # one message in three is kept to judge it
+    assert "previous_accuracy" in router.meta["heldout_staff"]  # compared with the router stored before
+    assert router.meta["heldout_staff"]["accuracy"] >= router.meta["heldout_staff"]["previous_accuracy"]  # adopted: not worse
+    assert router.route(probe, campus.embedder).office == "Deportes"
+    assert router.route("¿Cuántos días dura el préstamo de un libro?", campus.embedder).office == "Biblioteca"  # the rest is unchanged
