@@ -66,8 +66,10 @@ def list_cmd(
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Borradores que esperan revisión (los más antiguos primero)."""
-    with session_scope(services(ctx).engine) as session:
-        rows = queue.list_drafts(session=session, state=None if all_ else "drafted", limit=limit)
+    svc = services(ctx)
+    offices = None if ctx.obj.office is None else [svc.office]  # --office: that office's queue (None: the default office)
+    with session_scope(svc.engine) as session:
+        rows = queue.list_drafts(session=session, state=None if all_ else "drafted", limit=limit, offices=offices)
         items = [draft_summary(d, m) for d, m in rows]
     if as_json:
         print_json(items)

@@ -134,3 +134,33 @@ def test_removing_an_office_keeps_it_listed_until_added_again(cli, campus):
     assert "no existe la oficina" in bad.output
     cli("offices", "add", "Deportes", "--documents", str(campus / "docs" / "deportes"))
     assert "Deportes" in [o["name"] for o in json.loads(cli("offices", "list", "--json").stdout)]
+
+
+def test_review_queue_per_office_moves_and_a_refused_loop(cli, campus, cli_env):
+    from sqlmodel import Session
+
+    from review.db import init_db, make_engine
+    from tests.review.factories import make_drafted
+
+    engine = make_engine(f"sqlite:///{(cli_env / 'orienta.db').resolve()}")
+    init_db(engine)
+    with Session(engine) as session:
+        home, _ = make_drafted(session, question="¿A qué hora abre el gimnasio?")
+        sports, sports_message = make_drafted(session, question="¿Hay torneo de vóleibol?")
+        sports_message.office = "Deportes"
+        session.add(sports_message)
+        session.commit()
+        home_id, sports_id = home.id, sports.id
+    engine.dispose()
+    assert [d["draft_id"] for d in json.loads(cli("review", "list", "--office", "Deportes", "--json").stdout)] == [sports_id]
+    assert [d["draft_id"] for d in json.loads(cli("review", "list", "--office", "principal", "--json").stdout)] == [home_id]
+    assert len(json.loads(cli("review", "list", "--json").stdout)) == 2  # without --office: the whole campus
+    moved = json.loads(cli("review", "move", str(home_id), "--office", "Deportes", "--as", "ana", "--json").stdout)
+    assert moved["office"] == "Deportes" and moved["state"] == "classified" and moved["route"] == ["principal", "Deportes"]
+    assert json.loads(cli("review", "list", "--json").stdout) == [d for d in json.loads(cli("review", "list", "--json").stdout) if d["draft_id"] == sports_id]
+    loop = cli("review", "move", str(moved["message_id"]), "--message", "--office", "principal", ok=False)
+    assert loop.exit_code != 0 and "ya pasó por la oficina 'principal'" in loop.output and "bucle" in loop.output
+    unknown = cli("review", "move", str(sports_id), "--office", "Tesorería", ok=False)
+    assert "no existe la oficina 'Tesorería'" in unknown.output
+    forced = json.loads(cli("review", "move", str(moved["message_id"]), "--message", "--office", "principal", "--force", "--json").stdout)
+    assert forced["route"] == ["principal", "Deportes", "principal"]
