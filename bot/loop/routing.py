@@ -35,6 +35,10 @@ def route(services: Services, session: Session, message: InboundMessage, questio
         reason = f"office_unknown: el mensaje es para la oficina {message.office!r}, que no existe (oficinas: {', '.join(names)}); movelo con `orienta review move {message.id} --office OFICINA`"
         queue.quarantine(session=session, message=message, reason=reason)
         return None
+    addressed = _addressed_office(campus, message) if message.office is None else None
+    if addressed is not None and addressed != here:  # written to an office's own mailbox or Slack channel
+        _move(session, message, addressed, here, names, campus.default, reason="address")
+        here = addressed
     earlier = session.get(InboundMessage, message.follows_id) if message.follows_id else None
     if earlier is not None:  # a follow-up is answered where its conversation is
         target = earlier.office or campus.default
@@ -54,6 +58,24 @@ def _move(session: Session, message: InboundMessage, target: str, here: str, nam
         move(session=session, message_id=message.id, to_office=target, actor=ROUTER_ACTOR, default=default, known=names, by=MOVED_BY_ROUTER, reason=reason, score=score)  # type: ignore[arg-type]
     except OfficeError as exc:  # a loop, or the office went away meanwhile: the message stays where it is
         log.info("message %s stays at office %s: %s", message.id, here, exc)
+
+
+def _addressed_office(campus, message: InboundMessage) -> str | None:
+    """The office whose own mailbox (To, Cc, Delivered-To) or Slack channel the message was written to, if any."""
+    offices = [o for o in campus.offices() if not o.default and (o.mailbox or o.channels)]
+    if not offices:
+        return None
+    if message.channel == "slack" and message.thread_ref:
+        channel = message.thread_ref.split(":", 1)[0]
+        return next((o.name for o in offices if channel in o.channels), None)
+    if message.channel == "email" and message.raw:
+        from email.parser import BytesHeaderParser
+        from email.utils import getaddresses
+
+        headers = BytesHeaderParser().parsebytes(message.raw)
+        found = {addr.lower() for _, addr in getaddresses([str(v) for k in ("To", "Cc", "Delivered-To") for v in headers.get_all(k, [])])}
+        return next((o.name for o in offices if o.mailbox and o.mailbox.lower() in found), None)
+    return None
 
 
 def _moved_by_staff(session: Session, message: InboundMessage, default: str) -> bool:

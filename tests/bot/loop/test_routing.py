@@ -136,3 +136,16 @@ def test_staff_moves_retrain_the_router_and_are_judged_on_held_out_moves(campus)
     assert router.meta["heldout_staff"]["accuracy"] >= router.meta["heldout_staff"]["previous_accuracy"]  # adopted: not worse
     assert router.route(probe, campus.embedder).office == "Deportes"
     assert router.route("¿Cuántos días dura el préstamo de un libro?", campus.embedder).office == "Biblioteca"  # the rest is unchanged
+
+
+def test_a_message_written_to_an_office_mailbox_starts_at_that_office(campus):
+    campus.settings.offices.route = False  # the address alone decides here
+    with session_scope(campus.engine) as session:
+        add_office(session=session, data=OfficeCreate(name="Extensión", slug="", documents=[], mailbox="extension@facultad.example.edu"), actor="lead", reserved=["principal"])
+    with session_scope(campus.engine) as session:
+        raw = b"From: e@x.example\r\nTo: Extension <extension@facultad.example.edu>\r\nSubject: consulta\r\n\r\nHola\r\n"
+        message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key="t:mailbox", raw=raw, cleaned_text="hola", redacted_text="hola"))
+        office_services = routing.route(campus, session, message, "¿Cuándo abre la inscripción a los talleres de extensión?")
+        assert message.office == "Extensión" and office_services.office == "Extensión"
+        event = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).first()
+        assert event.details["reason"] == "address" and event.details["to_office"] == "Extensión"
