@@ -237,3 +237,23 @@ def other_office_negatives(services: Services, office: str | None, *, per_office
             e = questions[int(i)]
             out.append(Example(text=e.text, label=0, style=e.style, source="other-office", topic=f"office:{corpus.office.slug}:{e.chunk_ids[0].split('#')[0] if e.chunk_ids else ''}"))
     return out
+
+
+def retrain_router_weekly(services: Services) -> dict | None:
+    """Retrain the stored router when staff moved or approved messages since it was trained; never raises (campus
+    mode only: without a stored router there is nothing to do)."""
+    try:
+        current = _stored_router(services)
+        if current is None:
+            return None
+        seen = current.meta.get("n_staff", 0) + (current.meta.get("heldout_staff") or {}).get("n", 0)
+        known = [r for r in staff_examples(services, default=campus_of(services).default) if r[2] in current.offices]
+        if len(known) == seen:
+            log.info("no new staff routing decisions since the router was trained: skipped")
+            return None
+        router = train_router(services)
+        log.info("weekly router retraining: %s", router.meta.get("heldout_staff"))
+        return router.meta
+    except Exception:  # the edge: a failed retraining keeps the current router and must not kill the scheduler
+        log.exception("weekly router retraining failed; the current router stays")
+        return None
