@@ -15,6 +15,7 @@ from review.office_models import Office, OfficeCreate
 
 PENDING = (states.RECEIVED, states.CLASSIFIED, states.DRAFTED, states.QUARANTINED)
 MOVED_BY_STAFF, MOVED_BY_ROUTER = "staff", "router"
+ADDRESSED = "address"  # the reason of the first move of a message written to an office's own mailbox or channel
 
 
 def _slug(name: str) -> str:
@@ -86,8 +87,10 @@ def route_of(*, session: Session, message: InboundMessage, default: str) -> list
     ).all()
     if not events:
         return [message.office or default]
-    path = [events[0].details.get("from_office") or default]
-    path += [e.details.get("to_office") or default for e in events]
+    first = events[0].details or {}
+    # A message written to an office's own address starts there: it was never at the default office.
+    path = [] if first.get("reason") == ADDRESSED else [first.get("from_office") or default]
+    path += [(e.details or {}).get("to_office") or default for e in events]
     return path
 
 

@@ -14,7 +14,7 @@ from bot.services import Services
 from review import queue
 from review.errors import OfficeError, UnknownOffice
 from review.models import InboundMessage
-from review.offices import MOVED_BY_ROUTER, move
+from review.offices import ADDRESSED, MOVED_BY_ROUTER, move
 
 log = logging.getLogger(__name__)
 ROUTER_ACTOR = "orienta:router"
@@ -37,7 +37,7 @@ def route(services: Services, session: Session, message: InboundMessage, questio
         return None
     addressed = _addressed_office(campus, message) if message.office is None else None
     if addressed is not None and addressed != here:  # written to an office's own mailbox or Slack channel
-        _move(session, message, addressed, here, names, campus.default, reason="address")
+        _move(session, message, addressed, here, names, campus.default, reason=ADDRESSED)
         here = addressed
     earlier = session.get(InboundMessage, message.follows_id) if message.follows_id else None
     if earlier is not None:  # a follow-up is answered where its conversation is

@@ -19,7 +19,7 @@ from review import queue, states
 from review.db import session_scope
 from review.models import AuditEvent, InboundMessage, InboundMessageCreate
 from review.office_models import OfficeCreate
-from review.offices import add_office, move, unrouted
+from review.offices import add_office, move, route_of, unrouted
 from tests.bot.cli.test_offices_cli import LIBRARY, SPORTS
 
 
@@ -151,3 +151,4 @@ def test_a_message_written_to_an_office_mailbox_starts_at_that_office(campus):
         assert message.office == "Extensión" and office_services.office == "Extensión"
         event = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).first()
         assert event.details["reason"] == "address" and event.details["to_office"] == "Extensión"
+        assert route_of(session=session, message=message, default="principal") == ["Extensión"]  # it started there
