@@ -34,18 +34,29 @@ class PathsSettings(BaseModel):
     data_dir: Path = Path(".orienta")
     documents: list[Path] = Field(default_factory=list, description="Document folders; empty means the bundled sample office.")
     maildir: Path | None = Field(default=None, description="Inbound Maildir for the embedded email source.")
+    office: str | None = Field(default=None, description="Set by Settings.for_office: the office (slug) whose index, gate and reports these paths lead to; unset: the default office, at the data dir's top level.")
+
+    @property
+    def office_dir(self) -> Path:
+        """Where this office's own state lives: the data dir itself for the default office."""
+        return self.data_dir if self.office is None else self.data_dir / "offices" / self.office
 
     @property
     def qdrant_dir(self) -> Path:
-        return self.data_dir / "qdrant"
+        return self.office_dir / "qdrant"
 
     @property
     def gate_dir(self) -> Path:
-        return self.data_dir / "gate"
+        return self.office_dir / "gate"
+
+    @property
+    def router_dir(self) -> Path:
+        """The campus router (one for the whole deployment)."""
+        return self.data_dir / "router"
 
     @property
     def reports_dir(self) -> Path:
-        return self.data_dir / "reports"
+        return self.office_dir / "reports"
 
     @property
     def unit_ranker(self) -> Path:
@@ -392,6 +403,49 @@ class ConsoleSettings(BaseModel):
         return _reject_placeholder(v, "ORIENTA_CONSOLE__CSRF_SECRET")
 
 
+class OfficeSettings(BaseModel):
+    """One office of a campus deployment, declared in settings (`orienta offices add` creates one in the database)."""
+
+    name: str = Field(min_length=1, max_length=64)
+    documents: Annotated[list[Path], NoDecode] = Field(default_factory=list, description="The office's own document folders.")
+    review_channel: str | None = Field(default=None, description="Slack channel where its reviewers get the cards; unset: the deployment's review channel.")
+    channels: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Slack channels whose messages are this office's.")
+    mailbox: str | None = Field(default=None, description="The office's own address: mail to it is this office's (unset: the shared mailbox).")
+    reply_from: str | None = Field(default=None, description="The From line its replies go out with (its name and address); unset: the deployment's.")
+    reviewers: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Slack user ids of its reviewers.")
+
+    @field_validator("documents", "channels", "reviewers", mode="before")
+    @classmethod
+    def _list_from_env(cls, v: object) -> object:
+        return _split_list(v)
+
+
+class OfficesSettings(BaseModel):
+    """Campus mode: several offices in one deployment. Nothing to set for a single office."""
+
+    default: str = Field(default="principal", min_length=1, max_length=64, description="Name of the office that a single-office deployment (and data made before campus mode) is.")
+    declared: list[OfficeSettings] = Field(default_factory=list, description="Offices besides the default one (JSON list in ORIENTA_OFFICES__DECLARED).")
+    shared_documents: Annotated[list[Path], NoDecode] = Field(default_factory=list, description="Campus documents (calendar, general regulations) every office also reads.")
+    route: bool = Field(default=True, description="Route a message to the office whose business it is (when there are several offices and a trained router).")
+    route_min_margin: float = Field(default=0.0, ge=0.0, le=1.0, description="A message leaves its office only when the router's probability for the other office beats its own by this much.")
+    memory_similarity: float = Field(default=0.92, ge=0.0, le=1.0, description="A message at least this similar (embedding cosine) to one staff gave an office goes to that office.")
+
+    @field_validator("shared_documents", mode="before")
+    @classmethod
+    def _list_from_env(cls, v: object) -> object:
+        return _split_list(v)
+
+
+def office_slug(name: str) -> str:
+    """A file- and collection-safe name for an office ("Becas y Bienestar" -> "becas-y-bienestar")."""
+    import re
+    import unicodedata
+
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_name.lower()).strip("-")
+    return slug or "office"
+
+
 class Settings(BaseSettings):
     """All of orienta's configuration; env prefix ORIENTA_, nested sections with __."""
 
@@ -418,6 +472,7 @@ class Settings(BaseSettings):
     drafting: DraftingSettings = Field(default_factory=DraftingSettings)
     ops: OpsSettings = Field(default_factory=OpsSettings)
     console: ConsoleSettings = Field(default_factory=ConsoleSettings)
+    offices: OfficesSettings = Field(default_factory=OfficesSettings)
     # Anthropic's own variable names, read from the environment or .env like every other setting.
     anthropic_api_key: SecretStr | None = Field(default=None, validation_alias="ANTHROPIC_API_KEY", exclude=True)
     anthropic_base_url: str | None = Field(default=None, validation_alias="ANTHROPIC_BASE_URL", exclude=True)
@@ -438,6 +493,23 @@ class Settings(BaseSettings):
         if self.anthropic_base_url and self.llm.base_url is None:
             self.llm.base_url = self.anthropic_base_url
         return self
+
+    def for_office(self, name: str, *, documents: list[Path] | None = None, review_channel: str | None = None, reply_from: str | None = None) -> "Settings":
+        """These settings scoped to one office: its documents (plus the campus ones), its own index, gate and reports.
+
+        The default office gets the settings unchanged, so a single-office deployment never notices campus mode."""
+        if name == self.offices.default:
+            return self
+        scoped = self.model_copy(deep=True)
+        slug = office_slug(name)
+        scoped.paths.office = slug
+        scoped.paths.documents = [*(documents or []), *self.offices.shared_documents]
+        scoped.qdrant.collection = f"{self.qdrant.collection}__{slug}"
+        if review_channel:
+            scoped.slack.review_channel = review_channel
+        if reply_from:
+            scoped.smtp.from_ = reply_from
+        return scoped
 
     @property
     def database_url(self) -> str:

@@ -37,3 +37,20 @@ class UnconfirmedLinks(ReviewError):
     def __init__(self, draft_id: int, links: list[str]) -> None:
         super().__init__(f"draft #{draft_id} contains links that are not in the documents ({', '.join(links)}); confirm them explicitly to send")
         self.draft_id, self.links = draft_id, links
+
+
+class OfficeError(ReviewError):
+    """An office of a campus deployment cannot be created, found or used as asked."""
+
+
+class UnknownOffice(OfficeError):
+    """No office with this name (or it was removed)."""
+
+
+class RoutingLoop(OfficeError):
+    """A move would send a message back to an office it already left (A -> B -> A)."""
+
+    def __init__(self, message_id: int, path: list[str], target: str) -> None:
+        route = " -> ".join(path)
+        super().__init__(f"message {message_id} already went through office {target!r} ({route}); sending it back would make a loop")
+        self.message_id, self.path, self.target = message_id, path, target

@@ -60,6 +60,7 @@ class InboundMessage(InboundMessageBase, table=True):
     draft_attempts: int = Field(default=0, sa_column_kwargs={"server_default": "0"}, description="Drafting attempts that failed transiently (0: none); reset when drafted.")
     next_attempt_at: datetime | None = Field(default=None, index=True, description="A message waiting after a transient failure is not tried again before this.")
     waiting_since: datetime | None = Field(default=None, description="When the first transient failure of the current wait happened (offline fallback after drafting.offline_fallback_after_s).")
+    office: str | None = Field(default=None, index=True, max_length=64, description="The office whose business it is (campus mode); None: the default office.")
 
 
 class InboundMessagePublic(InboundMessageBase):

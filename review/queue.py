@@ -199,11 +199,17 @@ def get_draft(*, session: Session, draft_id: int) -> tuple[Draft, InboundMessage
     return draft, message
 
 
-def list_drafts(*, session: Session, state: str | None = states.DRAFTED, limit: int = 50, offset: int = 0) -> list[tuple[Draft, InboundMessage]]:
-    """Drafts with their messages, oldest first; `state=None` lists every drafted message."""
-    stmt = select(Draft, InboundMessage).join(InboundMessage, InboundMessage.id == Draft.message_id)
+def list_drafts(*, session: Session, state: str | None = states.DRAFTED, limit: int = 50, offset: int = 0, offices: Sequence[str | None] | None = None) -> list[tuple[Draft, InboundMessage]]:
+    """Drafts with their messages, oldest first; `state=None` lists every drafted message. A message drafted again
+    (moved to another office) shows its latest draft only. `offices`: only these offices' messages (None in it: the default office's)."""
+    latest = select(func.max(Draft.id)).group_by(Draft.message_id)
+    stmt = select(Draft, InboundMessage).join(InboundMessage, InboundMessage.id == Draft.message_id).where(col(Draft.id).in_(latest))
     if state is not None:
         stmt = stmt.where(InboundMessage.state == state)
+    if offices is not None:
+        named = [o for o in offices if o is not None]
+        where = col(InboundMessage.office).in_(named)
+        stmt = stmt.where(where | col(InboundMessage.office).is_(None) if None in offices else where)
     stmt = stmt.order_by(col(Draft.id)).offset(offset).limit(limit)
     return [(d, m) for d, m in session.exec(stmt).all()]
 

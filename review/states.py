@@ -17,13 +17,13 @@ ACKNOWLEDGED = "acknowledged"  # a closing ("gracias") with no new question: rec
 TRANSITIONS: dict[str, frozenset[str]] = {
     RECEIVED: frozenset({SKIPPED, QUARANTINED, CLASSIFIED, ACKNOWLEDGED}),
     CLASSIFIED: frozenset({DRAFTED, QUARANTINED, ACKNOWLEDGED}),
-    DRAFTED: frozenset({APPROVED, EDITED, REJECTED}),
+    DRAFTED: frozenset({APPROVED, EDITED, REJECTED, CLASSIFIED}),  # -> classified: moved to another office, drafted again there
     APPROVED: frozenset({SENT, SEND_FAILED}),
     EDITED: frozenset({SENT, SEND_FAILED}),
     SEND_FAILED: frozenset({SENT, SEND_FAILED}),
     # "necesita respuesta": staff send a message an automatic decision set aside back to drafting
     SKIPPED: frozenset({RECEIVED}),
-    QUARANTINED: frozenset({RECEIVED}),
+    QUARANTINED: frozenset({RECEIVED, CLASSIFIED}),  # «necesita respuesta» / `review retry`; a move to an office (a message whose office did not exist)
     REJECTED: frozenset(),
     SENT: frozenset(),
     ACKNOWLEDGED: frozenset({RECEIVED}),
@@ -62,6 +62,32 @@ def transition(session: Session, message: InboundMessage, target: str, *, actor:
             ).first()
         raise ConcurrentUpdate(message.id or 0, last.actor if last else None, last.to_state if last else None)
     session.add(AuditEvent(message_id=message.id, actor=actor, event="transition", from_state=current, to_state=target, details=details or {}))
+    session.flush()
+    session.refresh(message)
+    return message
+
+
+MOVABLE = frozenset({RECEIVED, CLASSIFIED, DRAFTED, QUARANTINED})  # not decided yet: an office can still take it over
+
+
+def reassign(session: Session, message: InboundMessage, office: str | None, *, actor: str, details: dict[str, Any] | None = None) -> InboundMessage:
+    """Move `message` to another office (None: the default one), audited as a `routed` event; a drafted or quarantined
+    message goes back to `classified` so that its new office drafts it."""
+    if message.state not in MOVABLE:
+        raise InvalidTransition(message.id or 0, message.state, f"office {office!r}")
+    before = message.office
+    target = CLASSIFIED if message.state in (DRAFTED, QUARANTINED) else message.state
+    result = session.execute(
+        update(InboundMessage)
+        .where(InboundMessage.id == message.id, InboundMessage.version == message.version, InboundMessage.state == message.state)
+        .values(office=office, state=target, version=message.version + 1, updated_at=utcnow(), **({"reason": None} if target != message.state else {}))
+        .execution_options(synchronize_session=False)
+    )
+    if result.rowcount != 1:
+        session.rollback()
+        raise ConcurrentUpdate(message.id or 0, None, None)
+    audit = {"from_office": before, "to_office": office, **(details or {})}
+    session.add(AuditEvent(message_id=message.id, actor=actor, event="routed", from_state=message.state, to_state=target, details=audit))
     session.flush()
     session.refresh(message)
     return message

@@ -19,7 +19,7 @@ try:  # typer vendors click from 0.2x on; its usage errors are not click's
 except ImportError:  # pragma: no cover - older typer on plain click
     from click import UsageError
 
-CREATES_DATA_DIR = {"demo", "ingest", "run", "console", "staff"}  # the commands that may start from nothing (an office starts by adding its first account)
+CREATES_DATA_DIR = {"demo", "ingest", "run", "console", "staff", "offices"}  # the commands that may start from nothing (an office starts by adding its first account)
 HELP_OPTION = "Muestra esta ayuda y termina."
 PANELS = {"argument": "Argumentos", "option": "Opciones"}  # typer's `rich_help_panel`; unset, its panels say "Arguments"/"Options"
 
@@ -40,8 +40,36 @@ class _SpanishHelp:
         return params
 
 
+OFFICE_HELP = "Oficina con la que trabaja el comando (por defecto: la única oficina, o la principal)."
+
+
+def _office_option():
+    """The --office option every command takes, built by typer itself (from a one-option command) once."""
+    global _OFFICE_OPTION
+    if _OFFICE_OPTION is None:
+        probe = typer.Typer()
+
+        @probe.command()
+        def _probe(office: Optional[str] = typer.Option(None, "--office", help=OFFICE_HELP, rich_help_panel=PANELS["option"])) -> None:  # pragma: no cover - never run
+            pass
+
+        (option,) = [p for p in typer.main.get_command(probe).params if p.name == "office"]
+        option.expose_value, option.is_eager, option.callback = False, True, _common.set_office
+        _OFFICE_OPTION = option
+    return _OFFICE_OPTION
+
+
+_OFFICE_OPTION = None
+
+
 class Command(_SpanishHelp, TyperCommand):
-    pass
+    def get_params(self, ctx):
+        """Every command takes --office (campus mode), unless it has an --office of its own (review move's destination)."""
+        params = super().get_params(ctx)
+        if any("--office" in getattr(p, "opts", ()) for p in params):
+            return params
+        office = _office_option()
+        return [*params[:-1], office, params[-1]] if params and "--help" in getattr(params[-1], "opts", ()) else [*params, office]
 
 
 class Group(_SpanishHelp, TyperGroup):
@@ -69,16 +97,17 @@ def _root(
     init: bool = typer.Option(False, "--init", help="Crear la carpeta de datos si no existe (demo, ingest y run la crean siempre)."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Mostrar el detalle del progreso en stderr."),
     log_json: bool = typer.Option(False, "--log-json", envvar="ORIENTA_OPS__LOG_JSON", help="Registros como un objeto JSON por línea."),
+    office: Optional[str] = typer.Option(None, "--office", envvar="ORIENTA_OFFICE", help=OFFICE_HELP),
 ) -> None:
     configure_logging(level=logging.INFO if verbose else logging.WARNING, json_format=log_json)
-    ctx.obj = _common.Context(data_dir=data_dir, create=init or ctx.invoked_subcommand in CREATES_DATA_DIR, init=init, verbose=verbose, log_json=log_json)
+    ctx.obj = _common.Context(data_dir=data_dir, create=init or ctx.invoked_subcommand in CREATES_DATA_DIR, init=init, verbose=verbose, log_json=log_json, office=office)
     ctx.call_on_close(ctx.obj.close)
 
 
 def _register() -> None:
-    from bot.cli import answers, ask, console, demo, digest, doctor, eval as eval_cmd, gate, ingest, review, run, staff
+    from bot.cli import answers, ask, console, demo, digest, doctor, eval as eval_cmd, gate, ingest, offices, review, run, staff
 
-    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers, doctor, staff, console):
+    for module in (ingest, ask, gate, run, review, digest, demo, eval_cmd, answers, doctor, staff, console, offices):
         module.register(app)
     from bot.cli import eval_answers  # noqa: F401  (registers `eval answers` on eval_app)
     _use_spanish_help(app)

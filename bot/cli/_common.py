@@ -27,13 +27,15 @@ class Context:
     init: bool = False  # --init: create the data dir now
     verbose: bool = False
     log_json: bool = False
+    office: str | None = None  # --office: the office a command works on (None: the only office, or the default one)
     _services: Services | None = field(default=None, init=False)
+    _root: Services | None = field(default=None, init=False)
 
     def close(self) -> None:
         """Release what the command opened (the local Qdrant storage is single-process)."""
-        if self._services is not None:
-            self._services.close()
-            self._services = None
+        root, self._root, self._services = self._root, None, None
+        if root is not None:
+            root.close()  # the office services go with the campus
 
     def settings(self) -> Settings:
         return self.services().settings
@@ -53,12 +55,50 @@ class Context:
                 settings.paths.data_dir.mkdir(parents=True, exist_ok=True)
             if not self.create and not settings.paths.data_dir.is_dir():
                 fail(f"no existe la carpeta de datos {settings.paths.data_dir} (revisá --data-dir / ORIENTA_DATA_DIR; `orienta ingest` o --init la crean)")
-            self._services = Services(settings)
+            self._root = Services(settings)
+            self._services = self._office_services(self._root)
         return self._services
+
+    def root_services(self) -> Services:
+        """The default office's services (the campus is built around them), whatever --office says."""
+        self.services()
+        assert self._root is not None
+        return self._root
+
+    def _office_services(self, root: Services) -> Services:
+        from bot.campus import campus_of
+        from review.errors import UnknownOffice
+
+        campus = campus_of(root)
+        try:
+            if self.office is not None:
+                return campus.office_services(self.office)
+            only = campus.only_office()
+            return root if only is None else campus.office_services(only)
+        except UnknownOffice:
+            fail(f"no existe la oficina {self.office!r} (oficinas: {', '.join(campus.names())}; `orienta offices add` crea una)")
 
 
 def services(ctx: typer.Context) -> Services:
     return ctx.obj.services()
+
+
+def ctx_root(ctx: typer.Context) -> Services:
+    """The default office's services (the campus's), whatever --office says."""
+    return ctx.obj.root_services()
+
+
+def set_office(ctx, _param, value: str | None) -> None:
+    """Callback of every command's --office option: remembered for services()."""
+    if value:
+        obj = ctx.find_object(Context)
+        if obj is not None:
+            obj.office = value
+
+
+def office_name(ctx: typer.Context) -> str | None:
+    """The office the command works on (None: the default office)."""
+    return ctx.obj.services().office
 
 
 def fail(message: str, code: int = 1) -> NoReturn:

@@ -25,6 +25,7 @@ def demo_cmd(
     ctx: typer.Context,
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
     yes: bool = typer.Option(False, "--yes", "-y", help="Borrar sin preguntar lo que se haya agregado a la carpeta de la demo."),
+    campus: bool = typer.Option(False, "--campus", help="Dos oficinas en un despliegue: correos escritos a la oficina equivocada se derivan a la correcta (<carpeta de datos>/demo-campus)."),
 ) -> None:
     """Recorre el ciclo completo con la oficina de ejemplo incluida, en una carpeta de datos nueva (<carpeta de datos>/demo)."""
     import sys
@@ -33,6 +34,9 @@ def demo_cmd(
 
     base: Optional[Path] = ctx.obj.data_dir
     settings = load_settings(**({"data_dir": base} if base else {}))
+    if campus:
+        _campus_demo(settings, as_json)
+        return
     settings.paths.data_dir = settings.paths.data_dir / "demo"
     added = user_additions(settings.paths.data_dir)
     if added and not yes:
@@ -106,3 +110,21 @@ def _weeks_table(weeks: list[WeekWork]) -> Table:
     table.add_row("ediciones por mensaje", *(f"{w.edits_per_message:.2f}" for w in weeks))
     table.add_row("ediciones por borrador", *(f"{w.edits_per_draft:.2f}" for w in weeks))
     return table
+
+
+def _campus_demo(settings, as_json: bool) -> None:
+    from bot.demo.campus import run_campus_demo
+
+    settings.paths.data_dir = settings.paths.data_dir / "demo-campus"
+    try:
+        rows = run_campus_demo(settings, progress=lambda msg: None if as_json else console.print(f"[cyan]›[/] {msg}"))
+    except RuntimeError as exc:
+        fail(describe(exc))
+    if as_json:
+        print_json({"data_dir": str(settings.paths.data_dir), "messages": [r.as_dict() for r in rows]})
+        return
+    table = Table("mensaje", "llegó a", "recorrido", "documentos", "", title="Correos entre oficinas", title_justify="left", expand=False)
+    for r in rows:
+        table.add_row(r.source.removesuffix(".eml"), r.arrives_at, " → ".join(r.route), ", ".join(r.references), "✓" if r.matches else "✗")
+    console.print(table)
+    console.print(f"{sum(r.matches for r in rows)}/{len(rows)} redactados en la oficina correcta, con su documento. Revisalos con `orienta --data-dir {settings.paths.data_dir} review list`.")

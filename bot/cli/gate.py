@@ -35,10 +35,14 @@ def train_cmd(
         fail("elegí --llm o --offline, no las dos")
     if model is not None and model not in ("svm", "logreg", "knn"):
         fail(f"modelo desconocido {model!r}: elegí svm, logreg o knn")
-    options = TrainOptions(generator="llm" if llm else "offline", features=features, model=model, balanced=balanced, include_feedback=include_feedback)
+    svc = services(ctx)
+    from bot.learning.routing import other_office_negatives
+
+    near_misses = other_office_negatives(svc, svc.office)  # campus mode: the other offices' business is not this office's
+    options = TrainOptions(generator="llm" if llm else "offline", features=features, model=model, balanced=balanced, include_feedback=include_feedback, near_misses=near_misses or None)
     try:
         with console.status("Entrenando el gate…"):
-            gate = train(services(ctx), options)
+            gate = train(svc, options)
     except GateError as exc:
         fail(describe(exc))
     from bot.learning.unit_ranking import train_unit_ranker

@@ -57,6 +57,8 @@ def draft_summary(draft, message) -> dict:
         "readiness": (readiness_of(draft.flags) or {}).get("flag"),
         "version": message.version,
         "created_at": draft.created_at.isoformat(),
+        "office": message.office,
+        "route": (draft.context or {}).get("route"),
     }
 
 
@@ -106,8 +108,10 @@ def list_cmd(
         return
     if state is not None and state not in states.STATES:
         fail(f"estado desconocido {state!r}; uno de: {', '.join(sorted(states.STATES))}")
-    with session_scope(services(ctx).engine) as session:
-        rows = queue.list_drafts(session=session, state=state if state else None if all_ else "drafted", limit=limit)
+    svc = services(ctx)
+    offices = None if ctx.obj.office is None else [svc.office]  # --office: that office's queue (None: the default office)
+    with session_scope(svc.engine) as session:
+        rows = queue.list_drafts(session=session, state=state if state else None if all_ else "drafted", limit=limit, offices=offices)
         items = [draft_summary(d, m) for d, m in rows]
     if as_json:
         print_json(items)
@@ -402,3 +406,42 @@ def retry_cmd(
     console.print(f"{len(done)} mensajes vuelven a borrador; se redactan en el próximo `orienta run`." if done else "Ningún mensaje volvió a borrador.", highlight=False)
     for mid, why in refused.items():
         console.print(f"  mensaje {mid}: {why}", highlight=False, markup=False)
+
+
+@review_app.command("move")
+def move_cmd(
+    ctx: typer.Context,
+    item_id: int = typer.Argument(..., help="Número del borrador (ver `review list`), o del mensaje con --message."),
+    office: str = typer.Option(..., "--office", help="Oficina a la que pasa el mensaje (se vuelve a redactar con sus documentos)."),
+    message: bool = typer.Option(False, "--message", help="ID es el número del mensaje (para los que no tienen borrador, ver `offices unrouted`)."),
+    force: bool = typer.Option(False, "--force", help="Coordinación del campus: devolverlo a una oficina por la que ya pasó."),
+    actor: Optional[str] = typer.Option(None, "--as", help="Nombre de quien lo mueve."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+) -> None:
+    """Pasa un mensaje pendiente a la cola de otra oficina; queda auditado y enseña al ruteador."""
+    from bot.campus import campus_of
+    from bot.cli._common import ctx_root
+    from review.errors import InvalidTransition, OfficeError, RoutingLoop, UnknownOffice
+    from review.offices import MOVED_BY_STAFF, move, route_of
+
+    root = ctx_root(ctx)
+    campus = campus_of(root)
+    with session_scope(root.engine) as session:
+        try:
+            message_id = item_id if message else queue.get_draft(session=session, draft_id=item_id)[1].id
+            moved = move(session=session, message_id=message_id, to_office=office, actor=_actor(actor), default=campus.default, known=campus.names(), by=MOVED_BY_STAFF, reason="reviewer", force=force)
+            data = {"message_id": moved.id, "office": moved.office or campus.default, "state": moved.state, "route": route_of(session=session, message=moved, default=campus.default)}
+        except RoutingLoop as exc:
+            fail(f"el mensaje #{exc.message_id} ya pasó por la oficina {exc.target!r} ({' → '.join(exc.path[:-1])}): devolverlo haría un bucle; respondelo desde donde está, o la coordinación del campus puede forzarlo con --force")
+        except UnknownOffice:
+            fail(f"no existe la oficina {office!r} (oficinas: {', '.join(campus.names())})")
+        except InvalidTransition as exc:
+            fail(f"el mensaje #{exc.message_id} ya no está pendiente (estado {exc.current}): no se puede mover")
+        except OfficeError:
+            fail(f"el mensaje ya está en la oficina {office!r}")
+        except ReviewError as exc:
+            fail(describe(exc))
+    if as_json:
+        print_json(data)
+        return
+    console.print(f"mensaje #{data['message_id']} pasado a la oficina {data['office']!r} ({' → '.join(data['route'])}); se redacta de nuevo en el próximo `orienta run`.", highlight=False)

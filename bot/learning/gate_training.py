@@ -34,6 +34,7 @@ class TrainOptions:
     balanced: bool | None = None
     include_feedback: bool = False
     extra_examples: list[Example] | None = None  # labelled examples added as they are (already weighted)
+    near_misses: list[Example] | None = None  # campus mode: questions of the other offices' documents, out of this office's domain
 
 
 def _corpus(services: Services):
@@ -138,6 +139,8 @@ def train(services: Services, options: TrainOptions | None = None, *, directory:
     if options.extra_examples:
         n_feedback += len({(e.text, e.label) for e in options.extra_examples})
         examples = examples + list(options.extra_examples)
+    if options.near_misses:
+        examples = examples + list(options.near_misses)
     known = {e.text for e in examples}
     curated = [e for e in curated_examples(services) if e.text not in known]
     examples = examples + curated
@@ -154,7 +157,7 @@ def train(services: Services, options: TrainOptions | None = None, *, directory:
         k=g.knn_k,
         min_in_recall=g.min_in_recall,
     )
-    gate.meta.update({"corpus_hash": corpus_id, "generator": options.generator, "dataset": str(path), "feedback_examples": n_feedback, "curated_examples": len(curated)})
+    gate.meta.update({"corpus_hash": corpus_id, "generator": options.generator, "dataset": str(path), "feedback_examples": n_feedback, "curated_examples": len(curated), "other_office_examples": len(options.near_misses or [])})
     gate.fresh = True
     gate.save(directory or services.settings.paths.gate_dir)
     if use:

@@ -14,7 +14,7 @@ from sqlmodel import Session
 
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
-from bot.loop import answering, retrying, steps
+from bot.loop import answering, retrying, routing, steps
 from bot.email.intake import needs_processing, process_stored
 from bot.wiring.logs import message_context
 from bot.wiring.metrics import count_gate, count_message
@@ -25,6 +25,7 @@ from pipeline.conversation import Turn
 from pipeline.errors import PipelineError, is_transient
 from pipeline.generation import Answer
 from pipeline.llm import prices_for
+from pipeline.question import focus_question
 from review import queue, states
 from review.db import session_scope
 from review.models import InboundMessage
@@ -97,6 +98,9 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
     thread = steps.link_conversation(session, message)
     if thread.closing:
         return
+    services = routing.route(services, session, message, focus_question(message.redacted_text or "", budget.question_max_chars))
+    if services is None:  # campus mode: its office does not exist (quarantined with the reason); else the office whose business it is drafts it
+        return
     llm = services.llm
     rewrite = partial(conversations.standalone, llm)
 
@@ -118,6 +122,7 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
         queue.quarantine(session=session, message=message, reason=f"pipeline: {type(exc).__name__}: {exc}")
         return
     verdict = steps.Verdict(decision)
+    drafted.context = (drafted.context or {}) | routing.card_context(session, services, message)
     count_gate(verdict.in_domain)
     steps.queue_draft(session, message, drafted, verdict, flags=steps.flag_links(drafted))
     after_draft(session, drafted)

@@ -96,7 +96,9 @@ def start_scheduler(services: "Services", *, deliver: Deliver | None = None, cat
     if catch_up:
         scheduler.add_job(job, "date", run_date=datetime.now(tz), id=f"{JOB_ID}-catch-up", misfire_grace_time=None)
     if services.settings.gate.retrain_weekly:
-        retrain = lambda: retrain_gate_weekly(services)  # noqa: E731
+        from bot.learning.routing import retrain_router_weekly
+
+        retrain = lambda: (retrain_gate_weekly(services), retrain_router_weekly(services))  # noqa: E731  (campus mode: the router too)
         scheduler.add_job(retrain, CronTrigger(day_of_week=d.weekday, hour=RETRAIN_HOUR, timezone=tz), id=RETRAIN_JOB_ID, coalesce=True, max_instances=1, misfire_grace_time=6 * 3600, replace_existing=True)
     scheduler.start()
     return scheduler

@@ -197,6 +197,24 @@ def conversation_text(context: dict[str, Any], lang: str = "es") -> str:
     return "\n".join(lines)
 
 
+def office_text(context: dict[str, Any], lang: str = "es") -> str:
+    """Campus mode: the office drafting the message and, when it was moved, the route it took (empty for one office)."""
+    office = context.get("office")
+    if not office:
+        return ""
+    text = t("review_office", lang).format(office=escape(office))
+    route = context.get("route") or []
+    if len(route) > 1:
+        by = t(f"review_routed_by_{context.get('routed_by') or 'router'}", lang)
+        text += " · " + t("review_routed", lang).format(route=" → ".join(escape(r) for r in route), by=by)
+    return text
+
+
+def office_blocks(context: dict[str, Any], lang: str = "es") -> list[dict[str, Any]]:
+    text = office_text(context, lang)
+    return [{"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}] if text else []
+
+
 def conversation_blocks(context: dict[str, Any], lang: str = "es") -> list[dict[str, Any]]:
     text = conversation_text(context, lang)
     return [_section(clip(text, SECTION_LIMIT - 40, t("review_truncated", lang)))] if text else []
@@ -210,6 +228,7 @@ def _card_body(draft: Draft, message: InboundMessage, lang: str, *, text: str | 
         _section(f"*{t('review_subject', lang)}:* {escape(message.subject) or '—'}"),
         _section(f"*{t('review_question', lang)}:*\n{quote(clip(message.cleaned_text or '', SECTION_LIMIT - 200))}"),
         *conversation_blocks(draft.context or {}, lang),
+        *office_blocks(draft.context or {}, lang),
         {
             "type": "section",
             "fields": [

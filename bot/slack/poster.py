@@ -119,6 +119,19 @@ def _claim_next(session, *, after_id: int) -> tuple[Draft, InboundMessage] | Non
     return (row[0], row[1]) if row else None
 
 
+def review_channel_for(services: "Services", message: InboundMessage) -> str | None:
+    """Campus mode: the review channel of the message's office (None: the deployment's, also for an office that is gone)."""
+    if message.office is None:
+        return None
+    from bot.campus import campus_of
+    from review.errors import UnknownOffice
+
+    try:
+        return campus_of(services).info(message.office).review_channel
+    except UnknownOffice:
+        return None
+
+
 def post_pending_cards(services: "Services", *, client: "WebClient | None" = None, poster: RateLimitedPoster | None = None, limit: int | None = None, lang: str | None = None) -> int:
     """Post a review card for every pending draft that has none yet, oldest first; store its channel and ts."""
     from bot.slack.blocks import review_card
@@ -141,7 +154,7 @@ def post_pending_cards(services: "Services", *, client: "WebClient | None" = Non
                 draft, message = row
                 last_id = draft.id  # type: ignore[assignment]
                 try:
-                    response = poster.post_message(channel=s.review_channel, unfurl_links=False, unfurl_media=False, **review_card(draft, message, lang=lang))
+                    response = poster.post_message(channel=review_channel_for(services, message) or s.review_channel, unfurl_links=False, unfurl_media=False, **review_card(draft, message, lang=lang))
                 except PostFailed as exc:
                     log.warning("review card for draft %s not posted: %s", draft.id, exc)
                     poster.stats.errors.append(f"draft {draft.id}: {exc}")

@@ -34,6 +34,7 @@ class Services:
     settings: Settings
     _gate: Gate | None = field(default=None, init=False)
     batch_runner_factory: Any = field(default=None, repr=False)  # (llm) -> runner; tests plug a fake Message Batches runner here
+    office: str | None = field(default=None)  # campus mode: the office these services are scoped to (None: the default office)
 
     @cached_property
     def engine(self) -> Engine:
@@ -130,11 +131,18 @@ class Services:
         return corpus_hash([(c.id, c.text) for c, _ in self.index.all_chunks()])
 
     def document_paths(self) -> list[Path]:
-        """The configured document folders (or the sample office), plus the documents added from the console."""
-        paths = list(self.settings.paths.documents) or [EMBEDDED_DOCUMENTS]
+        """The office's document folders (the bundled sample office when none is configured), the campus's shared ones,
+        and the documents added from the console."""
+        if self.office is not None:  # Settings.for_office already added the shared documents
+            paths = list(self.settings.paths.documents)
+        else:
+            paths = (list(self.settings.paths.documents) or [EMBEDDED_DOCUMENTS]) + list(self.settings.offices.shared_documents)
         uploads = self.settings.paths.uploads_dir
         return paths + [uploads] if uploads.is_dir() and any(uploads.iterdir()) else paths
 
     def close(self) -> None:
+        campus = self.__dict__.pop("_campus", None)
+        if campus is not None and campus.services is self:  # an office's services do not close the campus around them
+            campus.close()
         if "index" in self.__dict__:
             self.index.close()

@@ -126,3 +126,28 @@ def test_anthropic_variables_in_dotenv_are_honoured(tmp_path, monkeypatch):
     monkeypatch.delenv("ORIENTA_LLM__API_KEY")
     with pytest.raises(Exception, match="placeholder"):
         load_settings()
+
+
+def test_offices_need_no_configuration_and_the_default_office_is_unchanged():
+    s = Settings()
+    assert s.offices.default == "principal" and s.offices.declared == [] and s.offices.shared_documents == []
+    assert s.for_office("principal") is s  # a single office: the settings themselves
+
+
+def test_an_office_gets_its_own_index_gate_and_reports_plus_the_campus_documents(monkeypatch):
+    monkeypatch.setenv("ORIENTA_DATA_DIR", "/tmp/campus")
+    monkeypatch.setenv("ORIENTA_OFFICES__SHARED_DOCUMENTS", "/docs/calendario,/docs/reglamento")
+    monkeypatch.setenv("ORIENTA_OFFICES__DECLARED", '[{"name": "Becas y Bienestar", "documents": "/docs/becas", "review_channel": "C0BECAS"}]')
+    s = Settings()
+    (becas,) = s.offices.declared
+    assert becas.name == "Becas y Bienestar" and becas.documents == [Path("/docs/becas")]
+    scoped = s.for_office(becas.name, documents=becas.documents, review_channel=becas.review_channel, reply_from="Becas <becas@example.edu>")
+    assert scoped.paths.documents == [Path("/docs/becas"), Path("/docs/calendario"), Path("/docs/reglamento")]
+    assert scoped.paths.qdrant_dir == Path("/tmp/campus/offices/becas-y-bienestar/qdrant")
+    assert scoped.paths.gate_dir == Path("/tmp/campus/offices/becas-y-bienestar/gate")
+    assert scoped.paths.reports_dir == Path("/tmp/campus/offices/becas-y-bienestar/reports")
+    assert scoped.qdrant.collection == "orienta_chunks__becas-y-bienestar" and scoped.slack.review_channel == "C0BECAS"
+    assert scoped.smtp.from_ == "Becas <becas@example.edu>"
+    assert scoped.database_url == s.database_url and scoped.paths.cache_dir == s.paths.cache_dir  # one database, one embedding cache
+    # the campus settings themselves are untouched
+    assert s.paths.qdrant_dir == Path("/tmp/campus/qdrant") and s.qdrant.collection == "orienta_chunks" and s.paths.router_dir == Path("/tmp/campus/router")

@@ -93,3 +93,22 @@ def test_the_loop_step_posts_new_cards_and_is_a_no_op_without_slack(services, sl
     assert len(slack_server.posted(REVIEW_CHANNEL)) == 1
     services.settings.slack.review_channel = None
     assert review_pass(services) == {}
+
+
+def test_campus_mode_posts_each_card_to_its_office_review_channel(services, slack_server):
+    from review.office_models import OfficeCreate
+    from review.offices import add_office
+
+    slack_server.post_message_rate, slack_server.post_message_burst = 50.0, 3
+    with session_scope(services.engine) as s:
+        add_office(session=s, data=OfficeCreate(name="Becas", slug="", documents=[], review_channel="C0BECAS"), actor="lead")
+        make_drafted(s, subject="de la oficina principal")
+        _, becas = make_drafted(s, subject="de becas")
+        becas.office = "Becas"
+        _, gone = make_drafted(s, subject="de una oficina que no existe")
+        gone.office = "Tesorería"
+        s.add_all([becas, gone])
+    poster = RateLimitedPoster(WebClient(token="xoxb-test", base_url=slack_server.api_url), rate_per_channel=20.0)
+    assert post_pending_cards(services, poster=poster) == 3
+    assert [m["text"].split(": ", 1)[1] for m in slack_server.posted("C0BECAS")] == ["de becas"]
+    assert [m["text"].split(": ", 1)[1] for m in slack_server.posted(REVIEW_CHANNEL)] == ["de la oficina principal", "de una oficina que no existe"]  # the campus lead's channel

@@ -1,0 +1,259 @@
+"""Routing between offices, learnt from their documents and from staff moves: train the router, retrain it from
+corrections (adopted only if not worse on held-out decisions), evaluate it, and the near-miss negatives an office's
+gate gets from the other offices' documents."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from sqlmodel import col, select
+
+from bot.campus import Campus, OfficeInfo, campus_of
+from bot.learning.gate_training import embed_queries_cached
+from bot.wiring.services import Services
+from classifiers.errors import GateError
+from classifiers.features import FeatureSpace
+from classifiers.gate import corpus_hash
+from classifiers.routing import Lexicon, Router, RouterNotTrained, fit_offices, office_features, routing_report
+from classifiers.synthetic import Example, offline_questions, student_questions
+from classifiers.training import offline_dataset, train_gate
+from review.db import session_scope
+from review.models import AuditEvent, Decision, InboundMessage
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class OfficeCorpus:
+    """One office's own chunks (shared campus documents left out) and their vectors."""
+
+    office: OfficeInfo
+    chunks: list
+    vectors: np.ndarray
+    all_chunks: list = field(default_factory=list)  # with the shared documents (for the campus gate)
+    all_vectors: np.ndarray | None = None
+
+
+def office_corpora(campus: Campus) -> list[OfficeCorpus]:
+    """The indexed offices' chunks; a document indexed by several offices (a shared campus document) belongs to none."""
+    raw = []
+    for office, svc in campus.indexed():
+        pairs = svc.index.all_chunks(with_vectors=True)
+        raw.append((office, [c for c, _ in pairs], np.stack([v for _, v in pairs]).astype(np.float32)))
+    owners: dict[str, int] = {}
+    for _, chunks, _ in raw:
+        for doc in {c.doc_id for c in chunks}:
+            owners[doc] = owners.get(doc, 0) + 1
+    out = []
+    for office, chunks, vectors in raw:
+        keep = [i for i, c in enumerate(chunks) if owners[c.doc_id] == 1]
+        out.append(OfficeCorpus(office=office, chunks=[chunks[i] for i in keep], vectors=vectors[keep], all_chunks=chunks, all_vectors=vectors))
+    return out
+
+
+def _campus_hash(corpora: Sequence[OfficeCorpus]) -> str:
+    return corpus_hash([(f"{c.office.slug}/{ch.id}", ch.text) for c in corpora for ch in c.all_chunks])
+
+
+def synthetic_routing_examples(corpus: OfficeCorpus, *, seed: int = 13) -> list[Example]:
+    """Questions about one office's own documents, written from them offline (templates, then typed as students type)."""
+    questions = offline_questions(corpus.chunks, seed=seed)
+    return questions + student_questions(questions, n=min(600, len(questions)), seed=seed + 2)
+
+
+def _split(examples: Sequence[Example], *, fraction: float = 0.2) -> tuple[list[int], list[int]]:
+    """Train / held-out indices, whole chunks on one side (a question and its rewording never straddle the split)."""
+    train, held = [], []
+    for i, e in enumerate(examples):
+        key = e.chunk_ids[0] if e.chunk_ids else e.text
+        (held if int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % 100 < fraction * 100 else train).append(i)
+    return train, held
+
+
+def staff_examples(services: Services, *, default: str) -> list[tuple[int, str, str]]:
+    """(message id, text, office) from staff: every move by a reviewer, and every approved reply at its final office."""
+    out: dict[int, tuple[int, str, str]] = {}
+    with session_scope(services.engine) as session:
+        approved = session.exec(
+            select(InboundMessage).join(Decision, Decision.message_id == InboundMessage.id).where(col(Decision.action).in_(["approve", "edit"]))
+        ).all()
+        for m in approved:
+            text = (m.redacted_text or m.cleaned_text or "").strip()
+            if text:
+                out[m.id] = (m.id, text, m.office or default)
+        moves = session.exec(select(AuditEvent).where(AuditEvent.event == "routed").order_by(col(AuditEvent.id))).all()
+        for e in moves:
+            if (e.details or {}).get("by") != "staff" or e.message_id is None:
+                continue
+            m = session.get(InboundMessage, e.message_id)
+            text = (m.redacted_text or m.cleaned_text or "").strip() if m is not None else ""
+            if text:
+                out[m.id] = (m.id, text, e.details.get("to_office") or default)  # the latest move wins
+    return list(out.values())
+
+
+def _held_out_staff(rows: Sequence[tuple[int, str, str]]) -> tuple[list, list]:
+    """Staff decisions split by message id: a third is kept to judge whether a retrained router is better."""
+    train = [r for r in rows if r[0] % 3 != 0]
+    held = [r for r in rows if r[0] % 3 == 0]
+    return train, held
+
+
+def train_router(services: Services, *, with_staff: bool = True, save: bool = True) -> Router:
+    """Train the campus router from every indexed office's documents (and staff moves and approvals), then store it.
+
+    Retraining with staff decisions is adopted only if it is not worse than the stored router on held-out decisions."""
+    campus = campus_of(services)
+    corpora = [c for c in office_corpora(campus) if c.chunks]
+    if len(corpora) < 2:
+        raise GateError("routing needs at least two offices with their own indexed documents (`orienta offices add`, then `orienta ingest --office NAME`)")
+    offices = [c.office.name for c in corpora]
+    examples: list[Example] = []
+    labels: list[str] = []
+    for c in corpora:
+        ex = synthetic_routing_examples(c)
+        examples += ex
+        labels += [c.office.name] * len(ex)
+    vecs = embed_queries_cached(services, [e.text for e in examples])
+    texts = [e.text for e in examples]
+    staff = staff_examples(services, default=campus.default) if with_staff else []
+    staff = [r for r in staff if r[2] in offices]
+    staff_train, staff_held = _held_out_staff(staff)
+    office_vectors = [c.vectors for c in corpora]
+    lexicon = Lexicon.fit([[ch.text for ch in c.chunks] for c in corpora])  # the text, not the title repeated on every chunk
+    feats = office_features(vecs, texts, office_vectors, lexicon)
+    tr, ho = _split(examples)
+    mean, scale, w, b = fit_offices(feats[tr], [labels[i] for i in tr], offices=offices)
+    probe = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=None, mean=mean, scale=scale, weights=w, bias=b)
+    pred = [offices[int(i)] for i in probe.office_probabilities(vecs[ho], [texts[i] for i in ho]).argmax(axis=1)]
+    heldout = routing_report([labels[i] for i in ho], pred, offices=offices)
+    mean, scale, w, b = fit_offices(feats, labels, offices=offices)
+
+    gate = _campus_gate(services, corpora)
+    router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b)
+    if staff_train:  # a message nearly identical to one staff gave an office goes to that office (only its vector is kept)
+        router.memory = embed_queries_cached(services, [r[1] for r in staff_train])
+        router.memory_offices = [r[2] for r in staff_train]
+    router.memory_similarity = services.settings.offices.memory_similarity
+    router.meta = {
+        "campus_hash": _campus_hash(corpora),
+        "n_examples": len(examples),
+        "n_staff": len(staff_train),
+        "heldout_synthetic": {k: heldout[k] for k in ("macro_f1", "accuracy", "n")},
+        "weights": dict(zip(("dense_best", "dense_top", "lexical_best", "lexical_top"), map(float, w))),
+        "embedder": services.embedder.name,
+    }
+    if staff_held:
+        held_texts = [r[1] for r in staff_held]
+        held_vecs = embed_queries_cached(services, held_texts)
+        truth = [r[2] for r in staff_held]
+        new = routing_report(truth, router.choose(held_vecs, held_texts), offices=offices)
+        router.meta["heldout_staff"] = {"n": len(staff_held), "accuracy": new["accuracy"]}
+        current = _stored_router(services)
+        if current is not None and current.offices == offices:
+            old = routing_report(truth, current.choose(held_vecs, held_texts), offices=offices)
+            router.meta["heldout_staff"]["previous_accuracy"] = old["accuracy"]
+            if new["accuracy"] < old["accuracy"]:
+                log.warning("the retrained router is worse on held-out staff decisions (%.3f < %.3f): keeping the stored one", new["accuracy"], old["accuracy"])
+                current.meta["rejected_retraining"] = router.meta
+                return current
+    if save:
+        router.save(services.settings.paths.router_dir)
+    services.__dict__["_router"] = router
+    return router
+
+
+def _campus_gate(services: Services, corpora: Sequence[OfficeCorpus]):
+    """The ordinary gate fitted on every office's documents (shared ones once): is it any office's business?"""
+    seen, chunks, vectors = set(), [], []
+    for c in corpora:
+        for ch, v in zip(c.all_chunks, c.all_vectors):
+            if ch.id not in seen:  # a shared document's chunks once
+                seen.add(ch.id)
+                chunks.append(ch)
+                vectors.append(v)
+    vectors = np.stack(vectors)
+    g = services.settings.gate
+    examples = offline_dataset(chunks)
+    space = FeatureSpace.fit(g.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
+    query_vecs = embed_queries_cached(services, [e.text for e in examples]) if space.needs_embedding else None
+    return train_gate(examples, space=space, embedder=services.embedder, query_vecs=query_vecs, model=g.model, balanced=g.balanced, k=g.knn_k, min_in_recall=g.min_in_recall)
+
+
+def _stored_router(services: Services) -> Router | None:
+    try:
+        return Router.load(services.settings.paths.router_dir)
+    except RouterNotTrained:
+        return None
+
+
+def router_or_none(services: Services) -> Router | None:
+    """The stored router, when there is one and it was trained on what the offices' indices hold now (checked once)."""
+    if "_router" in services.__dict__:
+        return services.__dict__["_router"]
+    router = _stored_router(services)
+    if router is not None:
+        current = _campus_hash(office_corpora(campus_of(services)))
+        if router.meta.get("campus_hash") != current:
+            log.warning("the router is stale (an office's documents changed since it was trained): run `orienta offices train-router`")
+            router = None
+    services.__dict__["_router"] = router
+    return router
+
+
+def evaluate_routing(services: Services, rows: Sequence[dict]) -> dict:
+    """Macro-F1, accuracy and confusion of the router on labelled questions ({"question", "office": name or null});
+    the router is trained first when there is none (or it is stale)."""
+    router = router_or_none(services) or train_router(services)
+    campus = campus_of(services)
+    names = {o.slug: o.name for o in campus.offices()}
+    from pipeline.settings import office_slug
+
+    truth = [None if r.get("office") is None else names.get(office_slug(str(r["office"])), str(r["office"])) for r in rows]
+    texts = [str(r["question"]) for r in rows]
+    vecs = embed_queries_cached(services, texts)
+    decisions = router.route_many(texts, services.embedder, query_vecs=vecs)
+    report = routing_report(truth, [d.office for d in decisions], offices=router.offices)
+    report["offices"] = router.offices
+    report["ms_per_message_routing"] = float(np.mean([d.latency_ms for d in decisions])) if decisions else 0.0
+    return report
+
+
+def other_office_negatives(services: Services, office: str | None, *, per_office: int = 400, seed: int = 29) -> list[Example]:
+    """Near misses for one office's gate: questions written from the other offices' own documents, labelled out of domain."""
+    campus = campus_of(services)
+    mine = campus.info(office or campus.default).slug
+    out: list[Example] = []
+    rng = np.random.default_rng(seed)
+    for corpus in office_corpora(campus):
+        if corpus.office.slug == mine or not corpus.chunks:
+            continue
+        questions = offline_questions(corpus.chunks, seed=seed)
+        for i in rng.permutation(len(questions))[:per_office]:
+            e = questions[int(i)]
+            out.append(Example(text=e.text, label=0, style=e.style, source="other-office", topic=f"office:{corpus.office.slug}:{e.chunk_ids[0].split('#')[0] if e.chunk_ids else ''}"))
+    return out
+
+
+def retrain_router_weekly(services: Services) -> dict | None:
+    """Retrain the stored router when staff moved or approved messages since it was trained; never raises (campus
+    mode only: without a stored router there is nothing to do)."""
+    try:
+        current = _stored_router(services)
+        if current is None:
+            return None
+        seen = current.meta.get("n_staff", 0) + (current.meta.get("heldout_staff") or {}).get("n", 0)
+        known = [r for r in staff_examples(services, default=campus_of(services).default) if r[2] in current.offices]
+        if len(known) == seen:
+            log.info("no new staff routing decisions since the router was trained: skipped")
+            return None
+        router = train_router(services)
+        log.info("weekly router retraining: %s", router.meta.get("heldout_staff"))
+        return router.meta
+    except Exception:  # the edge: a failed retraining keeps the current router and must not kill the scheduler
+        log.exception("weekly router retraining failed; the current router stays")
+        return None

@@ -1,0 +1,107 @@
+"""Loop step "route": which office drafts a message — its own, another office whose business it is (the message moves
+to that office's queue, audited), or, when its office does not exist, none (quarantined with the reason, listed for
+the campus lead)."""
+
+from __future__ import annotations
+
+import logging
+
+from sqlmodel import Session
+
+from bot.campus import campus_of
+from bot.learning.routing import router_or_none
+from bot.wiring.services import Services
+from review import queue
+from review.errors import OfficeError, UnknownOffice
+from review.models import InboundMessage
+from review.offices import ADDRESSED, MOVED_BY_ROUTER, move
+
+log = logging.getLogger(__name__)
+ROUTER_ACTOR = "orienta:router"
+
+
+def route(services: Services, session: Session, message: InboundMessage, question: str) -> Services | None:
+    """The services of the office that drafts `message` (a single-office deployment: `services` itself, untouched).
+
+    A follow-up stays with its conversation's office; a message staff already moved is not moved again; otherwise the
+    router may send it to the office whose business it is. None: its office does not exist (quarantined)."""
+    campus = campus_of(services)
+    if message.office is None and not campus.is_campus():
+        return services
+    names = campus.names()
+    try:
+        here = campus.info(message.office).name if message.office else campus.default
+    except UnknownOffice:
+        reason = f"office_unknown: el mensaje es para la oficina {message.office!r}, que no existe (oficinas: {', '.join(names)}); movelo con `orienta review move {message.id} --office OFICINA`"
+        queue.quarantine(session=session, message=message, reason=reason)
+        return None
+    addressed = _addressed_office(campus, message) if message.office is None else None
+    if addressed is not None and addressed != here:  # written to an office's own mailbox or Slack channel
+        _move(session, message, addressed, here, names, campus.default, reason=ADDRESSED)
+        here = addressed
+    earlier = session.get(InboundMessage, message.follows_id) if message.follows_id else None
+    if earlier is not None:  # a follow-up is answered where its conversation is
+        target = earlier.office or campus.default
+        if target != here and target in names:
+            _move(session, message, target, here, names, campus.default, reason="conversation")
+    elif services.settings.offices.route and not _moved_by_staff(session, message, campus.default):
+        router = router_or_none(services)
+        if router is not None:
+            decision = router.route(question, services.embedder)
+            if decision.office is not None and decision.office != here and decision.margin_over(here) >= services.settings.offices.route_min_margin:
+                _move(session, message, decision.office, here, names, campus.default, reason="router", score=decision.probabilities[decision.office])
+    return campus.office_services(message.office)
+
+
+def _move(session: Session, message: InboundMessage, target: str, here: str, names: list[str], default: str, *, reason: str, score: float | None = None) -> None:
+    try:
+        move(session=session, message_id=message.id, to_office=target, actor=ROUTER_ACTOR, default=default, known=names, by=MOVED_BY_ROUTER, reason=reason, score=score)  # type: ignore[arg-type]
+    except OfficeError as exc:  # a loop, or the office went away meanwhile: the message stays where it is
+        log.info("message %s stays at office %s: %s", message.id, here, exc)
+
+
+def _addressed_office(campus, message: InboundMessage) -> str | None:
+    """The office whose own mailbox (To, Cc, Delivered-To) or Slack channel the message was written to, if any."""
+    offices = [o for o in campus.offices() if not o.default and (o.mailbox or o.channels)]
+    if not offices:
+        return None
+    if message.channel == "slack" and message.thread_ref:
+        channel = message.thread_ref.split(":", 1)[0]
+        return next((o.name for o in offices if channel in o.channels), None)
+    if message.channel == "email" and message.raw:
+        from email.parser import BytesHeaderParser
+        from email.utils import getaddresses
+
+        headers = BytesHeaderParser().parsebytes(message.raw)
+        found = {addr.lower() for _, addr in getaddresses([str(v) for k in ("To", "Cc", "Delivered-To") for v in headers.get_all(k, [])])}
+        return next((o.name for o in offices if o.mailbox and o.mailbox.lower() in found), None)
+    return None
+
+
+def _moved_by_staff(session: Session, message: InboundMessage, default: str) -> bool:
+    from sqlmodel import select
+
+    from review.models import AuditEvent
+
+    events = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).all()
+    return any((e.details or {}).get("by") == "staff" for e in events)
+
+
+
+def card_context(session: Session, services: Services, message: InboundMessage) -> dict:
+    """What the review card shows of the campus: the office drafting the message and the route it took (nothing for one office)."""
+    if services.office is None and message.office is None and not campus_of(services).is_campus():
+        return {}
+    from sqlmodel import select
+
+    from review.models import AuditEvent
+    from review.offices import route_of
+
+    campus = campus_of(services)
+    route = route_of(session=session, message=message, default=campus.default)
+    last = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed").order_by(AuditEvent.id.desc())).first()  # type: ignore[union-attr]
+    by = (last.details or {}).get("by") if last is not None else None
+    if by == MOVED_BY_ROUTER and (last.details or {}).get("reason") == "conversation":
+        by = "conversation"
+    context = {"office": message.office or campus.default, "route": route if len(route) > 1 else None, "routed_by": by}
+    return {k: v for k, v in context.items() if v}

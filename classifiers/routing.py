@@ -1,0 +1,285 @@
+"""The campus router: whose business is a message — one of the offices, or none (out of domain).
+
+Two parts, both trained from the offices' documents only: a campus gate (the ordinary gate, fitted on every office's
+chunks) says whether the message is any office's business; an office scorer says whose, from how close the message is
+to each office's own documents (dense and lexical similarity), with weights shared by all offices and learnt from
+synthetic questions and staff moves. Persisted as JSON + NumPy arrays (no pickle)."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from classifiers.errors import GateError, GateNotTrained
+from classifiers.gate import Gate
+from pipeline.embeddings import Embedder
+
+FORMAT_VERSION = 2
+TOP_K = 3
+
+
+class RouterNotTrained(GateNotTrained):
+    """No router is stored yet."""
+
+
+@dataclass(slots=True)
+class RouteDecision:
+    """The router's verdict on one message."""
+
+    office: str | None  # None: no office's business (out of domain)
+    probabilities: dict[str, float]  # office -> probability that it is its business (given that it is someone's)
+    in_domain_score: float  # the campus gate's probability that some office handles it
+    latency_ms: float = 0.0
+
+    def margin_over(self, office: str) -> float:
+        """How much more likely the chosen office is than `office`."""
+        if self.office is None:
+            return 0.0
+        return self.probabilities.get(self.office, 0.0) - self.probabilities.get(office, 0.0)
+
+
+N_FEATURES = 4  # per office: best and top-k mean dense similarity, best and top-k mean lexical (TF-IDF) similarity
+
+
+def _top(sims: np.ndarray, k: int) -> np.ndarray:
+    """(n, 2): the best value and the mean of the top-k of each row."""
+    if sims.shape[1] == 0:
+        return np.zeros((sims.shape[0], 2), dtype=np.float32)
+    kk = min(k, sims.shape[1])
+    top = -np.partition(-sims, kk - 1, axis=1)[:, :kk]
+    return np.column_stack([top.max(axis=1), top.mean(axis=1)])
+
+
+def office_similarities(query_vecs: np.ndarray, office_vectors: Sequence[np.ndarray], k: int = TOP_K) -> np.ndarray:
+    """Per query and office: the best cosine to the office's chunks and the mean of its top-k."""
+    return np.hstack([_top(query_vecs @ v.T if v.size else np.zeros((len(query_vecs), 0)), k) for v in office_vectors]).astype(np.float32)
+
+
+@dataclass
+class Lexicon:
+    """Word TF-IDF (unigrams and bigrams, accents folded) fitted on the offices' documents, with each office's chunk rows."""
+
+    vocabulary: dict[str, int]
+    idf: np.ndarray
+    office_rows: list  # scipy CSR matrices, one per office
+    _vectorizer: object = field(default=None, repr=False)
+
+    @staticmethod
+    def _new_vectorizer():
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        from pipeline.text import fold
+
+        return TfidfVectorizer(preprocessor=fold, sublinear_tf=True, ngram_range=(1, 2), dtype=np.float32)
+
+    @classmethod
+    def fit(cls, office_texts: Sequence[Sequence[str]]) -> "Lexicon":
+        vec = cls._new_vectorizer()
+        vec.fit([t for texts in office_texts for t in texts])
+        lex = cls(vocabulary={k: int(v) for k, v in vec.vocabulary_.items()}, idf=vec.idf_.astype(np.float32), office_rows=[])
+        lex._vectorizer = vec
+        lex.office_rows = [lex.transform(texts) for texts in office_texts]
+        return lex
+
+    @property
+    def vectorizer(self):
+        if self._vectorizer is None:
+            vec = self._new_vectorizer()
+            vec.vocabulary_ = dict(self.vocabulary)
+            vec.idf_ = np.asarray(self.idf, dtype=np.float64)
+            self._vectorizer = vec
+        return self._vectorizer
+
+    def transform(self, texts: Sequence[str]):
+        return self.vectorizer.transform(list(texts))
+
+    def similarities(self, texts: Sequence[str], k: int = TOP_K) -> np.ndarray:
+        """Per text and office: the best TF-IDF cosine to the office's chunks and the mean of its top-k."""
+        q = self.transform(texts)
+        return np.hstack([_top((q @ rows.T).toarray(), k) for rows in self.office_rows]).astype(np.float32)
+
+
+def _split_top(sims: np.ndarray, bounds: Sequence[int], k: int = TOP_K) -> np.ndarray:
+    """(n, n_offices, 2) from one similarity matrix over every office's chunks, cut at `bounds`."""
+    return np.stack([_top(sims[:, a:b], k) for a, b in zip(bounds[:-1], bounds[1:])], axis=1)
+
+
+def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon, *, stacked: np.ndarray | None = None) -> np.ndarray:
+    """(n, n_offices, 4): how close each message is to each office's own documents, densely and lexically.
+
+    One product over all offices' chunks (dense, then sparse), cut per office: the cost grows with the chunks, not the offices."""
+    from scipy.sparse import vstack
+
+    bounds = np.cumsum([0, *(len(v) for v in office_vectors)]).tolist()
+    dense = _split_top(query_vecs @ (np.vstack(office_vectors).T if stacked is None else stacked), bounds)
+    lexical_bounds = np.cumsum([0, *(r.shape[0] for r in lexicon.office_rows)]).tolist()
+    rows = lexicon.__dict__.get("_stacked")
+    if rows is None:
+        rows = lexicon.__dict__["_stacked"] = vstack(lexicon.office_rows).tocsr().T.tocsc()
+    lexical = _split_top((lexicon.transform(texts) @ rows).toarray(), lexical_bounds)
+    return np.concatenate([dense, lexical], axis=2).astype(np.float32)
+
+
+@dataclass
+class Router:
+    """Campus gate + office scorer: one weight per feature, shared by every office (a conditional logit), so that every
+    office, a new one included, is scored the same way and none is favoured for how many examples it had."""
+
+    offices: list[str]
+    office_vectors: list[np.ndarray]  # each office's own chunk vectors (L2-normalised; shared campus documents left out)
+    lexicon: Lexicon
+    gate: Gate | None  # None: every message is some office's business (no out-of-domain decision)
+    mean: np.ndarray  # (4,) standardisation of the features
+    scale: np.ndarray
+    weights: np.ndarray  # (4,)
+    bias: np.ndarray  # (n_offices,)
+    meta: dict = field(default_factory=dict)
+    memory: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # vectors of messages staff gave an office
+    memory_offices: list[str] = field(default_factory=list)  # ... and the office each was given to
+    memory_similarity: float = 0.92  # a message this close to one of them goes where staff sent that one
+
+    # ------------------------------------------------------------ scores
+    def office_probabilities(self, query_vecs: np.ndarray, texts: Sequence[str]) -> np.ndarray:
+        """(n, n_offices) probabilities over the offices."""
+        if "_stacked" not in self.__dict__:
+            self.__dict__["_stacked"] = np.ascontiguousarray(np.vstack(self.office_vectors).T)
+        f = (office_features(query_vecs, texts, self.office_vectors, self.lexicon, stacked=self.__dict__["_stacked"]) - self.mean) / self.scale
+        z = f @ self.weights + self.bias
+        z = z - z.max(axis=1, keepdims=True)
+        e = np.exp(z)
+        return e / e.sum(axis=1, keepdims=True)
+
+    def remembered(self, query_vecs: np.ndarray) -> list[str | None]:
+        """For each message, the office staff gave a message this close to (None: no such message)."""
+        if self.memory.size == 0:
+            return [None] * len(query_vecs)
+        sims = query_vecs @ self.memory.T
+        best = sims.argmax(axis=1)
+        return [self.memory_offices[int(j)] if sims[i, j] >= self.memory_similarity else None for i, j in enumerate(best)]
+
+    def choose(self, query_vecs: np.ndarray, texts: Sequence[str]) -> list[str]:
+        """The office for each message that is someone's business: as staff decided for a near-identical message, else the best scored."""
+        probs = self.office_probabilities(query_vecs, texts)
+        return [m or self.offices[int(np.argmax(p))] for m, p in zip(self.remembered(query_vecs), probs)]
+
+    def route_many(self, texts: Sequence[str], embedder: Embedder, *, query_vecs: np.ndarray | None = None) -> list[RouteDecision]:
+        """One decision per message; `query_vecs` (the questions' embeddings) are reused when given."""
+        start = time.perf_counter()
+        if query_vecs is None:
+            query_vecs = embedder.embed_queries(list(texts))
+        probs = self.office_probabilities(np.asarray(query_vecs, dtype=np.float32), texts)
+        if self.gate is not None:  # the whole message, with the vector just computed (its sentences are the office gate's job)
+            dense, sparse = self.gate.space.transform(list(texts), embedder=embedder, query_vecs=query_vecs)
+            in_scores, threshold = self.gate.probabilities_from_features(dense, sparse), self.gate.threshold
+        else:
+            in_scores, threshold = np.ones(len(texts)), 0.0
+        remembered = self.remembered(np.asarray(query_vecs, dtype=np.float32))
+        elapsed = (time.perf_counter() - start) * 1000 / max(1, len(texts))
+        out = []
+        for p, score, memo in zip(probs, in_scores, remembered):
+            office = memo or (self.offices[int(np.argmax(p))] if score >= threshold else None)  # staff said whose it is: it is someone's
+            if memo:
+                p = np.array([1.0 if o == memo else 0.0 for o in self.offices])
+            out.append(RouteDecision(office=office, probabilities={o: float(v) for o, v in zip(self.offices, p)}, in_domain_score=float(score), latency_ms=elapsed))
+        return out
+
+    def route(self, text: str, embedder: Embedder, *, query_vec: np.ndarray | None = None) -> RouteDecision:
+        """The decision for one message (its embedding reused when given)."""
+        return self.route_many([text], embedder, query_vecs=None if query_vec is None else np.asarray(query_vec).reshape(1, -1))[0]
+
+    # ------------------------------------------------------------ persistence
+    def save(self, directory: Path) -> Path:
+        """router.json + router.npz (no pickle); the campus gate in gate/."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        arrays = {"mean": self.mean, "scale": self.scale, "weights": self.weights, "bias": self.bias, "idf": self.lexicon.idf, "memory": self.memory}
+        for i, (v, rows) in enumerate(zip(self.office_vectors, self.lexicon.office_rows)):
+            arrays |= {f"office_{i}": v, f"lex_{i}_data": rows.data, f"lex_{i}_indices": rows.indices, f"lex_{i}_indptr": rows.indptr, f"lex_{i}_shape": np.array(rows.shape)}
+        np.savez(directory / "router.npz", **arrays)
+        (directory / "vocabulary.json").write_text(json.dumps(self.lexicon.vocabulary, ensure_ascii=False), encoding="utf-8")
+        if self.gate is not None:
+            self.gate.save(directory / "gate")
+        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "memory_offices": self.memory_offices, "memory_similarity": self.memory_similarity}
+        (directory / "router.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
+        return directory / "router.json"
+
+    @classmethod
+    def load(cls, directory: Path) -> "Router":
+        from scipy.sparse import csr_matrix
+
+        directory = Path(directory)
+        path = directory / "router.json"
+        if not path.exists():
+            raise RouterNotTrained(f"no router in {directory}: run `orienta offices train-router`")
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        if meta.pop("format", None) != FORMAT_VERSION:
+            raise RouterNotTrained(f"the router in {directory} has an old format: run `orienta offices train-router`")
+        a = np.load(directory / "router.npz", allow_pickle=False)
+        offices = meta.pop("offices")
+        memory_offices, memory_similarity = meta.pop("memory_offices", []), float(meta.pop("memory_similarity", 0.92))
+        rows = [csr_matrix((a[f"lex_{i}_data"], a[f"lex_{i}_indices"], a[f"lex_{i}_indptr"]), shape=tuple(a[f"lex_{i}_shape"])) for i in range(len(offices))]
+        vocabulary = json.loads((directory / "vocabulary.json").read_text(encoding="utf-8"))
+        gate = Gate.load(directory / "gate") if meta.pop("has_gate") else None
+        return cls(
+            offices=offices, office_vectors=[a[f"office_{i}"] for i in range(len(offices))], lexicon=Lexicon(vocabulary=vocabulary, idf=a["idf"], office_rows=rows),
+            gate=gate, mean=a["mean"], scale=a["scale"], weights=a["weights"], bias=a["bias"], meta=meta,
+            memory=a["memory"], memory_offices=memory_offices, memory_similarity=memory_similarity,
+        )
+
+
+def fit_offices(
+    features: np.ndarray,
+    labels: Sequence[str],
+    *,
+    offices: Sequence[str],
+    weights: Sequence[float] | None = None,
+    c: float = 1.0,
+    seed: int = 7,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Fit the office scorer on (n, n_offices, 4) features of labelled questions: (mean, scale, weights, bias).
+
+    One row per (question, office), positive for the right office: the weights are shared by every office."""
+    from sklearn.linear_model import LogisticRegression
+
+    if len(set(labels)) < 2:
+        raise GateError("routing needs questions of at least two offices")
+    unknown = set(labels) - set(offices)
+    if unknown:
+        raise GateError(f"examples labelled with unknown offices: {sorted(unknown)}")
+    n, k, d = features.shape
+    flat = features.reshape(-1, d)
+    mean, scale = flat.mean(axis=0), flat.std(axis=0) + 1e-6
+    x = (flat - mean) / scale
+    y_index = np.array([list(offices).index(label) for label in labels])
+    y = (np.arange(k)[None, :] == y_index[:, None]).reshape(-1).astype(int)
+    w = None if weights is None else np.repeat(np.asarray(weights, dtype=np.float64), k)
+    clf = LogisticRegression(C=c, max_iter=3000, random_state=seed).fit(x, y, sample_weight=w)
+    return mean.astype(np.float32), scale.astype(np.float32), np.asarray(clf.coef_[0], dtype=np.float32), np.zeros(k, dtype=np.float32)
+
+
+def routing_report(truth: Sequence[str | None], predicted: Sequence[str | None], *, offices: Sequence[str]) -> dict:
+    """Macro-F1 over the offices plus "out of domain" (the classes present in the truth), accuracy, confusion matrix."""
+    from sklearn.metrics import f1_score
+
+    none = "(fuera de dominio)"
+    t = [none if x is None else x for x in truth]
+    p = [none if x is None else x for x in predicted]
+    labels = [o for o in offices if o in set(t)] + ([none] if none in set(t) else [])
+    extra = sorted(set(t) - set(labels))  # offices in the file the deployment does not know
+    labels += extra
+    macro = float(f1_score(t, p, labels=labels, average="macro", zero_division=0)) if labels else 0.0
+    per_class = f1_score(t, p, labels=labels, average=None, zero_division=0) if labels else []
+    columns = labels + sorted(set(p) - set(labels))
+    confusion = {a: {b: sum(1 for x, y in zip(t, p) if x == a and y == b) for b in columns} for a in labels}
+    return {
+        "macro_f1": macro,
+        "accuracy": float(np.mean([a == b for a, b in zip(t, p)])) if t else 0.0,
+        "f1": {label: float(v) for label, v in zip(labels, per_class)},
+        "confusion": confusion,
+        "n": len(t),
+    }

@@ -1,0 +1,78 @@
+"""The campus router: office classifier, persistence, and the routing report."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from classifiers.errors import GateError
+from classifiers.routing import Lexicon, Router, RouterNotTrained, fit_offices, office_features, office_similarities, routing_report
+
+OFFICES = {
+    "Biblioteca": ["préstamo de libros de la biblioteca", "multa por devolver tarde un libro", "sala de lectura de la biblioteca", "renovar el préstamo del libro"],
+    "Deportes": ["horario del gimnasio universitario", "inscribir el equipo en el torneo de fútbol", "clases de natación en la piscina", "certificado médico para el gimnasio"],
+    "Becas": ["requisitos de la beca de transporte", "fecha de pago de la beca de alimentación", "renovación anual de la beca", "monto de la beca de residencia"],
+}
+
+
+def _router(fake_embedder, offices=tuple(OFFICES)):
+    offices = list(offices)
+    office_vectors = [fake_embedder.embed_passages(OFFICES[o]) for o in offices]
+    lexicon = Lexicon.fit([OFFICES[o] for o in offices])
+    questions = [f"¿{t}?" for o in offices for t in OFFICES[o]] + [f"quería saber sobre {t}" for o in offices for t in OFFICES[o]]
+    labels = [o for o in offices for _ in OFFICES[o]] * 2
+    feats = office_features(fake_embedder.embed_queries(questions), questions, office_vectors, lexicon)
+    mean, scale, weights, bias = fit_offices(feats, labels, offices=offices)
+    return Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=None, mean=mean, scale=scale, weights=weights, bias=bias, meta={"note": "test"})
+
+
+def test_routes_each_question_to_the_office_whose_documents_it_is_about(fake_embedder):
+    router = _router(fake_embedder)
+    cases = {"¿Cuánto es la multa si devuelvo tarde el libro?": "Biblioteca", "¿Hay clases de natación en la piscina?": "Deportes", "¿Cuándo pagan la beca de alimentación?": "Becas"}
+    for question, office in cases.items():
+        decision = router.route(question, fake_embedder)
+        assert decision.office == office, (question, decision.probabilities)
+        assert abs(sum(decision.probabilities.values()) - 1) < 1e-5
+        assert decision.margin_over(office) == 0 and decision.margin_over("Deportes" if office != "Deportes" else "Becas") > 0
+
+
+def test_save_and_load_give_the_same_decisions(fake_embedder, tmp_path):
+    router = _router(fake_embedder)
+    router.save(tmp_path / "router")
+    loaded = Router.load(tmp_path / "router")
+    assert loaded.offices == router.offices and loaded.meta["note"] == "test" and loaded.gate is None
+    q = ["¿Dónde renuevo el préstamo?", "torneo de vóleibol"]
+    np.testing.assert_allclose(loaded.office_probabilities(fake_embedder.embed_queries(q), q), router.office_probabilities(fake_embedder.embed_queries(q), q), rtol=1e-5)
+    assert not list((tmp_path / "router").glob("*.pkl"))
+    with pytest.raises(RouterNotTrained):
+        Router.load(tmp_path / "nothing")
+
+
+def test_two_offices_and_bad_labels(fake_embedder):
+    router = _router(fake_embedder, offices=("Biblioteca", "Deportes"))
+    assert router.weights.shape == (4,) and router.bias.shape == (2,)  # one weight per feature, shared by the offices
+    assert router.route("multa del libro de la biblioteca", fake_embedder).office == "Biblioteca"
+    feats = office_features(fake_embedder.embed_queries(["a", "b"]), ["a", "b"], router.office_vectors, router.lexicon)
+    assert feats.shape == (2, 2, 4)
+    with pytest.raises(GateError):
+        fit_offices(feats, ["Biblioteca", "Biblioteca"], offices=["Biblioteca", "Deportes"])
+    with pytest.raises(GateError):
+        fit_offices(feats, ["Biblioteca", "Tesorería"], offices=["Biblioteca", "Deportes"])
+
+
+def test_office_similarities_are_best_and_top_mean():
+    q = np.array([[1.0, 0.0]], dtype=np.float32)
+    office = np.array([[1.0, 0.0], [0.0, 1.0], [0.6, 0.8]], dtype=np.float32)
+    sims = office_similarities(q, [office, np.zeros((0, 2), dtype=np.float32)], k=2)
+    np.testing.assert_allclose(sims, [[1.0, 0.8, 0.0, 0.0]], atol=1e-6)
+
+
+def test_routing_report_counts_out_of_domain_as_a_class():
+    truth = ["A", "A", "B", None, None]
+    pred = ["A", "B", "B", None, "A"]
+    report = routing_report(truth, pred, offices=["A", "B"])
+    assert report["accuracy"] == pytest.approx(3 / 5)
+    assert report["confusion"]["A"] == {"A": 1, "B": 1, "(fuera de dominio)": 0}
+    assert report["confusion"]["(fuera de dominio)"]["A"] == 1
+    # per class F1: A: p=1/2 r=1/2 -> .5 ; B: p=1/2 r=1 -> 2/3 ; none: p=1 r=1/2 -> 2/3
+    assert report["macro_f1"] == pytest.approx((0.5 + 2 / 3 + 2 / 3) / 3)
