@@ -30,7 +30,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != Path(__file__).resolve().parent]
 
-from bot.campus import campus_of  # noqa: E402
+from bot.wiring.campus import campus_of  # noqa: E402
 from bot.learning.gate_training import embed_queries_cached  # noqa: E402
 from bot.learning.routing import office_corpora, router_or_none, train_router  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402

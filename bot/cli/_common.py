@@ -66,7 +66,7 @@ class Context:
         return self._root
 
     def _office_services(self, root: Services) -> Services:
-        from bot.campus import campus_of
+        from bot.wiring.campus import campus_of
         from review.errors import UnknownOffice
 
         campus = campus_of(root)

@@ -41,7 +41,7 @@ def add_cmd(
         if not p.exists():
             fail(f"no existe el archivo o carpeta {p}")
     root = ctx_root(ctx)
-    from bot.campus import campus_of
+    from bot.wiring.campus import campus_of
     from review.offices import add_office
 
     campus = campus_of(root)
@@ -62,7 +62,7 @@ def add_cmd(
 @offices_app.command("list")
 def list_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
     """Las oficinas, con sus documentos indexados y sus mensajes pendientes."""
-    from bot.campus import campus_of
+    from bot.wiring.campus import campus_of
     from review.offices import count_pending
 
     root = ctx_root(ctx)
@@ -86,7 +86,7 @@ def list_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", h
 @offices_app.command("remove")
 def remove_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Nombre de la oficina.")) -> None:
     """Quita una oficina creada con `offices add`; sus mensajes pendientes quedan a la vista de la coordinación (`offices unrouted`)."""
-    from bot.campus import campus_of
+    from bot.wiring.campus import campus_of
     from review.offices import remove_office
 
     root = ctx_root(ctx)
@@ -106,7 +106,7 @@ def remove_cmd(ctx: typer.Context, name: str = typer.Argument(..., help="Nombre 
 @offices_app.command("unrouted")
 def unrouted_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json", help="Salida en JSON.")) -> None:
     """Mensajes pendientes que ninguna oficina toma (su oficina no existe o se quitó), con el motivo: para la coordinación del campus."""
-    from bot.campus import campus_of
+    from bot.wiring.campus import campus_of
     from review.offices import unrouted
 
     root = ctx_root(ctx)

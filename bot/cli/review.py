@@ -419,7 +419,7 @@ def move_cmd(
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Pasa un mensaje pendiente a la cola de otra oficina; queda auditado y enseña al ruteador."""
-    from bot.campus import campus_of
+    from bot.wiring.campus import campus_of
     from bot.cli._common import ctx_root
     from review.errors import InvalidTransition, OfficeError, RoutingLoop, UnknownOffice
     from review.offices import MOVED_BY_STAFF, move, route_of

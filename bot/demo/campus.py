@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from bot.campus import campus_of
+from bot.wiring.campus import campus_of
 from bot.demo import sample
 from bot.demo.run import Progress, fresh_data_dir
 from bot.email.maildir import copy_to_maildir

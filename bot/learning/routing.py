@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sqlmodel import col, select
 
-from bot.campus import Campus, OfficeInfo, campus_of
+from bot.wiring.campus import Campus, OfficeInfo, campus_of
 from bot.learning.gate_training import embed_queries_cached
 from bot.wiring.services import Services
 from classifiers.errors import GateError

@@ -8,7 +8,7 @@ import logging
 
 from sqlmodel import Session
 
-from bot.campus import campus_of
+from bot.wiring.campus import campus_of
 from bot.learning.routing import router_or_none
 from bot.wiring.services import Services
 from review import queue

@@ -1,6 +1,7 @@
 """The drafting steps, in the order a message goes through them.
 
-link the conversation → focus the question → gate → reuse an approved answer → answer → queue → flag links
+link the conversation → (campus mode: route to the office whose business it is, `bot.loop.routing`) → focus the
+question → gate → reuse an approved answer → answer → queue → flag links
 
 Each step takes a small typed value and returns one, and is handed only what it needs (a session, the gate and the
 embedder, a function that finds an approved answer, a function that answers); `bot.loop.drafting` runs them."""

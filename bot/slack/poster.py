@@ -123,7 +123,7 @@ def review_channel_for(services: "Services", message: InboundMessage) -> str | N
     """Campus mode: the review channel of the message's office (None: the deployment's, also for an office that is gone)."""
     if message.office is None:
         return None
-    from bot.campus import campus_of
+    from bot.wiring.campus import campus_of
     from review.errors import UnknownOffice
 
     try:

@@ -7,7 +7,7 @@ import shutil
 import pytest
 from sqlmodel import select
 
-from bot.campus import campus_of
+from bot.wiring.campus import campus_of
 from bot.demo import sample
 from bot.learning.routing import retrain_router_weekly, train_router
 from bot.loop import routing
