@@ -209,3 +209,33 @@ def parse_text(text: str) -> list[Step]:
 def to_json(steps: list[Step]) -> list[dict]:
     """The derivation as plain JSON-ready dicts."""
     return [s.as_dict() for s in steps]
+
+
+def tree_rows(derivation: list[dict], titles: list[str]) -> list[dict]:
+    """A stored derivation as rows, root first then each premise's subtree (depth-first, each step once): id, rule,
+    premises (a step id, or `hN (title)` for retrieved chunk N), conclusion, flags and depth. Cards and pages render these."""
+    steps = {str(s["id"]): s for s in derivation}
+    if not steps:
+        return []
+    final = next((s for s in derivation if s.get("is_final")), derivation[-1])
+    rows: list[dict] = []
+    seen: set[str] = set()
+
+    def premise(p: str) -> str:
+        if p in steps:
+            return p
+        return f"h{p}" + (f" ({titles[int(p) - 1]})" if p.isdigit() and 0 < int(p) <= len(titles) else "")
+
+    def walk(step: dict, depth: int) -> None:
+        sid = str(step["id"])
+        if sid in seen:
+            return
+        seen.add(sid)
+        names = list(map(str, step.get("premises", [])))
+        rows.append({"id": sid, "rule": step.get("rule"), "premises": [premise(p) for p in names], "conclusion": step.get("conclusion", ""), "flags": step.get("flags") or [], "depth": depth})
+        for p in names:
+            if p in steps:
+                walk(steps[p], depth + 1)
+
+    walk(final, 0)
+    return rows

@@ -10,6 +10,7 @@ from bot.slack.blocks import based_on_text, curated_flag, foreign_links_of, sugg
 from pipeline.generation import outcome_of
 from pipeline.texts import t as pt
 from review import queue
+from pipeline.derivation import tree_rows
 from pipeline.generation.readiness import readiness_of
 from review.answer_memory import suggestions_of
 from review.models import Draft, InboundMessage, OutgoingReply
@@ -75,32 +76,7 @@ def _gate(draft: Draft, message: InboundMessage) -> str:
 
 def derivation_rows(draft: Draft) -> list[dict[str, Any]]:
     """The derivation tree, root first, as indented rows (the same walk as the Slack modal)."""
-    steps = {str(s["id"]): s for s in draft.derivation or []}
-    if not steps:
-        return []
-    titles = [c.get("doc_title") or c.get("doc_id", "") for c in draft.chunks or []]
-    final = next((s for s in draft.derivation if s.get("is_final")), draft.derivation[-1])
-    rows: list[dict[str, Any]] = []
-    seen: set[str] = set()
-
-    def walk(step: dict[str, Any], depth: int) -> None:
-        sid = str(step["id"])
-        if sid in seen:
-            return
-        seen.add(sid)
-        premises = []
-        for p in map(str, step.get("premises", [])):
-            if p in steps:
-                premises.append(p)
-            else:
-                premises.append(f"h{p}" + (f" ({titles[int(p) - 1]})" if p.isdigit() and 0 < int(p) <= len(titles) else ""))
-        rows.append({"id": sid, "rule": step.get("rule"), "premises": premises, "conclusion": step.get("conclusion", ""), "flags": step.get("flags") or [], "depth": depth})
-        for p in map(str, step.get("premises", [])):
-            if p in steps:
-                walk(steps[p], depth + 1)
-
-    walk(final, 0)
-    return rows
+    return tree_rows(draft.derivation or [], [c.get("doc_title") or c.get("doc_id", "") for c in draft.chunks or []])
 
 
 def draft_card(session: Session, draft: Draft, message: InboundMessage) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
+from pipeline.derivation import tree_rows
 from pipeline.generation import outcome_of
 from pipeline.generation.citations import UNCITED
 from pipeline.generation.readiness import READY, readiness_of, readiness_text
@@ -415,32 +416,18 @@ def reject_modal(draft: Draft, ref: CardRef, *, lang: str = "es") -> dict[str, A
 
 def derivation_blocks(draft: Draft, lang: str = "es") -> list[dict[str, Any]]:
     """The derivation tree, root first, one block per step; flagged steps marked ⚠️ with the verifier's note."""
-    steps = {str(s["id"]): s for s in draft.derivation}
-    if not steps:
+    rows = tree_rows(draft.derivation or [], [c.get("doc_id", "") for c in draft.chunks or []])
+    if not rows:
         return [_section(t("review_no_derivation", lang).format(method=escape(draft.method)))]
-    titles = [c.get("doc_id", "") for c in draft.chunks]
-    final = next((s for s in draft.derivation if s.get("is_final")), draft.derivation[-1])
     blocks: list[dict[str, Any]] = []
-    seen: set[str] = set()
-
-    def walk(step: dict[str, Any], depth: int) -> None:
-        sid = str(step["id"])
-        if sid in seen:
-            return
-        seen.add(sid)
-        flags = step.get("flags") or []
-        indent = "\u2003" * depth + ("└ " if depth else "")
-        mark = "⚠️ " if flags else ""
-        premises = ", ".join(p if p in steps else f"h{p}" + (f" ({escape(titles[int(p) - 1])})" if p.isdigit() and 0 < int(p) <= len(titles) else "") for p in map(str, step.get("premises", [])))
-        text = f"{indent}{mark}*[{escape(sid)}] {escape(str(step.get('rule')))}*" + (f" ← {premises}" if premises else "") + f"\n{indent}{escape(str(step.get('conclusion', '')))}"
-        if flags:
-            text += "\n" + "\n".join(f"{indent}> ⚠️ _{escape(str(f))}_" for f in flags)
+    for row in rows:
+        indent = "\u2003" * row["depth"] + ("└ " if row["depth"] else "")
+        mark = "⚠️ " if row["flags"] else ""
+        premises = ", ".join(escape(p) for p in row["premises"])
+        text = f"{indent}{mark}*[{escape(row['id'])}] {escape(str(row['rule']))}*" + (f" ← {premises}" if premises else "") + f"\n{indent}{escape(str(row['conclusion']))}"
+        if row["flags"]:
+            text += "\n" + "\n".join(f"{indent}> ⚠️ _{escape(str(f))}_" for f in row["flags"])
         blocks.append(_section(text))
-        for p in map(str, step.get("premises", [])):
-            if p in steps:
-                walk(steps[p], depth + 1)
-
-    walk(final, 0)
     return blocks
 
 
