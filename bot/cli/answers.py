@@ -176,3 +176,25 @@ def faq_cmd(
         print_json({"week": week, "path": str(path), "entries": suggestions})
         return
     console.print(f"{len(suggestions)} preguntas sugeridas → {path}")
+
+
+@answers_app.command("calibrate")
+def calibrate_cmd(
+    ctx: typer.Context,
+    min_cases: int = typer.Option(30, "--min-cases", min=2, help="Decisiones mínimas sobre borradores que se dicen listos para proponer una regla más estricta."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+) -> None:
+    """Mide la etiqueta «listo» de los borradores offline y la reutilización de respuestas aprobadas contra lo que el equipo envió sin cambios; propone una regla más estricta solo si es mejor en decisiones no vistas."""
+    from bot.learning.readiness_calibration import calibration_report
+    from review.report import label_precision_line
+
+    svc = services(ctx)
+    with session_scope(svc.engine) as session:
+        report = calibration_report(session, min_cases=min_cases)
+    if as_json:
+        print_json(report)
+        return
+    for kind in ("readiness", "reuse"):
+        r = report[kind]
+        console.print(label_precision_line(kind, r))
+        console.print(f"  {r['reason']}")

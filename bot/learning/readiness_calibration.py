@@ -12,32 +12,20 @@ unsendable drafts through. Otherwise the label stays as it is and the report say
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from sqlmodel import Session, select
 
-from classifiers.adoption import decide, proportion_interval
-from pipeline.generation.readiness import READY, readiness_of
-from review import metrics
-from review.answer_memory import CURATED_FLAG, CURATED_METHOD
+from classifiers.adoption import decide
+from review.claims import REUSE_FEATURES, Case, cases as claim_cases, precision
 from review.models import Decision, Draft
 
-OFFLINE_METHOD = "extractive"  # Draft.method of offline drafts (pipeline.generation.extractive)
 READINESS_FEATURES = ("confidence", "object_share", "top_object_share", "own_object_share")
-REUSE_FEATURES = ("similarity", "lexical")
 MIN_CASES = 30  # fewer decisions on drafts claiming to be ready: too thin to learn a rule from
 FOLDS = 5
 
-
-@dataclass(slots=True)
-class Case:
-    """One staff decision on a draft: whether it was sent unchanged (`sent`), whether the draft claimed it could be (`claimed`), and its measures."""
-
-    draft_id: int
-    sent: bool
-    claimed: bool
-    features: dict[str, float] = field(default_factory=dict)
+__all__ = ["Case", "Rule", "calibrate", "calibration_report", "fit_rule"]
 
 
 @dataclass(slots=True)
@@ -53,29 +41,6 @@ class Rule:
 
     def as_dict(self) -> dict:
         return {"feature": self.feature, "minimum": self.minimum}
-
-
-def sent_unchanged(draft: Draft, decision: Decision) -> bool:
-    """Staff sent the draft as it was (approved, or an edit that changed nothing); an edit or any rejection says it was not sendable."""
-    return metrics.staff_level(decision.action, decision.reason, draft_text=draft.text, final_text=decision.final_text) == metrics.UNCHANGED
-
-
-def readiness_case(draft: Draft, decision: Decision) -> Case | None:
-    """The case of an offline draft carrying a readiness flag, or None."""
-    flag = readiness_of(draft.flags) if draft.method == OFFLINE_METHOD else None
-    if flag is None or draft.id is None:
-        return None
-    ev = {k: float(v) for k, v in (flag.get("evidence") or {}).items() if isinstance(v, (int, float))}
-    return Case(draft.id, sent_unchanged(draft, decision), flag.get("flag") == READY, ev)
-
-
-def reuse_case(draft: Draft, decision: Decision) -> Case | None:
-    """The case of a draft made from an approved answer, or None."""
-    flag = next((f for f in draft.flags or [] if f.get("kind") == CURATED_FLAG), None)
-    if draft.method != CURATED_METHOD or flag is None or draft.id is None:
-        return None
-    ev = {k: float(flag[k]) for k in REUSE_FEATURES if isinstance(flag.get(k), (int, float))}
-    return Case(draft.id, sent_unchanged(draft, decision), True, ev)
 
 
 def decided_drafts(session: Session) -> list[tuple[Draft, Decision]]:
@@ -105,14 +70,7 @@ def fit_rule(cases: Sequence[Case], features: Iterable[str]) -> Rule | None:
 def calibrate(cases: Sequence[Case], features: Sequence[str], *, folds: int = FOLDS, min_cases: int = MIN_CASES, seed: int = 0) -> dict:
     """Precision of the claim (with its 95% interval) and the stricter rule, proposed only on held-out evidence."""
     claimed = [c for c in cases if c.claimed]
-    sent = sum(c.sent for c in claimed)
-    lo, hi = proportion_interval([c.sent for c in claimed], seed=seed)
-    out: dict = {
-        "decisions": len(cases), "claimed": len(claimed), "claimed_sent_unchanged": sent,
-        "precision": round(sent / len(claimed), 4) if claimed else None, "interval": [round(lo, 4), round(hi, 4)],
-        "not_claimed": len(cases) - len(claimed), "not_claimed_sent_unchanged": sum(c.sent for c in cases if not c.claimed),
-        "rule": None, "adopted": False,
-    }
+    out: dict = precision(cases, seed=seed) | {"rule": None, "adopted": False}
     if len(claimed) < min_cases:
         out["reason"] = f"too few decisions on drafts claiming to be ready ({len(claimed)} < {min_cases}): the label stays as it is"
         return out
@@ -144,10 +102,8 @@ def calibrate(cases: Sequence[Case], features: Sequence[str], *, folds: int = FO
 
 def calibration_report(session: Session, *, folds: int = FOLDS, min_cases: int = MIN_CASES, seed: int = 0) -> dict:
     """Both claims measured on every staff decision: {"readiness": ..., "reuse": ...} (see `calibrate`)."""
-    pairs = decided_drafts(session)
-    readiness = [c for d, dec in pairs if (c := readiness_case(d, dec)) is not None]
-    reuse = [c for d, dec in pairs if (c := reuse_case(d, dec)) is not None]
+    found = claim_cases(decided_drafts(session))
     return {
-        "readiness": calibrate(readiness, READINESS_FEATURES, folds=folds, min_cases=min_cases, seed=seed),
-        "reuse": calibrate(reuse, REUSE_FEATURES, folds=folds, min_cases=min_cases, seed=seed),
+        "readiness": calibrate(found["readiness"], READINESS_FEATURES, folds=folds, min_cases=min_cases, seed=seed),
+        "reuse": calibrate(found["reuse"], REUSE_FEATURES, folds=folds, min_cases=min_cases, seed=seed),
     }
