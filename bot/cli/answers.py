@@ -186,7 +186,8 @@ def calibrate_cmd(
 ) -> None:
     """Mide la etiqueta «listo» de los borradores offline y la reutilización de respuestas aprobadas contra lo que el equipo envió sin cambios; propone una regla más estricta solo si es mejor en decisiones no vistas."""
     from bot.learning.readiness_calibration import calibration_report
-    from review.report import label_precision_line
+    from pipeline.texts import t
+    from review.report import claim_line
 
     svc = services(ctx)
     with session_scope(svc.engine) as session:
@@ -196,5 +197,12 @@ def calibrate_cmd(
         return
     for kind in ("readiness", "reuse"):
         r = report[kind]
-        console.print(label_precision_line(kind, r))
-        console.print(f"  {r['reason']}")
+        console.print(claim_line(kind, r))
+        if r["adopted"]:
+            h = r["held_out"]
+            console.print("  " + t("calibration_adopted").format(feature=r["rule"]["feature"], minimum=f"{r['rule']['minimum']:.3f}", before=h["errors_before"], after=h["errors_after"], n=h["n"], precision=f"{r['precision_after']:.2f}"))
+        elif "held_out" in r:
+            h = r["held_out"]
+            console.print("  " + t("calibration_kept").format(before=h["errors_before"], after=h["errors_after"], n=h["n"], lo=f"{h['interval'][0]:+.3f}", hi=f"{h['interval'][1]:+.3f}"))
+        else:
+            console.print("  " + t("calibration_thin").format(claimed=r["claimed"], minimum=min_cases))
