@@ -106,3 +106,13 @@ def decide(
             return AdoptionVerdict(False, f"turns more cases away on {name}: {c.protected_before} -> {c.protected_after} of {c.n_protected}", comparisons)
     summary = "; ".join(f"{n}: {c.errors_before} -> {c.errors_after} errors of {c.n}" for n, c in comparisons.items())
     return AdoptionVerdict(True, f"no worse on unseen cases ({summary})", comparisons)
+
+
+def proportion_interval(hits: Sequence[bool], *, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% bootstrap interval of a share (e.g. the precision of a label: drafts called ready that staff sent unchanged)."""
+    x = np.asarray(hits, dtype=np.float64)
+    if len(x) == 0:
+        return 0.0, 0.0
+    rng = np.random.default_rng(seed)
+    means = x[rng.integers(0, len(x), size=(n_boot, len(x)))].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))

@@ -11,7 +11,7 @@ from statistics import fmean
 
 from sqlmodel import Session, select
 
-from review import metrics, retries, states
+from review import claims, metrics, retries, states
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, SCORED, JudgeScore
 from review.answer_memory import CURATED_METHOD, student_address
 from review.faq import faq_suggestions, hand_answered
@@ -52,6 +52,7 @@ class Digest:
     reused: int = 0
     set_aside: list[dict] = field(default_factory=list)
     gate_errors: dict = field(default_factory=dict)
+    claims: dict = field(default_factory=dict)  # {"readiness"|"reuse": review.claims.precision}: drafts that claimed to be sendable, how many staff sent unchanged
     gate_learning: dict = field(default_factory=dict)  # the last gate retraining: adopted, evidence, flips, reviewers set aside
     trend: list[dict] = field(default_factory=list)
     generated_at: str = ""
@@ -85,6 +86,7 @@ class Digest:
             "reused": self.reused,
             "set_aside": self.set_aside,
             "gate_errors": self.gate_errors,
+            "claims": self.claims,
             "gate_learning": self.gate_learning,
             "trend": self.trend,
             "generated_at": self.generated_at,
@@ -173,6 +175,8 @@ def build_digest(
     digest.content_gaps = cluster_questions(gap_questions)
     digest.faq_suggestions = faq_suggestions(hand_answered(drafts, decisions, questions, lambda mid: student_address(session.get(InboundMessage, mid))))
     digest.reused = sum(d.method == CURATED_METHOD for d in drafts.values())
+    found = claims.cases((drafts[mid], dec) for mid, dec in decisions.items() if mid in drafts and drafts[mid].id == dec.draft_id)
+    digest.claims = {kind: claims.precision(found[kind]) for kind in ("readiness", "reuse")}
     _gate_figures(digest, drafts, decisions, questions)
     digest.gate_learning = gate_learning_summary(gate_retraining)
     digest.trend = _trend(session, digest, trend_weeks)

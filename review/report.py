@@ -57,7 +57,15 @@ def usd(value: float | None) -> str:
     return "—" if value is None else f"US$ {value:.4f}"
 
 
-_ENV.filters.update(pct=pct, num=num, usd=usd)
+def claim_line(kind: str, figures: dict) -> str:
+    """'«listo»: 47 de 72 enviados sin cambios (IC 95% 0.54–0.76)' (kind: readiness | reuse; figures: review.claims.precision)."""
+    if not figures.get("claimed"):
+        return t(f"claim_none_{kind}")
+    lo, hi = figures["interval"]
+    return t(f"claim_{kind}").format(sent=figures["claimed_sent_unchanged"], claimed=figures["claimed"], lo=f"{lo:.2f}", hi=f"{hi:.2f}")
+
+
+_ENV.filters.update(pct=pct, num=num, usd=usd, claim_line=claim_line)
 
 
 SET_ASIDE_LABELS = {state: t(f"set_aside_{state}") for state in ("acknowledged", "skipped", "quarantined")}
@@ -99,5 +107,6 @@ def summary_lines(digest: DigestView) -> list[str]:
         lines.append(f"Vacíos de contenido: {len(f['content_gaps'])} grupos; el mayor ({top['size']}): «{top['examples'][0][:120]}»")
     if f.get("set_aside"):
         lines.append(f"Sin borrador (cierres, omitidos, en cuarentena): {len(f['set_aside'])}; ver la lista en el informe o `orienta review list --state acknowledged|skipped|quarantined`")
+    lines += [claim_line(kind, f["claims"][kind]) for kind in ("readiness", "reuse") if f.get("claims", {}).get(kind, {}).get("claimed")]
     lines.append(f"Costo LLM {usd(f['cost_usd'])} · por respuesta {usd(f['cost_per_answer_usd'])} · aciertos de caché {pct(f['cache_hit_rate'])}")
     return lines

@@ -176,3 +176,33 @@ def faq_cmd(
         print_json({"week": week, "path": str(path), "entries": suggestions})
         return
     console.print(f"{len(suggestions)} preguntas sugeridas → {path}")
+
+
+@answers_app.command("calibrate")
+def calibrate_cmd(
+    ctx: typer.Context,
+    min_cases: int = typer.Option(30, "--min-cases", min=2, help="Decisiones mínimas sobre borradores que se dicen listos para proponer una regla más estricta."),
+    as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
+) -> None:
+    """Mide la etiqueta «listo» de los borradores offline y la reutilización de respuestas aprobadas contra lo que el equipo envió sin cambios; propone una regla más estricta solo si es mejor en decisiones no vistas."""
+    from bot.learning.readiness_calibration import calibration_report
+    from pipeline.texts import t
+    from review.report import claim_line
+
+    svc = services(ctx)
+    with session_scope(svc.engine) as session:
+        report = calibration_report(session, min_cases=min_cases)
+    if as_json:
+        print_json(report)
+        return
+    for kind in ("readiness", "reuse"):
+        r = report[kind]
+        console.print(claim_line(kind, r))
+        if r["adopted"]:
+            h = r["held_out"]
+            console.print("  " + t("calibration_adopted").format(feature=r["rule"]["feature"], minimum=f"{r['rule']['minimum']:.3f}", before=h["errors_before"], after=h["errors_after"], n=h["n"], precision=f"{r['precision_after']:.2f}"))
+        elif "held_out" in r:
+            h = r["held_out"]
+            console.print("  " + t("calibration_kept").format(before=h["errors_before"], after=h["errors_after"], n=h["n"], lo=f"{h['interval'][0]:+.3f}", hi=f"{h['interval'][1]:+.3f}"))
+        else:
+            console.print("  " + t("calibration_thin").format(claimed=r["claimed"], minimum=min_cases))

@@ -243,7 +243,7 @@ class ExtractiveGenerator:
             if answer is not None:
                 body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
             elif state.ready:
-                state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands))
+                state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)
         return self._answer(body, d, final, covs, start, question, state)
 
     def _list_answer(self, lead: str, items: list[Candidate], d: _Steps, *, numbered: bool) -> Step:

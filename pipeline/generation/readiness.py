@@ -30,9 +30,10 @@ class Readiness:
     ready: bool
     missing: str | None = None
     passages: list[dict] = field(default_factory=list)
+    evidence: dict[str, float] = field(default_factory=dict)  # the measures the label was decided on (see `evidence`), for calibrating it against staff decisions
 
     def flag(self, lang: str = "es") -> dict:
-        return {"kind": READINESS_FLAG, "step": None, "rule": None, "flag": READY if self.ready else NEEDS_REVIEW, "label": t("ready" if self.ready else "needs_review", lang), "missing": self.missing, "passages": self.passages}
+        return {"kind": READINESS_FLAG, "step": None, "rule": None, "flag": READY if self.ready else NEEDS_REVIEW, "label": t("ready" if self.ready else "needs_review", lang), "missing": self.missing, "passages": self.passages, "evidence": self.evidence}
 
 
 def object_phrase(question: str, limit: int = 80) -> str:
@@ -107,7 +108,18 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
     elif learned and chosen[0].score < MIN_CONFIDENCE:
         missing = t("missing_confidence", lang).format(object=obj)
     ready = missing is None
-    return Readiness(ready, missing, [] if ready else passages(cands, n_passages))
+    return Readiness(ready, missing, [] if ready else passages(cands, n_passages), evidence(asked, chosen, learned=learned, body=body))
+
+
+def evidence(asked: Asked, chosen: Sequence, *, learned: bool, body: str = "") -> dict[str, float]:
+    """The measures behind the label, recorded on the flag: object shares (all chosen units, the best one with and without
+    its headings), the learned ranker's confidence in the best unit, and the draft's length in words."""
+    out: dict[str, float] = {"words": float(len(body.split()))} if body else {}
+    if chosen:
+        out |= {"object_share": object_share(asked, chosen), "top_object_share": object_share(asked, chosen[:1]), "own_object_share": object_share(asked, chosen[:1], own=True)}
+        if learned:
+            out["confidence"] = float(chosen[0].score)
+    return {k: round(v, 4) for k, v in out.items()}
 
 
 def passages(cands: Sequence, n: int = 3, limit: int = 400) -> list[dict]:

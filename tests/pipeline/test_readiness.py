@@ -121,3 +121,12 @@ def test_a_past_period_is_never_said_next_to_the_current_one():
     new = hit("examenes", "Exámenes", "## Exámenes\n\nPeríodo 2027: inscripción hasta el 21 de enero de 2027.", URL, "Exámenes", pos=1)
     text = body(ExtractiveGenerator(today=date(2026, 11, 25)).generate("¿Hasta cuándo me puedo inscribir a los exámenes de febrero?", [old, new]))
     assert "21 de enero de 2027" in text and "2026" not in text, text
+
+
+def test_the_flag_records_the_evidence_the_label_was_decided_on():
+    ready = readiness_of(ExtractiveGenerator().generate("¿Cómo solicito el examen privado?", [hit("guia", "Guía de graduación", GUIDE, URL, "Examen privado")]).flags)
+    ev = ready["evidence"]
+    assert ev["object_share"] >= 0.6 and ev["own_object_share"] >= 0.5 and ev["words"] > 10
+    assert "confidence" not in ev  # no learned ranker: no confidence to record
+    missing = readiness_of(ExtractiveGenerator().generate("¿Cuánto cuesta el examen privado?", [hit("guia", "Guía de graduación", GUIDE, URL, "Examen privado")]).flags)
+    assert missing["flag"] == "necesita revisión" and "object_share" in missing["evidence"]

@@ -26,6 +26,7 @@ def make_drafted(
     derivation: list[dict] | None = None,
     flags: list[dict] | None = None,
     context: dict | None = None,
+    method: str = "derivation",
 ) -> tuple[Draft, InboundMessage]:
     """A message stored, classified and drafted: it waits in the review queue."""
     n = next(_seq)
@@ -49,7 +50,7 @@ def make_drafted(
         data=DraftCreate(
             message_id=message.id,  # type: ignore[arg-type]
             text=text,
-            method="derivation",
+            method=method,
             model="claude-sonnet-4-5",
             references=[{"doc_id": "examenes", "title": "Exámenes", "url": "https://www.fing.edu.uy/examenes"}],
             derivation=derivation or [],
