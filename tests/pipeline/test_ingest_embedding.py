@@ -114,3 +114,21 @@ def test_the_index_holds_the_same_vectors_and_payloads_as_embedding_each_text_al
 def test_a_document_without_chunks_embeds_nothing(chunks):
     emb = RecordingEmbedder()
     assert embed_document(chunks, emb).shape == (0, 64) and emb.sent == []
+
+
+def test_embedding_progress_counts_chunks_and_ends_at_the_total(tmp_path):
+    from pipeline.embed_cache import CachedEmbedder, EmbeddingCache
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "tramites.md").write_text(TEXT, encoding="utf-8")
+    (tmp_path / "docs" / "becas.md").write_text("# Becas\n\nHay becas de transporte para estudiantes del interior.", encoding="utf-8")
+    seen: list[tuple[int, int]] = []
+    emb = CachedEmbedder(RecordingEmbedder(), EmbeddingCache(tmp_path / "cache"), batch_size=2)
+    index = ChunkIndex(path=tmp_path / "qdrant")
+    try:
+        report = ingest([tmp_path / "docs"], index=index, embedder=emb, chunk_size=120, overlap=0, embed_progress=lambda d, t: seen.append((d, t)))
+    finally:
+        index.close()
+        emb.cache.close()
+    done = [d for d, _ in seen]
+    assert len(seen) > 2 and done == sorted(done) and {t for _, t in seen} == {report.chunks} and done[-1] == report.chunks
