@@ -7,6 +7,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from pipeline.chunking import Chunk, chunk_document
 from pipeline.documents import Document, iter_document_files
 from pipeline.embeddings import Embedder
@@ -45,15 +47,42 @@ def chunking_signature(strategy: str, chunk_size: int, overlap: int) -> str:
     return f"{strategy}:{chunk_size}:{overlap}:units{UNITS_VERSION}"
 
 
-def embed_units(chunks: list[Chunk], embedder: Embedder) -> None:
-    """Embed every answer unit once, here at ingestion (generation reads the stored vectors)."""
-    units = [u for c in chunks for u in c.units or () if u.kind != "heading"]
-    texts = list(dict.fromkeys(u.embed_text for u in units))
-    if not texts:
-        return
-    by_text = dict(zip(texts, embedder.embed_passages(texts), strict=True))
-    for u in units:
-        u.set_vec(by_text[u.embed_text])
+def squash(text: str) -> str:
+    """Whitespace-normalised text: the key under which equal texts share one embedding."""
+    return " ".join(text.split())
+
+
+def embed_document(chunks: list[Chunk], embedder: Embedder, progress: Callable[[int, int], None] | None = None) -> np.ndarray:
+    """Embed a document's chunks and answer units in one call, each distinct text once; returns the chunk vectors.
+
+    Units get their vectors set (generation reads them). A unit whose text repeats a chunk's text takes that
+    chunk's vector; units repeating each other, or a chunk, after whitespace normalisation share one vector.
+    `progress(done, total)` counts texts sent (only embedders that take a progress callback report it).
+    """
+    texts: list[str] = []  # the first spelling of each distinct text: chunks first, then units
+    slots: dict[str, int] = {}
+
+    def slot(text: str) -> int:
+        key = squash(text)
+        if key not in slots:
+            slots[key] = len(texts)
+            texts.append(text)
+        return slots[key]
+
+    chunk_slots = [slot(c.embed_text) for c in chunks]
+    by_chunk_text = {squash(c.text): s for c, s in zip(chunks, chunk_slots, strict=True)}
+    unit_slots = []
+    for u in (u for c in chunks for u in c.units or () if u.kind != "heading"):
+        same = by_chunk_text.get(squash(u.text), by_chunk_text.get(squash(u.embed_text)))
+        unit_slots.append((u, same if same is not None else slot(u.embed_text)))
+    if progress is not None and hasattr(embedder, "cache"):
+        vectors = embedder.embed_passages(texts, progress=progress)  # type: ignore[call-arg]
+    else:
+        vectors = embedder.embed_passages(texts)
+    vectors = np.asarray(vectors, dtype=np.float32)
+    for u, s in unit_slots:
+        u.set_vec(vectors[s])
+    return vectors[chunk_slots]
 
 
 def _under(source: str | None, roots: list[Path]) -> bool:
@@ -116,11 +145,8 @@ def ingest(
             progress(doc.id)
         try:
             texts = [c.embed_text for c in chunks]
-            if embed_progress and hasattr(embedder, "cache"):
-                vectors = embedder.embed_passages(texts, progress=lambda d, _t, base=done: embed_progress(base + d, total))  # type: ignore[call-arg]
-            else:
-                vectors = embedder.embed_passages(texts)
-            embed_units(chunks, embedder)
+            step = (lambda d, t, base=done, n=len(chunks): embed_progress(base + d * n // max(t, 1), total)) if embed_progress else None
+            vectors = embed_document(chunks, embedder, step)
             meta = {**doc.metadata(), "chunking": signature, "embedder": embedder.name}
             index.replace_document(chunks, vectors, sparse.encode_passages(texts), doc_meta=meta)
         except PipelineError as exc:
