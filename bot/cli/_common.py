@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn
@@ -128,3 +131,16 @@ def week_option(week: str | None) -> str:
     except ValueError as exc:
         fail(describe(exc))
     return week
+
+
+def edit_in_editor(text: str) -> str:
+    """`text` opened in $VISUAL / $EDITOR (vi by default); what the user saved."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    with tempfile.NamedTemporaryFile("w+", suffix=".txt", encoding="utf-8", delete=False) as fh:
+        fh.write(text)
+        path = fh.name
+    try:
+        subprocess.run([*editor.split(), path], check=True)
+        return Path(path).read_text(encoding="utf-8")
+    finally:
+        os.unlink(path)

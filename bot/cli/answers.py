@@ -10,7 +10,7 @@ from typing import Optional
 import typer
 from rich.table import Table
 
-from bot.cli._common import console, describe, fail, print_json, services, week_option
+from bot.cli._common import console, describe, edit_in_editor, fail, print_json, services, week_option
 from review import answer_memory as answers
 from review.db import session_scope
 from review.errors import ReviewError
@@ -99,23 +99,12 @@ def edit_cmd(
 
     svc = services(ctx)
     if text is None:
-        import subprocess
-        import tempfile
-
         try:
             with session_scope(svc.engine) as session:
                 original = answers.get_answer(session=session, answer_id=answer_id).text
         except ReviewError as exc:
             fail(describe(exc))
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        with tempfile.NamedTemporaryFile("w+", suffix=".txt", encoding="utf-8", delete=False) as fh:
-            fh.write(original)
-            path = fh.name
-        try:
-            subprocess.run([*editor.split(), path], check=True)
-            text = Path(path).read_text(encoding="utf-8")
-        finally:
-            os.unlink(path)
+        text = edit_in_editor(original)
     try:
         with session_scope(svc.engine) as session:
             before = answers.get_answer(session=session, answer_id=answer_id).version

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import getpass
 import os
-import subprocess
-import tempfile
 from typing import Optional
 
 import typer
 from rich.table import Table
 
-from bot.cli._common import console, describe, err_console, fail, print_json, services
+from bot.cli._common import console, describe, edit_in_editor, err_console, fail, print_json, services
 from pipeline.derivation import Step, render
 from pipeline.generation import outcome_of
 from pipeline.generation.readiness import READY, readiness_of, readiness_text
@@ -298,16 +296,7 @@ def edit_cmd(
                 original = drafted if from_answer is None else answers.get_answer(session=session, answer_id=from_answer).text
         except ReviewError as exc:
             fail(str(exc))
-        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        with tempfile.NamedTemporaryFile("w+", suffix=".txt", encoding="utf-8", delete=False) as fh:
-            fh.write(original)
-            path = fh.name
-        try:
-            subprocess.run([*editor.split(), path], check=True)
-            with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        finally:
-            os.unlink(path)
+        text = edit_in_editor(original)
         if text.strip() == drafted.strip():
             fail("no hubo cambios; para enviar el borrador tal como está, usá `orienta review approve`")
     _run(ctx, queue.edit, as_json, draft_id=draft_id, actor=_actor(actor), text=text, confirm_links=confirm_links)
