@@ -22,6 +22,12 @@ SPARSE = "sparse"
 _NS = uuid.UUID("7c1f3a52-6a53-4b39-9a0e-2f9a3b1c0d11")
 _EMPTY = "the index is empty: run `orienta ingest` first"
 _DOC_FIELDS = ("doc_title", "source", "url", "content_hash", "ingested_at", "active", "chunking", "embedder")
+# A document version is written in two steps: its points first carry PENDING (and active False, so retrieval skips them)
+# with VERSION_CHUNKS (how many points the version has); one set_payload then flips them live. `recover()` finishes a
+# flip whose points are all there and deletes a version cut short (an ingest killed mid-document).
+PENDING = "pending"
+VERSION = "version"
+VERSION_CHUNKS = "version_chunks"
 
 
 def point_id(chunk_id: str, content_hash: str = "") -> str:
@@ -71,15 +77,30 @@ def chunk_from_payload(p: dict) -> Chunk:
     )
 
 
-def _doc_filter(doc_id: str, *, content_hash: str | None = None, other_versions: bool = False):
+def version_key(content_hash: str, chunking: str | None = None, embedder: str | None = None) -> str:
+    """What one stored version of a document is: its text, how it was chunked and which model embedded it."""
+    import hashlib
+
+    if not chunking and not embedder:
+        return content_hash
+    return content_hash[:32] + "-" + hashlib.sha256(f"{chunking}|{embedder}".encode()).hexdigest()[:12]
+
+
+def _doc_filter(doc_id: str, *, version: str | None = None, other_versions: bool = False):
     from qdrant_client import models
 
     must = [models.FieldCondition(key="doc_id", match=models.MatchValue(value=doc_id))]
     must_not = []
-    if content_hash is not None:
-        cond = models.FieldCondition(key="content_hash", match=models.MatchValue(value=content_hash))
+    if version is not None:
+        cond = models.FieldCondition(key=VERSION, match=models.MatchValue(value=version))
         (must_not if other_versions else must).append(cond)
     return models.Filter(must=must, must_not=must_not or None)
+
+
+def _pending_filter():
+    from qdrant_client import models
+
+    return models.Filter(must=[models.FieldCondition(key=PENDING, match=models.MatchValue(value=True))])
 
 
 def _active_filter():
@@ -195,26 +216,34 @@ class ChunkIndex:
         )
         self._changed()
         if self.url:  # payload indexes only matter on a server
-            for key in ("doc_id", "content_hash"):
+            for key in ("doc_id", "content_hash", VERSION):
                 self.client.create_payload_index(self.collection, key, models.PayloadSchemaType.KEYWORD)
             self.client.create_payload_index(self.collection, "active", models.PayloadSchemaType.BOOL)
+            self.client.create_payload_index(self.collection, PENDING, models.PayloadSchemaType.BOOL)
 
     def reset(self) -> None:
         if self.exists():
             self.client.delete_collection(self.collection)
         self._changed()
 
-    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, *, content_hash: str, sparse: Sequence[SparseVector] | None = None, doc_meta: dict | None = None) -> None:
-        """Write all chunks of one document version (see replace_document for the atomic swap)."""
+    def upsert(self, chunks: Sequence[Chunk], vectors: np.ndarray, *, content_hash: str, sparse: Sequence[SparseVector] | None = None, doc_meta: dict | None = None, pending: bool = False) -> None:
+        """Write all chunks of one document version (see replace_document for the atomic swap).
+
+        `pending`: the points are written hidden (active False, PENDING True) until `_flip` makes them live.
+        """
         from qdrant_client import models
 
+        meta = dict(doc_meta or {})
+        version = meta.setdefault(VERSION, version_key(content_hash, meta.get("chunking"), meta.get("embedder")))
+        if pending:
+            meta.update({"doc_active": bool(meta.get("active", True)), "active": False, PENDING: True, VERSION_CHUNKS: len(chunks)})
         sparse = sparse if sparse is not None else [None] * len(chunks)
         points = []
         for c, v, s in zip(chunks, vectors, sparse, strict=True):
             vector = {DENSE: np.asarray(v, dtype=np.float32).tolist()}
             if s is not None and s.indices:
                 vector[SPARSE] = s.to_qdrant()
-            points.append(models.PointStruct(id=point_id(c.id, content_hash), vector=vector, payload=chunk_payload(c, content_hash, doc_meta)))
+            points.append(models.PointStruct(id=point_id(c.id, version), vector=vector, payload=chunk_payload(c, content_hash, meta)))
         try:
             for i in range(0, len(points), self.batch_size):
                 self.client.upsert(self.collection, points=points[i : i + self.batch_size], wait=True)
@@ -222,14 +251,52 @@ class ChunkIndex:
             self._changed()
 
     def replace_document(self, chunks: Sequence[Chunk], vectors: np.ndarray, sparse: Sequence[SparseVector], *, doc_meta: dict) -> None:
-        """Write a new version of a document, then drop the old one; on failure the old version stays and nothing half-written remains."""
-        doc_id, content_hash = doc_meta["doc_id"], doc_meta["content_hash"]
+        """Write a new version of a document atomically, then drop the old one.
+
+        The new points are written hidden, then flipped live in one set_payload; on failure (or a kill) the old
+        version stays and the hidden points are removed (here, or by `recover()` on the next ingest).
+        """
+        meta = dict(doc_meta)
+        doc_id, content_hash = meta["doc_id"], meta["content_hash"]
+        version = meta.setdefault(VERSION, version_key(content_hash, meta.get("chunking"), meta.get("embedder")))
+        active = bool(meta.get("active", True))
         try:
-            self.upsert(chunks, vectors, content_hash=content_hash, sparse=sparse, doc_meta=doc_meta)
+            self.upsert(chunks, vectors, content_hash=content_hash, sparse=sparse, doc_meta=meta, pending=True)
+            self._flip(doc_id, version, active)
         except Exception as exc:  # any client/transport failure: roll back this version's points
-            self._delete(_doc_filter(doc_id, content_hash=content_hash))
+            self._delete(_doc_filter(doc_id, version=version))
             raise IndexError_(f"{doc_id}: writing to the index failed ({type(exc).__name__}: {exc}); the previous version was kept") from exc
-        self._delete(_doc_filter(doc_id, content_hash=content_hash, other_versions=True))
+        self._delete(_doc_filter(doc_id, version=version, other_versions=True))
+
+    def _flip(self, doc_id: str, version: str, active: bool) -> None:
+        """Make a written version live: one payload update over all its points."""
+        try:
+            self.client.set_payload(self.collection, payload={"active": active, PENDING: False}, points=_doc_filter(doc_id, version=version), wait=True)
+        finally:
+            self._changed()
+
+    def recover(self) -> dict[str, list[str]]:
+        """Finish or undo what an interrupted ingest left: versions whose points are all written go live, the rest are deleted.
+
+        Returns {"completed": [...], "discarded": [...]} (doc_id@version). Safe to call any time no ingest is running.
+        """
+        out: dict[str, list[str]] = {"completed": [], "discarded": []}
+        if not self.exists():
+            return out
+        versions: dict[tuple[str, str], dict] = {}
+        for p in self._scroll(with_vectors=False, flt=_pending_filter()):
+            pl = p.payload or {}
+            versions.setdefault((pl["doc_id"], pl.get(VERSION) or ""), pl)
+        for (doc_id, version), pl in versions.items():
+            have = self.client.count(self.collection, count_filter=_doc_filter(doc_id, version=version), exact=True).count
+            if version and have == pl.get(VERSION_CHUNKS):
+                self._flip(doc_id, version, bool(pl.get("doc_active", True)))
+                self._delete(_doc_filter(doc_id, version=version, other_versions=True))
+                out["completed"].append(f"{doc_id}@{version}")
+            else:
+                self._delete(_doc_filter(doc_id, version=version))
+                out["discarded"].append(f"{doc_id}@{version}")
+        return out
 
     def _delete(self, flt) -> None:
         from qdrant_client import models
@@ -281,6 +348,8 @@ class ChunkIndex:
         docs: dict[str, dict] = {}
         for p in self._scroll(with_vectors=False):
             pl = p.payload or {}
+            if pl.get(PENDING):
+                continue  # a version being written (or cut short): not indexed yet
             d = docs.setdefault(pl["doc_id"], {"title": pl.get("doc_title"), **{k: pl.get(k) for k in _DOC_FIELDS if k != "doc_title"}, "chunks": 0})
             d["active"] = True if d["active"] is None else d["active"]
             d["chunks"] += 1

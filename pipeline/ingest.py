@@ -20,6 +20,21 @@ from pipeline.units import UNITS_VERSION
 
 
 @dataclass
+class IngestProgress:
+    """How far an ingest run got: documents and chunks written out of those to write (read phase: files read)."""
+
+    phase: str = "reading"  # reading | writing | done
+    docs_total: int = 0
+    docs_done: int = 0
+    chunks_total: int = 0
+    chunks_done: int = 0
+    current: str = ""
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("phase", "docs_total", "docs_done", "chunks_total", "chunks_done", "current")}
+
+
+@dataclass
 class IngestReport:
     """What an ingest run did, file by file."""
 
@@ -31,13 +46,15 @@ class IngestReport:
     warnings: dict[str, list[str]] = field(default_factory=dict)
     chunks: int = 0
     seconds: float = 0.0
+    recovered: dict[str, list[str]] = field(default_factory=dict)  # what an interrupted earlier run left: completed / discarded versions
+    embedding: dict[str, int] = field(default_factory=dict)  # texts embedded now / taken from the embedding cache (when one is used)
 
     @property
     def chunks_per_second(self) -> float:
         return self.chunks / self.seconds if self.seconds else 0.0
 
     def as_dict(self) -> dict:
-        out = {k: getattr(self, k) for k in ("added", "updated", "unchanged", "removed", "failed", "warnings", "chunks")}
+        out = {k: getattr(self, k) for k in ("added", "updated", "unchanged", "removed", "failed", "warnings", "chunks", "recovered", "embedding")}
         out.update(seconds=round(self.seconds, 3), chunks_per_second=round(self.chunks_per_second, 2))
         return out
 
@@ -103,10 +120,17 @@ def ingest(
     reset: bool = False,
     progress: Callable[[str], None] | None = None,
     embed_progress: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[IngestProgress], None] | None = None,
     sparse: BM25Encoder | None = None,
     max_bytes: int = MAX_BYTES,
 ) -> IngestReport:
-    """Index the documents under `paths`: only new or changed ones are embedded; deleted ones are removed."""
+    """Index the documents under `paths`: only new or changed ones are embedded; deleted ones are removed.
+
+    Each document is written atomically (ChunkIndex.replace_document); a run killed part-way is finished on the next
+    run (`ChunkIndex.recover`), which re-does only the documents not yet written. Documents are written smallest
+    first, so one huge file does not hold back the others. A file that cannot be read or indexed fails alone, with
+    its reason in `report.failed`.
+    """
     started = time.perf_counter()
     report = IngestReport()
     sparse = sparse or BM25Encoder()
@@ -115,10 +139,22 @@ def ingest(
     if reset:
         index.reset()
     index.ensure(embedder.dim)
+    recovered = index.recover()
+    if recovered["completed"] or recovered["discarded"]:
+        report.recovered = recovered
     known = index.documents()
     seen: dict[str, str] = {}
     todo: list[tuple[Document, list[Chunk], dict | None]] = []
-    for path in iter_document_files(paths):
+    files = iter_document_files(paths)
+    state = IngestProgress(docs_total=len(files))
+
+    def tell() -> None:
+        if on_progress:
+            on_progress(state)
+
+    for path in files:
+        state.current = path.name
+        tell()
         if progress:
             progress(path.name)
         try:
@@ -126,9 +162,11 @@ def ingest(
         except DocumentError as exc:
             report.failed[str(path)] = str(exc)
             seen.setdefault(path.stem, str(path))  # a broken file keeps its previous version
+            state.docs_done += 1
             continue
         if doc.id in seen and seen[doc.id] != str(path):
             report.failed[str(path)] = f"{path.name}: another file ({Path(seen[doc.id]).name}) already has the document id {doc.id!r}"
+            state.docs_done += 1
             continue
         seen[doc.id] = str(path)
         if doc.warnings:
@@ -136,32 +174,58 @@ def ingest(
         previous = known.get(doc.id)
         if previous and (previous["content_hash"], previous.get("title"), previous.get("chunking"), previous.get("embedder")) == (doc.content_hash, doc.title, signature, embedder.name):
             report.unchanged.append(doc.id)
+            state.docs_done += 1
             continue
         doc.active = bool(previous["active"]) if previous else True
-        todo.append((doc, chunk_document(doc, strategy, chunk_size, overlap), previous))
+        try:
+            chunks = chunk_document(doc, strategy, chunk_size, overlap)
+        except Exception as exc:  # noqa: BLE001 - one document's failure must not stop the batch
+            report.failed[str(path)] = f"{path.name}: could not be split into chunks ({type(exc).__name__}: {str(exc)[:120]})"
+            state.docs_done += 1
+            continue
+        todo.append((doc, chunks, previous))
+    todo.sort(key=lambda t: len(t[1]))  # small documents first: a huge one does not hold back the others
     total, done = sum(len(c) for _, c, _ in todo), 0
+    state.phase, state.chunks_total = "writing", total
+    tell()
     for doc, chunks, previous in todo:
+        state.current = Path(doc.source).name if doc.source else doc.id
+        tell()
         if progress:
             progress(doc.id)
+        ok = False
         try:
             texts = [c.embed_text for c in chunks]
-            step = (lambda d, t, base=done, n=len(chunks): embed_progress(base + d * n // max(t, 1), total)) if embed_progress else None
-            vectors = embed_document(chunks, embedder, step)
+
+            def step(d: int, t: int, base: int = done, n: int = len(chunks)) -> None:
+                state.chunks_done = base + d * n // max(t, 1)
+                tell()
+                if embed_progress:
+                    embed_progress(state.chunks_done, total)
+
+            vectors = embed_document(chunks, embedder, step if (embed_progress or on_progress) else None)
             meta = {**doc.metadata(), "chunking": signature, "embedder": embedder.name}
             index.replace_document(chunks, vectors, sparse.encode_passages(texts), doc_meta=meta)
+            ok = True
         except PipelineError as exc:
             report.failed[doc.source] = str(exc)
-            continue
+        except Exception as exc:  # noqa: BLE001 - an unexpected error in one document fails that document, with its reason
+            report.failed[doc.source] = f"{Path(doc.source).name if doc.source else doc.id}: could not be indexed ({type(exc).__name__}: {str(exc)[:160]})"
         finally:
             done += len(chunks)
+            state.chunks_done, state.docs_done = done, state.docs_done + 1
+            tell()
             if embed_progress:
                 embed_progress(done, total)
-        report.chunks += len(chunks)
-        (report.updated if previous else report.added).append(doc.id)
+        if ok:
+            report.chunks += len(chunks)
+            (report.updated if previous else report.added).append(doc.id)
     roots = [p.resolve() for p in paths]
     for doc_id, info in known.items():
         if doc_id not in seen and (reset or _under(info.get("source"), roots) or not info.get("source")):
             index.delete_document(doc_id)
             report.removed.append(doc_id)
+    state.phase, state.current = "done", ""
+    tell()
     report.seconds = time.perf_counter() - started
     return report

@@ -16,6 +16,7 @@ from review import evaluation_models  # noqa: F401  (registers the judge and eva
 from review import answer_models  # noqa: F401  (registers the approved-answer memory)
 from review import staff  # noqa: F401  (registers the console's staff accounts and sessions)
 from review import office_models  # noqa: F401  (registers the offices of a campus deployment)
+from review import ingest_job_models  # noqa: F401  (registers the background ingestion jobs)
 from review import safe_text
 
 safe_text.install()  # NUL bytes and lone surrogates never reach the database

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import List, Optional
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from bot.wiring import spanish as _spanish
@@ -30,27 +30,53 @@ def ingest_cmd(
     strategy: Optional[str] = typer.Option(None, "--strategy", help="Fragmentación: fixed, sentence, recursive, structure."),
     chunk_size: Optional[int] = typer.Option(None, "--chunk-size", min=50, help="Tamaño objetivo de cada fragmento, en caracteres."),
     reset: bool = typer.Option(False, "--reset", help="Reconstruir el índice desde cero."),
+    background: bool = typer.Option(False, "--background", help="Indexar en segundo plano (un trabajo registrado en la base; ver su avance con --status)."),
+    status: bool = typer.Option(False, "--status", help="Mostrar los últimos trabajos de indexación (estado, documentos, fragmentos, tiempo restante)."),
+    run_job: Optional[int] = typer.Option(None, "--run-job", hidden=True, help="Ejecutar el trabajo de indexación con este id (lo usa --background)."),
     as_json: bool = typer.Option(False, "--json", help="Informe en JSON."),
 ) -> None:
-    """Indexa documentos: solo se procesan los nuevos o modificados; los borrados se quitan del índice."""
+    """Indexa documentos: solo se procesan los nuevos o modificados; los borrados se quitan del índice. Si se interrumpe, volver a correrlo retoma donde quedó."""
+    from bot.ops import ingest_jobs
+
+    if status:
+        _show_jobs(ingest_jobs.recent_jobs(services(ctx)), as_json)
+        return
+    if run_job is not None:
+        svc = services(ctx)
+        try:
+            report = ingest_jobs.run_job(svc, run_job)
+        except LookupError as exc:
+            fail(str(exc))
+        print_json(report.as_dict())
+        return
     if strategy and strategy not in CHUNKERS:
         fail(f"--strategy desconocida {strategy!r}; opciones: {', '.join(sorted(CHUNKERS))}")
     for p in paths or []:
         if not p.exists():
             fail(f"no existe el archivo o carpeta {p}")
     svc = services(ctx)
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn())
+    if background:
+        if strategy or chunk_size:
+            fail("--background usa la fragmentación configurada: quitá --strategy/--chunk-size o configuralos (ORIENTA_RETRIEVAL__...)")
+        job = ingest_jobs.create_job(svc, paths, reset=reset, actor=_actor(), office=ctx.obj.office)
+        svc.close()  # the local index is locked by one process at a time: the job's process opens it
+        ingest_jobs.spawn_job(svc, job)
+        if as_json:
+            print_json({"job": job.id})
+        else:
+            console.print(f"indexación #{job.id} en segundo plano; avance: `orienta ingest --status`", highlight=False)
+        return
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("quedan"), TimeRemainingColumn())
     with Progress(*columns, console=console, transient=True, disable=as_json) as progress:
-        task = progress.add_task("Leyendo documentos", total=None)
-        report = ingest_documents(
-            svc,
-            paths,
-            strategy=strategy,
-            chunk_size=chunk_size,
-            reset=reset,
-            progress=lambda name: progress.update(task, description=f"Indexando {name}"),
-            embed_progress=lambda done, total: progress.update(task, completed=done, total=total),
-        )
+        docs_task = progress.add_task("Documentos", total=None)
+        chunks_task = progress.add_task("Fragmentos", total=None)
+
+        def show(p) -> None:
+            progress.update(docs_task, completed=p.docs_done, total=p.docs_total or None, description=f"Documentos ({'leyendo' if p.phase == 'reading' else 'indexando'} {p.current[:40]})" if p.current else "Documentos")
+            if p.phase != "reading":
+                progress.update(chunks_task, completed=p.chunks_done, total=p.chunks_total)
+
+        report = ingest_documents(svc, paths, strategy=strategy, chunk_size=chunk_size, reset=reset, on_progress=show)
     if as_json:
         print_json(report.as_dict())
         if report.failed and not (report.added or report.updated or report.unchanged):
@@ -60,6 +86,8 @@ def ingest_cmd(
         f"{len(report.added)} agregados, {len(report.updated)} actualizados, {len(report.unchanged)} sin cambios, {len(report.removed)} quitados, "
         f"{len(report.failed)} fallidos; {report.chunks} fragmentos escritos ({report.chunks_per_second:.1f}/s)"
     )
+    if report.recovered:
+        console.print(f"retomado: una indexación anterior quedó a medias ({len(report.recovered.get('completed', []))} documento(s) completados, {len(report.recovered.get('discarded', []))} descartados y rehechos)", highlight=False)
     for path, warnings in report.warnings.items():
         for w in warnings:
             console.print(f"[yellow]aviso[/] {w}", highlight=False)
@@ -68,6 +96,24 @@ def ingest_cmd(
     _gate_notice(svc, report)
     if report.failed and not (report.added or report.updated or report.unchanged):
         fail("no se pudo indexar ningún documento")
+
+
+STATES = {"queued": "en cola", "running": "en curso", "done": "terminado", "failed": "falló", "interrupted": "interrumpido (volver a indexar lo retoma)"}
+
+
+def _show_jobs(jobs: list[dict], as_json: bool) -> None:
+    if as_json:
+        print_json(jobs)
+        return
+    if not jobs:
+        console.print("no hay trabajos de indexación registrados")
+        return
+    table = Table("#", "estado", "documentos", "fragmentos", "quedan", "iniciado", "detalle")
+    for j in jobs:
+        eta = f"{j['eta_seconds']:.0f} s" if j.get("eta_seconds") is not None else ""
+        detail = j.get("error") or (f"{len(j['report'].get('failed', {}))} fallidos" if j.get("report") else (j.get("current") or ""))
+        table.add_row(str(j["id"]), STATES.get(j["state"], j["state"]), f"{j['docs_done']}/{j['docs_total']}", f"{j['chunks_done']}/{j['chunks_total']}", eta, (j.get("started_at") or "")[:19], str(detail)[:60])
+    console.print(table)
 
 
 def search_cmd(

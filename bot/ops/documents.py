@@ -11,7 +11,7 @@ import numpy as np
 
 from bot.wiring.services import Services
 from pipeline.embed_cache import CachedEmbedder, EmbeddingCache
-from pipeline.ingest import IngestReport, ingest
+from pipeline.ingest import IngestProgress, IngestReport, ingest
 from pipeline.retrieval import Retriever
 from pipeline.sparse import BM25Encoder
 
@@ -25,27 +25,31 @@ def ingest_documents(
     reset: bool = False,
     progress: Callable[[str], None] | None = None,
     embed_progress: Callable[[int, int], None] | None = None,
+    on_progress: Callable[[IngestProgress], None] | None = None,
 ) -> IngestReport:
     """Index documents (the configured folders, or the bundled sample office), embedding through the cache."""
     s = services.settings
     r = s.retrieval
     cache = EmbeddingCache(s.paths.cache_dir)
+    embedder = CachedEmbedder(services.embedder, cache, batch_size=s.embedding.batch_size)
     try:
         report = ingest(
             list(paths or services.document_paths()),
             index=services.index,
-            embedder=CachedEmbedder(services.embedder, cache, batch_size=s.embedding.batch_size),
+            embedder=embedder,
             strategy=strategy or r.chunking,
             chunk_size=chunk_size or r.chunk_size,
             overlap=min(r.chunk_overlap, (chunk_size or r.chunk_size) // 2),
             reset=reset,
             progress=progress,
             embed_progress=embed_progress,
+            on_progress=on_progress,
             sparse=BM25Encoder(avg_len=r.bm25_avg_len),
             max_bytes=int(r.max_document_mb * 1024 * 1024),
         )
     finally:
         cache.close()
+    report.embedding = {"embedded": embedder.misses, "from_cache": embedder.hits}
     if report.updated or report.removed:
         from bot.learning.answer_memory import refresh_staleness
 
