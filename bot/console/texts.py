@@ -13,6 +13,7 @@ TEXTS: dict[str, str] = {
     "rejected": "Rechazado: no se envía nada.",
     "upload_started": "Archivo recibido: se está indexando (ver el progreso abajo).",
     "replace_started": "Archivo recibido: se está reindexando en lugar del anterior.",
+    "reindex_started": "Indexación iniciada: su avance (documentos, fragmentos, tiempo restante) se ve abajo.",
     "activated": "Documento activado: la recuperación vuelve a usarlo.",
     "deactivated": "Documento desactivado: queda en el índice pero no se usa.",
     "deleted": "Documento borrado del índice.",

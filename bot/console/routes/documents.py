@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse
 
@@ -54,7 +56,14 @@ def _documents_page(request: Request, *, status_code: int = 200, error: str | No
     return page(
         request, "documents.html", status_code=status_code, error=error, documents=shown, total=len(rows), problems=problems, q=q, page_no=page_no,
         pages=max(1, -(-len(rows) // PAGE)), gate=status.gate(), jobs=request.app.state.jobs.recent(), types=", ".join(library.UPLOAD_TYPES),
+        ingest_jobs=_recorded_jobs(request),
     )
+
+
+def _recorded_jobs(request: Request) -> list[dict]:
+    from bot.ops import ingest_jobs
+
+    return ingest_jobs.recent_jobs(request.app.state.services, limit=5)
 
 
 @router.get("/documents")
@@ -172,6 +181,41 @@ def retrain(request: Request, me: StaffAccount = Depends(lead)):
 
     request.app.state.jobs.submit("Reentrenar el gate", actor_of(me), work)
     return RedirectResponse("/documents?aviso=retrain_started", status_code=303)
+
+
+@router.post("/documents/reindex")
+def reindex(request: Request, me: StaffAccount = Depends(lead)):
+    """Index the office's document folders again (only new or changed files are embedded), as a recorded ingestion job.
+
+    The job runs in the console's worker thread (the console's process holds the local index); its record in the
+    database is what `orienta ingest --status` and /ingest/jobs show. An ingest cut short resumes here too.
+    """
+    from bot.ops import ingest_jobs
+
+    svc, jobs = request.app.state.services, request.app.state.jobs
+    record = ingest_jobs.create_job(svc, actor=actor_of(me), office=svc.settings.paths.office)
+
+    def work(job: Job) -> str:
+        def show(p) -> None:
+            job.done, job.total = p.chunks_done, p.chunks_total
+
+        report = ingest_jobs.run_job(svc, record.id, on_progress=show)
+        svc._gate = None
+        for path in {*report.failed, *report.warnings}:
+            IngestLog(svc).record(Path(path).stem, report)
+        return (f"indexación #{record.id}: {len(report.added)} agregado(s), {len(report.updated)} actualizado(s), {len(report.unchanged)} sin cambios, "
+                f"{len(report.removed)} quitado(s), {len(report.failed)} fallido(s); {report.chunks} fragmentos")
+
+    jobs.submit(f"Reindexar los documentos (#{record.id})", actor_of(me), work)
+    return RedirectResponse("/documents?aviso=reindex_started", status_code=303)
+
+
+@router.get("/ingest/jobs")
+def ingest_jobs_status(request: Request, me: StaffAccount = Depends(lead)):
+    """The recorded ingestion jobs (from the console, `orienta ingest --background` or `orienta run`), newest first, with ETA."""
+    from bot.ops import ingest_jobs
+
+    return JSONResponse(ingest_jobs.recent_jobs(request.app.state.services))
 
 
 @router.get("/jobs/{job_id}")

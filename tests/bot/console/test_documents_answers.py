@@ -113,3 +113,18 @@ def test_health_and_digest_pages(lead, svc):
     digest = lead.get("/digests/2020-W01").text
     assert "Resumen 2020-W01" in digest and "kappa" in digest and "None" not in digest and "—" in digest
     assert lead.get("/digests/not-a-week").status_code == 404
+
+
+def test_reindex_runs_a_recorded_ingestion_job_whose_progress_the_page_and_the_json_endpoint_show(lead, app, svc):
+    response = lead.post("/documents/reindex", data={"csrftoken": csrf(lead, "/documents")}, follow_redirects=False)
+    assert response.status_code == 303
+    app.console.state.jobs.wait(timeout=300)
+    jobs = lead.get("/ingest/jobs").json()
+    assert len(jobs) == 1
+    job = jobs[0]
+    assert job["state"] == "done" and job["actor"] == "console:lucia" and job["percent"] == 100
+    assert job["docs_total"] >= 1 and job["docs_done"] == job["docs_total"]
+    assert job["chunks_total"] > 0 and job["chunks_done"] == job["chunks_total"]
+    assert sorted(job["report"]["added"]) == sorted(svc.index.documents())
+    page = lead.get("/documents").text
+    assert f'data-ingest-job="{job["id"]}" data-state="done"' in page and f"{job['chunks_done']}/{job['chunks_total']}" in page

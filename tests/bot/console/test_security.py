@@ -10,13 +10,14 @@ from review.db import session_scope
 from tests.bot.console.conftest import csrf, sign_in
 from tests.review.factories import make_drafted
 
-PAGES = ["/", "/messages", "/drafts/1", "/answers", "/answers/1", "/gaps", "/ask", "/digests", "/digests/2026-W47", "/documents", "/documents/x", "/health", "/staff", "/jobs/1"]
+PAGES = ["/", "/messages", "/drafts/1", "/answers", "/answers/1", "/gaps", "/ask", "/digests", "/digests/2026-W47", "/documents", "/documents/x", "/health", "/staff", "/jobs/1", "/ingest/jobs"]
 ACTIONS = [
     "/drafts/1/approve", "/drafts/1/edit", "/drafts/1/reject", "/answers/1/edit", "/answers/1/standard", "/answers/1/retire", "/gaps/faq", "/ask",
     "/documents/upload", "/documents/x/replace", "/documents/x/activate", "/documents/x/deactivate", "/documents/x/delete", "/gate/retrain", "/staff/rafa/disable",
+    "/documents/reindex",
 ]
-LEAD_ONLY_PAGES = ["/documents", "/documents/x", "/health", "/staff", "/jobs/1"]
-LEAD_ONLY_ACTIONS = ["/documents/upload", "/documents/x/replace", "/documents/x/activate", "/documents/x/deactivate", "/documents/x/delete", "/gate/retrain", "/staff/lucia/disable", "/gaps/faq"]
+LEAD_ONLY_PAGES = ["/documents", "/documents/x", "/health", "/staff", "/jobs/1", "/ingest/jobs"]
+LEAD_ONLY_ACTIONS = ["/documents/reindex", "/documents/upload", "/documents/x/replace", "/documents/x/activate", "/documents/x/deactivate", "/documents/x/delete", "/gate/retrain", "/staff/lucia/disable", "/gaps/faq"]
 
 
 @pytest.mark.parametrize("path", PAGES)
