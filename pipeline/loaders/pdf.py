@@ -55,6 +55,13 @@ def load_pdf(path: Path) -> Document:
         scanned = sum(1 for t in raw if not t.strip())
         what = "no text layer" if scanned == len(raw) else "no readable text"
         raise DocumentError(f"{path.name}: {what} on any of its {len(raw)} pages (scanned images need OCR first)")
+    unusable = repaired.stats["pages_scanned"] + repaired.stats["pages_garbled"]
+    if unusable * 2 >= len(raw):  # mostly scans or unreadable fonts: say so first, with the page count
+        repaired.warnings.insert(
+            0,
+            f"{path.name}: mostly without usable text: {unusable} of {len(raw)} pages left out ({repaired.stats['pages_scanned']} scanned without a text layer, "
+            f"{repaired.stats['pages_garbled']} unreadable); only {len(pages)} page(s) indexed; run OCR on it",
+        )
     meta_title = ((reader.metadata.title if reader.metadata else None) or "").strip()
     text = "\n\n".join(parts)
     junk = len(meta_title) <= 3 or _JUNK_TITLE.search(meta_title) or re.fullmatch(r"[\w\-]+_[\w\-]+", meta_title)  # a tool's default or a file name
