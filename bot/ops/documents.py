@@ -11,6 +11,7 @@ import numpy as np
 
 from bot.wiring.services import Services
 from pipeline.embed_cache import CachedEmbedder, EmbeddingCache
+from pipeline.embeddings import ingest_embedder
 from pipeline.ingest import IngestProgress, IngestReport, ingest
 from pipeline.retrieval import Retriever
 from pipeline.sparse import BM25Encoder
@@ -31,7 +32,9 @@ def ingest_documents(
     s = services.settings
     r = s.retrieval
     cache = EmbeddingCache(s.paths.cache_dir)
-    embedder = CachedEmbedder(services.embedder, cache, batch_size=s.embedding.batch_size)
+    inner = ingest_embedder(s.embedding, services.embedder)
+    workers = getattr(inner, "workers", 1)
+    embedder = CachedEmbedder(inner, cache, batch_size=s.embedding.batch_size * workers)  # each call keeps every worker busy
     try:
         report = ingest(
             list(paths or services.document_paths()),
@@ -49,6 +52,8 @@ def ingest_documents(
         )
     finally:
         cache.close()
+        if inner is not services.embedder:
+            inner.close()  # type: ignore[attr-defined]
     report.embedding = {"embedded": embedder.misses, "from_cache": embedder.hits}
     if report.updated or report.removed:
         from bot.learning.answer_memory import refresh_staleness
