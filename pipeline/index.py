@@ -209,10 +209,21 @@ class ChunkIndex:
                     f"the index was built with another embedding model or layout (dense size {have}, now {dim}); rebuild it with `orienta ingest --reset`"
                 )
             return
+        server = {}
+        if self.url:  # a server holds what local mode cannot (benchmarks/scale_curve.py; README "Index at scale")
+            server = {
+                # payloads (chunk text and its answer units with their vectors: ~4 KB a chunk) stay on disk; a search reads
+                # only the top hits' payloads, and the fields filters use are payload-indexed below (kept in RAM)
+                "on_disk_payload": True,
+                # int8 copies of the dense vectors in RAM (4x smaller), full vectors kept to rescore the candidates
+                "quantization_config": models.ScalarQuantization(scalar=models.ScalarQuantizationConfig(type=models.ScalarType.INT8, quantile=0.99, always_ram=True)),
+                "hnsw_config": models.HnswConfigDiff(m=16, ef_construct=100),
+            }
         self.client.create_collection(
             self.collection,
             vectors_config={DENSE: models.VectorParams(size=dim, distance=models.Distance.COSINE)},
             sparse_vectors_config={SPARSE: models.SparseVectorParams(modifier=models.Modifier.IDF)},
+            **server,
         )
         self._changed()
         if self.url:  # payload indexes only matter on a server
