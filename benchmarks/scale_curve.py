@@ -131,6 +131,18 @@ def one_size(workdir: Path, size: int, fast_only_over: int) -> dict:
     index.close()
     disk = du_mb(path)
 
+    out = {"documents": n_docs, "bulk_write_without_fsync": fast_writes, "bulk_write_seconds": round(t_write, 1), "bulk_write_chunks_per_s": round(size / t_write, 1),
+           "atomic_replace_40_chunks_seconds": [round(x, 2) for x in atomic], "documents_listing_seconds": round(documents_s, 2), "disk_mb": disk}
+    out.update(open_and_search(path, questions, queries, client_search=size <= fast_only_over))
+    return out
+
+
+def open_and_search(path: Path, questions: list[str], queries: np.ndarray, *, client_search: bool) -> dict:
+    """Open an index in this process (local mode loads every point), then time hybrid top-5 searches."""
+    from pipeline.index import ChunkIndex
+    from pipeline.sparse import BM25Encoder
+
+    sparse = BM25Encoder()
     t = time.perf_counter()
     index = ChunkIndex(path=path)
     count = index.count()
@@ -147,13 +159,11 @@ def one_size(workdir: Path, size: int, fast_only_over: int) -> dict:
     assert len(hits) == 5
     rss, peak = rss_mb()
     out = {
-        "chunks": count, "documents": n_docs, "bulk_write_without_fsync": fast_writes, "bulk_write_seconds": round(t_write, 1), "bulk_write_chunks_per_s": round(size / t_write, 1),
-        "atomic_replace_40_chunks_seconds": [round(x, 2) for x in atomic], "documents_listing_seconds": round(documents_s, 2),
-        "open_seconds": round(open_s, 1), "fast_first_query_seconds": round(first_s, 2),
+        "chunks": count, "open_seconds": round(open_s, 1), "fast_first_query_seconds": round(first_s, 2),
         "fast_search_ms_p50": round(statistics.median(lat), 2), "fast_search_ms_p95": round(float(np.percentile(lat, 95)), 2),
-        "rss_mb": rss, "peak_rss_mb": peak, "disk_mb": disk,
+        "rss_mb": rss, "peak_rss_mb": peak,
     }
-    if size <= fast_only_over:
+    if client_search:
         index.fast_local_search = False
         lat = []
         for qv, qs in list(zip(queries, q_sparse, strict=True))[:15]:
@@ -170,8 +180,15 @@ def main() -> None:
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 10000, 100000])
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--open-only", type=int, default=None, help="only open and search the index already built for this size in --workdir")
     ap.add_argument("--client-search-up-to", type=int, default=10000, help="also time qdrant-client's own local scoring up to this size")
     args = ap.parse_args()
+    if args.open_only is not None:
+        import pickle
+
+        prep = pickle.loads((args.workdir / "prep.pkl").read_bytes())
+        print(json.dumps(open_and_search(args.workdir / f"qdrant-{args.open_only}", prep["questions"], prep["queries"], client_search=False)))
+        return
     if args.one is not None:
         print(json.dumps(one_size(args.workdir, args.one, args.client_search_up_to)))
         return
