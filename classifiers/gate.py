@@ -78,6 +78,7 @@ _CLAUSE = re.compile(r"[^.!?¿¡;:,\n]+")
 # business only if that clause alone is; the office words padded around it do not make it so.
 _PRODUCE = re.compile(
     r"^(?:(?:y|pero|entonces|bueno|ok|oye|mira|porfa|por favor|plis|please|me|nos)\s+)*(?:(?:podrias|podria|podrian|podes|puedes|pueden|me puedes|me podes|me podrias|me pueden|necesito que|quiero que|ocupo que)\s+)?"
+    r"(?!(?:escribo|redacto|redacte|resuelvo|traduje|traduzco|programo)\b|(?:escribi|redacti|resolvi|corregi|resumi)\s+(?:a|al|para|por|ayer|hace|el\s+(?:correo|formulario))\b)"  # the student telling what they did is no request
     r"(?:escrib\w*|redact\w*|resuelv\w*|resolv\w*|traduc\w*|resum\w*|corrig\w*|correg\w*|program\w*|codifica\w*|compon\w*|"
     r"hazme|haceme|hacenme|inventa\w*|genera(?:me|nos)|crea(?:me|nos)|dise[nñ]a(?:me|nos)|elabora(?:me|nos)|calcula(?:me|nos))\b"
 )
@@ -85,6 +86,19 @@ _PRODUCE = re.compile(
 _PRODUCE_FOR_ME = re.compile(
     r"\b(?:(?:escrib|redact|resolv|resuelv|traduc|resum|corrig|correg|program|codific|compon|invent|gener|dise[nñ]|elabor|calcul|balance|explic)\w*(?:me|nos)|hazme|haceme|hacenos|"
     r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
+)
+# A request for a made-up text named by what it is, with or without a clitic ("me ayudas a escribir un cuento", "necesito
+# un poema de amor", "una carta de renuncia para mi trabajo"): the kinds of text an office never writes for a student.
+_CREATIVE = (
+    r"(?:poema|poesia|cuento|ensayo|cancion|discurso|novela|chiste|rima|versos?|slogan|eslogan|guion|monografia|fabula|leyenda|"
+    r"historia (?:corta|de amor|de terror)|texto publicitario|publicacion para|post para|carta (?:de amor|de renuncia|para mi (?:novi[oa]|mama|papa|jefe)))"
+)
+_MADE_TEXT = r"(?:resumen|codigo|programa|script|traduccion|texto|parrafo|introduccion|conclusion(?:es)?|lista de ideas)"  # only with a verb that makes it
+_DET = r"(?:un|una|el|la|unos|unas|mi|mis|este|esta|otro|otra)"
+_ASKS_FOR_TEXT = re.compile(
+    rf"\b(?:(?:escribir|redactar|hacer|crear|generar|componer|inventar|elaborar|armar|traducir|resumir)\s+(?:\w+\s+){{0,2}}?{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})"
+    rf"|(?:necesito|quiero|ocupo|quisiera|ayuda con|ayudame con|ayudas? con|me pasas|pasame|dame)\s+(?:\w+\s+){{0,1}}?{_DET}\s+(?:\w+\s+)?{_CREATIVE})\b"
+    rf"|^{_DET}\s+(?:\w+\s+)?{_CREATIVE}\b"
 )
 WHOLE, QUESTION, REQUEST = "whole", "question", "request"
 
@@ -97,7 +111,7 @@ def request_clauses(text: str) -> list[str]:
     for m in _CLAUSE.finditer(text):
         clause = m.group(0).strip()
         folded = fold(clause)  # same length as the clause: accents and case only
-        inner = _PRODUCE_FOR_ME.search(folded)
+        inner = _PRODUCE_FOR_ME.search(folded) or _ASKS_FOR_TEXT.search(folded)
         if _PRODUCE.search(folded):
             request = clause
         elif inner and len(folded) == len(clause):

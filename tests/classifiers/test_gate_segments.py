@@ -59,3 +59,15 @@ def test_a_request_for_the_student_inside_a_clause_starts_the_segment():
     assert request_clauses("Para cerrar pensum me falta un curso y necesito que me hagas el ensayo de filosofía") == ["que me hagas el ensayo de filosofía"]
     assert request_clauses("hola, para el privado de la facultad tradúceme al inglés este párrafo") == ["tradúceme al inglés este párrafo"]
     assert request_clauses("Les escribo para consultar algo: cuándo cierran asignaciones") == []  # the student writing is no request to produce
+
+
+def test_a_request_for_a_made_up_text_is_a_request_clause_with_or_without_a_clitic():
+    from classifiers.gate import request_clauses
+
+    assert request_clauses("hola, me ayudas a redactar una fabula sobre un conejo") == ["redactar una fabula sobre un conejo"]
+    assert request_clauses("necesito un discurso para la boda de mi hermana") == ["necesito un discurso para la boda de mi hermana"]
+    assert request_clauses("un chiste de ingenieros porfa") == ["un chiste de ingenieros porfa"]
+    # office business that names a document or tells what the student did is not
+    assert request_clauses("necesito el programa del curso de estadistica 1") == []
+    assert request_clauses("ya redacte mi carta de solicitud, a quien se la entrego") == []
+    assert request_clauses("escribo para saber si ya hay fecha de asignacion") == []
