@@ -94,13 +94,19 @@ _CREATIVE = (
     r"historia (?:corta|de amor|de terror)|texto publicitario|publicacion para|post para|carta (?:de amor|de renuncia|para mi (?:novi[oa]|mama|papa|jefe)))"
 )
 _MADE_TEXT = r"(?:resumen|codigo|programa|script|traduccion|texto|parrafo|introduccion|conclusion(?:es)?|lista de ideas)"  # only with a verb that makes it
-_DET = r"(?:un|una|el|la|unos|unas|mi|mis|este|esta|otro|otra)"
+_DET = r"(?:un|una|el|la|los|las|unos|unas|mi|mis|este|esta|estos|estas|otro|otra)"
 _ASKS_FOR_TEXT = re.compile(
-    rf"\b(?:(?:escribir|redactar|hacer|crear|generar|componer|inventar|elaborar|armar|traducir|resumir)\s+(?:\w+\s+){{0,2}}?{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})"
+    rf"(?:^|\b(?:ayud\w*\s+a|podes|puedes|podrias|pueden|podrian|porfa|por\s+favor|me\s+gustaria)\s+)(?:(?:escribir|redactar|hacer|crear|generar|componer|inventar|elaborar|armar|traducir|resumir)\s+(?:\w+\s+){{0,2}}?{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})"
     rf"|(?:necesito|quiero|ocupo|quisiera|ayuda con|ayudame con|ayudas? con|me pasas|pasame|dame)\s+(?:\w+\s+){{0,1}}?{_DET}\s+(?:\w+\s+)?{_CREATIVE})\b"
     rf"|^{_DET}\s+(?:\w+\s+)?{_CREATIVE}\b"
 )
-WHOLE, QUESTION, REQUEST = "whole", "question", "request"
+# What such a request asks to make is itself a text (an introduction, the conclusions, an essay): an office never writes
+# a student's text, whatever the text is about, so that request is out of the office's business.
+_TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\b")
+from pipeline.text import fold  # noqa: E402
+
+WHOLE, QUESTION, REQUEST, MAKES_TEXT = "whole", "question", "request", "request_text"
+REQUESTS = (REQUEST, MAKES_TEXT)
 
 
 def request_clauses(text: str) -> list[str]:
@@ -143,10 +149,11 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
                 owner.append(i)
                 kind_of.append(QUESTION)
         for clause in request_clauses(text):
-            if len(clause) < len(text) - 15:
+            makes_text = bool(_TEXT_OBJECT.search(fold(clause)))
+            if len(clause) < len(text) - 15 or makes_text:
                 segments.append(clause)
                 owner.append(i)
-                kind_of.append(REQUEST)
+                kind_of.append(MAKES_TEXT if makes_text else REQUEST)
     if kinds is not None:
         kinds[:] = kind_of
     return segments, owner
@@ -154,17 +161,19 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
 
 def judge_segments(p: np.ndarray, owner: Sequence[int], kinds: Sequence[str], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per message, (score, index of the segment that decided): the best request clause when it asks to produce
-    something, else the best of the whole text and its questions."""
+    something, else the best of the whole text and its questions. A request to write a text (MAKES_TEXT) scores 0:
+    writing a student's text is never the office's business, whatever it is about."""
     score = np.full(n, -1.0)
     best = np.zeros(n, dtype=np.int64)
     has_request = np.zeros(n, dtype=bool)
     for i, (o, k) in enumerate(zip(owner, kinds)):
-        if k == REQUEST and not has_request[o]:
+        if k in REQUESTS and not has_request[o]:
             has_request[o], score[o] = True, -1.0
-        if has_request[o] and k != REQUEST:
+        if has_request[o] and k not in REQUESTS:
             continue
-        if p[i] > score[o]:
-            score[o], best[o] = p[i], i
+        pi = 0.0 if k == MAKES_TEXT else p[i]
+        if pi > score[o]:
+            score[o], best[o] = pi, i
     return score, best
 
 
@@ -296,8 +305,8 @@ class Gate:
             reasons = []
             if remembered is not None:
                 reasons.append(remembered_reason(remembered))
-            if kinds[i] == REQUEST:
-                reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»")
+            if kinds[i] in REQUESTS:
+                reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + (" (escribir un texto por el estudiante)" if kinds[i] == MAKES_TEXT else ""))
             if explain:
                 parts = self.contributions(dense[i : i + 1], sparse[i : i + 1] if sparse is not None else None)
                 sign = 1 if in_domain else -1
