@@ -306,7 +306,7 @@ class Gate:
             if remembered is not None:
                 reasons.append(remembered_reason(remembered))
             if kinds[i] in REQUESTS:
-                reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + (" (escribir un texto por el estudiante)" if kinds[i] == MAKES_TEXT else ""))
+                reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + ("; escribir un texto por el estudiante no es tarea de la oficina (-∞)" if kinds[i] == MAKES_TEXT else ""))
             if explain:
                 parts = self.contributions(dense[i : i + 1], sparse[i : i + 1] if sparse is not None else None)
                 sign = 1 if in_domain else -1
