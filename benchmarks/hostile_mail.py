@@ -98,33 +98,79 @@ def draft_times(sizes: list[int], timeout: float) -> list[dict]:
     return rows
 
 
-def hostile_pass() -> dict:
-    """The hostile shapes of tests/bot/loop/test_hostile_run.py in one Maildir, one in-process run_once: rows per file and the outcome."""
+# The outcomes tests/bot/loop/test_hostile_run.py asserts for its shapes (issue 14).
+HOSTILE_EXPECT = {"two_from": "quarantined", "auto_reply_es": "skipped", "acuse": "skipped", "own_plus": "skipped", "no_from": "quarantined", "garbage": "quarantined",
+                  "empty": "quarantined", "broken_mime": "quarantined", "date_overflow": "drafted", "nul_body": "drafted", "nul_subject": "drafted",
+                  "nul_from": "drafted", "huge": "drafted", "bad_charset": "drafted"}
+
+
+def hostile_cases() -> dict:
+    """Every hostile mail with its expected outcome: the shapes of issue 14 and our own set (benchmarks/hostile_set.py)."""
+    from benchmarks.hostile_set import Case, cases
+    from tests.bot.loop.test_hostile_run import HOSTILE
+
+    out = {name: Case(raw, HOSTILE_EXPECT[name], None, "issue14") for name, raw in HOSTILE.items()}
+    out.update(cases())
+    return out
+
+
+def judge(case, state: str | None, reason: str | None, question: str) -> bool:
+    """Handled as expected: the expected state, a reason for a skip or quarantine, and the words the question must hold."""
+    if state != case.expect:
+        return False
+    if state in ("skipped", "quarantined") and not reason:
+        return False
+    return case.says is None or case.says.lower() in (question or "").lower()
+
+
+def run_cases(svc, inbox: Path, cases: dict) -> dict:
+    """All the cases in one Maildir, one in-process run_once; per case its state, reason and whether it is as expected."""
     from sqlmodel import Session, select
 
     from bot.loop.worker import run_once
     from review.models import InboundMessage
-    from tests.bot.loop.test_hostile_run import HOSTILE
 
+    for name, case in cases.items():
+        (inbox / f"{name}.eml").write_bytes(case.raw)
+    try:
+        run_once(svc)
+        outcome = "finished"
+    except Exception as exc:  # what the code before issue 14 did: the whole pass stopped
+        outcome = f"{type(exc).__name__}: {exc}"[:200]
+    with Session(svc.engine) as s:
+        stored = {m.source_key.rsplit(":", 1)[1].removesuffix(".eml"): m for m in s.exec(select(InboundMessage)).all()}
+        rows = {}
+        for name, case in cases.items():
+            m = stored.get(name)
+            state, reason, question = (m.state, m.reason, m.redacted_text or "") if m else (None, None, "")
+            rows[name] = {"family": case.family, "expect": case.expect, "state": state, "reason": (reason or "")[:160], "ok": judge(case, state, reason, question)}
+    families: dict[str, list[int]] = {}
+    for row in rows.values():
+        families.setdefault(row["family"], [0, 0])
+        families[row["family"]][0] += row["ok"]
+        families[row["family"]][1] += 1
+    return {"cases": len(cases), "handled_as_expected": sum(r["ok"] for r in rows.values()), "pass": outcome,
+            "by_family": {k: f"{a} of {b}" for k, (a, b) in sorted(families.items())},
+            "not_as_expected": {k: r for k, r in rows.items() if not r["ok"]}, "rows": rows}
+
+
+def hostile_pass() -> dict:
+    """Every hostile mail in one Maildir, one in-process run_once (the office's own address set, hashing embedder)."""
     with tempfile.TemporaryDirectory() as tmp:
         inbox = Path(tmp) / "inbox"
         inbox.mkdir()
-        for name, raw in HOSTILE.items():
-            (inbox / f"{name}.eml").write_bytes(raw)
         svc = _services(Path(tmp) / "data")
         svc.settings.embedding.backend = "hashing"  # this part measures robustness, not speed
         svc.settings.paths.maildir = inbox
         svc.settings.gate.enabled = False
+        svc.settings.smtp.from_ = "Orientación <consultas@ingenieria.example.edu.gt>"  # the office own_plus writes from
+        from bot.ops.documents import ingest_documents
+
+        ingest_documents(svc)  # the sample documents: a drafted case is drafted from them
         try:
-            run_once(svc)
-            outcome = "finished"
-        except Exception as exc:  # what the code before issue 14 did: the whole pass stopped
-            outcome = f"{type(exc).__name__}: {exc}"[:200]
-        with Session(svc.engine) as s:
-            rows = {m.source_key.rsplit(":", 1)[1]: (m.state, m.reason) for m in s.exec(select(InboundMessage)).all()}
-        svc.close()
-    handled = [n for n in HOSTILE if f"{n}.eml" in rows and (rows[f"{n}.eml"][0] not in ("skipped", "quarantined") or rows[f"{n}.eml"][1])]
-    return {"cases": len(HOSTILE), "handled": len(handled), "pass": outcome, "rows": {k: list(v) for k, v in sorted(rows.items())}}
+            return run_cases(svc, inbox, hostile_cases())
+        finally:
+            svc.close()
 
 
 def main() -> None:
@@ -133,13 +179,18 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--out", default=str(REPO / "benchmarks" / "results" / "hostile_mail.json"))
     parser.add_argument("--skip-hostile", action="store_true")
+    parser.add_argument("--only-hostile", action="store_true", help="the hostile set alone, no timings by body size")
     args = parser.parse_args()
     load = os.getloadavg()
     result = {"load_average_at_start": [round(x, 2) for x in load], "cpus": os.cpu_count()}
     if not args.skip_hostile:
         result["hostile"] = hostile_pass()
-        print({k: v for k, v in result["hostile"].items() if k != "rows"}, flush=True)
-    result["draft_time_by_body_size"] = draft_times([int(x) for x in args.sizes.split(",")], args.timeout)
+        print(json.dumps({k: v for k, v in result["hostile"].items() if k != "rows"}, ensure_ascii=False, indent=1), flush=True)
+    if args.only_hostile:  # keep the timings of the last full run
+        previous = json.loads(Path(args.out).read_text(encoding="utf-8")) if Path(args.out).exists() else {}
+        result["draft_time_by_body_size"] = previous.get("draft_time_by_body_size", [])
+    else:
+        result["draft_time_by_body_size"] = draft_times([int(x) for x in args.sizes.split(",")], args.timeout)
     result["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     Path(args.out).write_text(json.dumps(result, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 

@@ -78,6 +78,7 @@ _CLAUSE = re.compile(r"[^.!?¿¡;:,\n]+")
 # business only if that clause alone is; the office words padded around it do not make it so.
 _PRODUCE = re.compile(
     r"^(?:(?:y|pero|entonces|bueno|ok|oye|mira|porfa|por favor|plis|please|me|nos)\s+)*(?:(?:podrias|podria|podrian|podes|puedes|pueden|me puedes|me podes|me podrias|me pueden|necesito que|quiero que|ocupo que)\s+)?"
+    r"(?!(?:escribo|redacto|redacte|resuelvo|traduje|traduzco|programo)\b|(?:escribi|redacti|resolvi|corregi|resumi)\s+(?:a|al|para|por|ayer|hace|el\s+(?:correo|formulario))\b)"  # the student telling what they did is no request
     r"(?:escrib\w*|redact\w*|resuelv\w*|resolv\w*|traduc\w*|resum\w*|corrig\w*|correg\w*|program\w*|codifica\w*|compon\w*|"
     r"hazme|haceme|hacenme|inventa\w*|genera(?:me|nos)|crea(?:me|nos)|dise[nñ]a(?:me|nos)|elabora(?:me|nos)|calcula(?:me|nos))\b"
 )
@@ -86,7 +87,26 @@ _PRODUCE_FOR_ME = re.compile(
     r"\b(?:(?:escrib|redact|resolv|resuelv|traduc|resum|corrig|correg|program|codific|compon|invent|gener|dise[nñ]|elabor|calcul|balance|explic)\w*(?:me|nos)|hazme|haceme|hacenos|"
     r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
 )
-WHOLE, QUESTION, REQUEST = "whole", "question", "request"
+# A request for a made-up text named by what it is, with or without a clitic ("me ayudas a escribir un cuento", "necesito
+# un poema de amor", "una carta de renuncia para mi trabajo"): the kinds of text an office never writes for a student.
+_CREATIVE = (
+    r"(?:poema|poesia|cuento|ensayo|cancion|discurso|novela|chiste|rima|versos?|slogan|eslogan|guion|monografia|fabula|leyenda|"
+    r"historia (?:corta|de amor|de terror)|texto publicitario|publicacion para|post para|carta (?:de amor|de renuncia|para mi (?:novi[oa]|mama|papa|jefe)))"
+)
+_MADE_TEXT = r"(?:resumen|codigo|programa|script|traduccion|texto|parrafo|introduccion|conclusion(?:es)?|lista de ideas)"  # only with a verb that makes it
+_DET = r"(?:un|una|el|la|los|las|unos|unas|mi|mis|este|esta|estos|estas|otro|otra)"
+_ASKS_FOR_TEXT = re.compile(
+    rf"(?:^|\b(?:ayud\w*\s+a|podes|puedes|podrias|pueden|podrian|porfa|por\s+favor|me\s+gustaria)\s+)(?:(?:escribir|redactar|hacer|crear|generar|componer|inventar|elaborar|armar|traducir|resumir)\s+(?:\w+\s+){{0,2}}?{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})"
+    rf"|(?:necesito|quiero|ocupo|quisiera|ayuda con|ayudame con|ayudas? con|me pasas|pasame|dame)\s+(?:\w+\s+){{0,1}}?{_DET}\s+(?:\w+\s+)?{_CREATIVE})\b"
+    rf"|^{_DET}\s+(?:\w+\s+)?{_CREATIVE}\b"
+)
+# What such a request asks to make is itself a text (an introduction, the conclusions, an essay): an office never writes
+# a student's text, whatever the text is about, so that request is out of the office's business.
+_TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\b")
+from pipeline.text import fold  # noqa: E402
+
+WHOLE, QUESTION, REQUEST, MAKES_TEXT = "whole", "question", "request", "request_text"
+REQUESTS = (REQUEST, MAKES_TEXT)
 
 
 def request_clauses(text: str) -> list[str]:
@@ -97,7 +117,7 @@ def request_clauses(text: str) -> list[str]:
     for m in _CLAUSE.finditer(text):
         clause = m.group(0).strip()
         folded = fold(clause)  # same length as the clause: accents and case only
-        inner = _PRODUCE_FOR_ME.search(folded)
+        inner = _PRODUCE_FOR_ME.search(folded) or _ASKS_FOR_TEXT.search(folded)
         if _PRODUCE.search(folded):
             request = clause
         elif inner and len(folded) == len(clause):
@@ -129,10 +149,11 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
                 owner.append(i)
                 kind_of.append(QUESTION)
         for clause in request_clauses(text):
-            if len(clause) < len(text) - 15:
+            makes_text = bool(_TEXT_OBJECT.search(fold(clause)))
+            if len(clause) < len(text) - 15 or makes_text:
                 segments.append(clause)
                 owner.append(i)
-                kind_of.append(REQUEST)
+                kind_of.append(MAKES_TEXT if makes_text else REQUEST)
     if kinds is not None:
         kinds[:] = kind_of
     return segments, owner
@@ -140,17 +161,19 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
 
 def judge_segments(p: np.ndarray, owner: Sequence[int], kinds: Sequence[str], n: int) -> tuple[np.ndarray, np.ndarray]:
     """Per message, (score, index of the segment that decided): the best request clause when it asks to produce
-    something, else the best of the whole text and its questions."""
+    something, else the best of the whole text and its questions. A request to write a text (MAKES_TEXT) scores 0:
+    writing a student's text is never the office's business, whatever it is about."""
     score = np.full(n, -1.0)
     best = np.zeros(n, dtype=np.int64)
     has_request = np.zeros(n, dtype=bool)
     for i, (o, k) in enumerate(zip(owner, kinds)):
-        if k == REQUEST and not has_request[o]:
+        if k in REQUESTS and not has_request[o]:
             has_request[o], score[o] = True, -1.0
-        if has_request[o] and k != REQUEST:
+        if has_request[o] and k not in REQUESTS:
             continue
-        if p[i] > score[o]:
-            score[o], best[o] = p[i], i
+        pi = 0.0 if k == MAKES_TEXT else p[i]
+        if pi > score[o]:
+            score[o], best[o] = pi, i
     return score, best
 
 
@@ -282,8 +305,8 @@ class Gate:
             reasons = []
             if remembered is not None:
                 reasons.append(remembered_reason(remembered))
-            if kinds[i] == REQUEST:
-                reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»")
+            if kinds[i] in REQUESTS:
+                reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + ("; escribir un texto por el estudiante no es tarea de la oficina (-∞)" if kinds[i] == MAKES_TEXT else ""))
             if explain:
                 parts = self.contributions(dense[i : i + 1], sparse[i : i + 1] if sparse is not None else None)
                 sign = 1 if in_domain else -1

@@ -41,6 +41,9 @@ _INSTITUTION = re.compile(r"\b(facultad|universidad|escuela|colegio|instituto|ac
 _BODIES = {"colegio", "ministerio", "camara", "academia"}  # professional and public bodies: never the office's business
 _STOP = {"de", "del", "la", "las", "los", "el", "en", "y", "mi", "su", "tu", "esta", "este", "que", "para", "a", "o", "no", "si"}
 _FIELD_CONTEXT = r"(?:carrera|facultad|escuela|licenciatura|pensum|admision|estudiantes?|estudiar|estudio|ingreso|inscripcion)\s+(?:de\s+|en\s+|a\s+|para\s+)?"
+# Who belongs to a field: "los de odontología", "la gente de veterinaria", "mi prima estudia farmacia", "entrar a medicina".
+_BELONGING = r"(?:(?:los|las|la\s+gente|compas?|companer[oa]s|alumn[oa]s|egresad[oa]s)\s+de\s+|estudi(?:a|an|as|o|ar|ando)\s+|entrar\s+a\s+)"
+RARE_ZIPF = 4.0  # a field word rarer than this in everyday Spanish (Zipf) names the field even alone ("zootecnia"); "derecho" does not
 _OWN_FIELD = re.compile(r"\b(?:ingenieria|carrera de|licenciatura en)\s+(?:en\s+)?([a-z]+(?:\s+y\s+[a-z]+)?)")
 _CONTENT = re.compile(
     r"\b(resuelv\w*|resolv\w*|resolucion|ejercicio\w*|problema de|formula\w*|calcul[ao]\w*|calcular\w*|derivad\w*|integra[lr]\w*|ecuacion\w*|teorema\w*|ley de|"
@@ -50,7 +53,7 @@ _CONTENT = re.compile(
 )
 _ADMIN = re.compile(
     r"\b(requisito\w*|prerrequisito\w*|inscri\w*|asign\w*|credito\w*|nota\w*|zona|aprob\w*|reprob\w*|retrasada\w*|fecha\w*|plazo\w*|tramit\w*|"
-    r"constancia\w*|solvencia\w*|pag[oa]\w*|cuota\w*|cierre|pensum|carnet|matricula\w*|reglamento\w*|normativo\w*|permiso\w*|horario\w*|"
+    r"constancia\w*|solvencia\w*|pag[oa]\w*|cuota\w*|cierre|pensum|carnet|carne|matricula\w*|reglamento\w*|normativo\w*|permiso\w*|horario\w*|"
     r"beca\w*|titulo|graduacion|graduarme|examen\w*|parcial\w*|curso\w*|semestre\w*|practicas?|eps|equivalencia\w*|revalida\w*|certificado\w*|"
     r"portal|usuario|contrasena|correo|constancia|obligatori\w*|repetir|desist\w*|baja|cupo\w*|convocatoria\w*)\b"
 )
@@ -75,6 +78,14 @@ GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Line
 INSTITUTIONS_PATH = Path(__file__).resolve().parent / "data" / "institutions.json"
 _COURSE_LINE = re.compile(r"^\s*(?:nombre|curso|materia|asignatura)\s*:\s*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _NOT_A_COURSE = re.compile(r"practica|eps|seminario|social humanistica|tecnicas de estudio")
+
+
+@lru_cache(maxsize=4096)
+def _zipf(folded_word: str) -> float:
+    """How common a folded word is in everyday Spanish (wordfreq's bundled list, offline); 0 for unknown words."""
+    from pipeline.loaders.vocabulary import _dictionary
+
+    return _dictionary().get(folded_word, 0.0)
 
 
 @lru_cache(maxsize=1)
@@ -176,7 +187,11 @@ class IntentModel:
         own += len(re.findall(r"\b(?:la|esta|mi) (?:facultad|facu|universidad|escuela)\b(?! de)", folded))
         if self.other_fields:
             fields = "|".join(map(re.escape, self.other_fields))
-            other += len(re.findall(rf"\b{_FIELD_CONTEXT}(?:{fields})\b", folded))
+            spans = {m.end() for m in re.finditer(rf"\b(?:{_FIELD_CONTEXT}|{_BELONGING})(?:{fields})\b", folded)}
+            rare = [f for f in self.other_fields if _zipf(f) < RARE_ZIPF]
+            if rare:
+                spans |= {m.end() for m in re.finditer(rf"\b(?:{'|'.join(map(re.escape, rare))})\b", folded)}
+            other += len(spans)
         for name in self.other_names:
             if len(name) >= 4 and re.search(rf"\b{re.escape(name)}\b", folded):
                 other += 1

@@ -168,16 +168,59 @@ def names_in(text: str) -> list[str]:
     return [n for n in found if n]
 
 
-def _greeting(text: str, out: Anonymized) -> str:
+def _greeting(text: str, out: Anonymized, *, slot: bool = False) -> str:
     def repl(m: re.Match[str]) -> str:
         who = (m.group("who") or "").strip(" \t,")
         if not who or not _greets_someone(who):
             return m.group(0)
         out.add("SALUDO")
         end = m.group("end").strip()
-        return f"{m.group('lead')}{m.group('greet')}{end if end in (':', '!', ',') else ':'}"
+        return f"{m.group('lead')}{m.group('greet')}{' ' + NAME_SLOT if slot else ''}{end if end in (':', '!', ',') else ':'}"
 
     return _GREETING.sub(repl, text, count=1)
+
+
+# The one placeholder a kept text may hold: the greeted student's first name, filled for each new student when the text
+# is reused or suggested (`fill_slots`), never stored filled. Any other {word} is a slot nobody fills: never offered as ready.
+NAME_SLOT = "{nombre}"
+_NAME_SLOT = re.compile(r"\{[ \t]*nombre[ \t]*\}", re.IGNORECASE)
+_ANY_SLOT = re.compile(r"\{[ \t]*[A-Za-zÁÉÍÓÚÑáéíóúñ_][\wÁÉÍÓÚÑáéíóúñ \t]{0,30}\}|\[[ \t]*(?i:nombre|name|alumn[oa]|estudiante)[ \t]*\]")
+
+
+def first_name(names: Iterable[str]) -> str | None:
+    """The first name to greet a student by, from the names the channel gives (From display name, Slack profile), in
+    order; None when none looks like a person's first name ("bruno.c", "Secretaría", an address)."""
+    for name in names:
+        name = (name or "").strip().strip('"')
+        if not name or "@" in name:
+            continue
+        if "," in name:  # "Cabrera, Bruno"
+            name = name.split(",", 1)[1]
+        words = name.split()
+        if not words:
+            continue
+        word = words[0]
+        if not re.fullmatch(r"[A-Za-zÁÉÍÓÚÑáéíóúñü'-]{2,}", word) or word.capitalize() in _NOT_NAMES or _fold(word) in _NOT_NAME_WORDS:
+            continue
+        if word.isupper() or word.islower():  # "BRUNO", "bruno" -> "Bruno"
+            word = "-".join(w.capitalize() for w in word.split("-"))
+        return word
+    return None
+
+
+def fill_slots(text: str, name: str | None) -> str:
+    """The kept text for one student: each {nombre} becomes their first name, or goes with its comma when unknown
+    ("Hola {nombre}:" -> "Hola Bruno:" / "Hola:"). Other slots stay (see `unfilled_slots`)."""
+    if name:
+        return _NAME_SLOT.sub(lambda _m: name, text or "")
+    out = re.sub(r"(?m)^([ \t]*)" + _NAME_SLOT.pattern + r"[ \t]*[,:;!.]?[ \t]*(\w?)", lambda m: m.group(1) + m.group(2).upper(), text or "", flags=re.IGNORECASE)
+    out = re.sub(r"[ \t]*,?[ \t]*" + _NAME_SLOT.pattern + r"[ \t]*(?=[,:;!.?¡¿]|$)", "", out, flags=re.IGNORECASE | re.MULTILINE)
+    return re.sub(r"[ \t]{2,}", " ", _NAME_SLOT.sub("", out))
+
+
+def unfilled_slots(text: str) -> list[str]:
+    """Placeholders a text still holds once filled for a student ("{carrera}", "[nombre]"): a text with any is not ready."""
+    return [m.group(0) for m in _ANY_SLOT.finditer(text or "")]
 
 
 def functional_address(address: str, words: str | None) -> bool:
@@ -302,19 +345,22 @@ def _without_names(text: str, words: str, out: Anonymized) -> str:
     return re.sub(rf"(?i){words}", lambda m: (out.add("NOMBRE"), "[NOMBRE]")[1], text)
 
 
-def anonymize(text: str, *, names: Iterable[str] = (), keep: str = "", question: bool = False) -> Anonymized:
+def anonymize(text: str, *, names: Iterable[str] = (), keep: str = "", question: bool = False, slot: bool = False) -> Anonymized:
     """`text` fit for other students: neutral greeting, no name of the student (from `names` and the text's own greeting
     and signature), titled third parties as a role, and no clause with an ID, contact, address, health or family detail.
 
     `keep`: text the office wrote from its documents (the machine draft): e-mail addresses, addresses, phones and titled
     names found there are the office's own and stay. `question`: a student's question, kept only to match later ones:
-    IDs and contacts simply go, health, family and home details go with their clause."""
+    IDs and contacts simply go, health, family and home details go with their clause. `slot`: a greeting that named the
+    student keeps a {nombre} slot, filled for each new student (`fill_slots`), instead of becoming neutral."""
     out = Anonymized(text="")
     given = [*names, *names_in(text or "")]
     third = [re.sub(rf"^.*?{_TITLE}\.?[ \t]+", "", m.group(0)) for m in TITLED_NAME.finditer(text or "")]
     body, n = re.subn(r"<@[UW][A-Z0-9]+(?:\|[^>]*)?>[ \t]*,?", "", text or "")  # a Slack mention of the student
     out.add("NOMBRE", n)
-    body = _greeting(body, out)
+    body = _greeting(body, out, slot=slot)
+    slots = _NAME_SLOT.findall(body)  # the {nombre} slots (the greeting's, or staff's own) survive anonymization as they are
+    body = _NAME_SLOT.sub("ORIENTASLOTX", body)
     body, kept = _kept_spans(body, keep, _name_words(name_parts([*given, *third])))
     alone = re.compile(rf"(?m)^[ \t]*(?:{TITLED_NAME.pattern})[ \t.,]*$\n?")  # a signature line: it goes
     out.add("TITULO", len(alone.findall(body)))
@@ -339,6 +385,7 @@ def anonymize(text: str, *, names: Iterable[str] = (), keep: str = "", question:
     body = re.sub(r"[ \t]{2,}", " ", PLACEHOLDER.sub(" ", body))  # never a literal placeholder in a reusable text
     for i, value in enumerate(kept):
         body = body.replace(f"ORIENTAKEPT{i}X", value)
+    body = body.replace("ORIENTASLOTX", NAME_SLOT) if slots else body
     body = re.sub(r"[ \t]+([,.;:!?])", r"\1", body)
     body = re.sub(r"(?m)(^[ \t]*|[.!?¡¿][ \t]+)el personal", lambda m: m.group(1) + "El personal", body)  # a titled name that opened a sentence
     out.text = re.sub(r"[ \t]{2,}", " ", body).strip()
@@ -349,4 +396,7 @@ def findings(text: str, *, keep: str = "") -> list[str]:
     """What personal detail (or unfilled placeholder) a text meant for reuse still holds, in Spanish; [] when none."""
     if not (text or "").strip():
         return []
-    return sorted({KIND_LABELS.get(k, k.lower()) for k in anonymize(text, keep=keep).removed})
+    found = {KIND_LABELS.get(k, k.lower()) for k in anonymize(text, keep=keep).removed}
+    if unfilled_slots(fill_slots(text, None)):
+        found.add(KIND_LABELS["MARCADOR"])
+    return sorted(found)

@@ -17,6 +17,12 @@ class IndexError_(PipelineError):
     """The vector index could not be read or written."""
 
 
+class IndexBusy(IndexError_):
+    """The local index is held by another process (an ingestion, a second worker): it will be free again."""
+
+    transient = True  # the message waits and is retried (is_transient)
+
+
 class RetrievalError(PipelineError):
     """Retrieval failed (index missing, embedder broken)."""
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from pipeline.chunking import Chunk
-from pipeline.errors import IndexError_
+from pipeline.errors import IndexBusy, IndexError_
 from pipeline.sparse import SparseVector
 
 if TYPE_CHECKING:
@@ -178,7 +178,7 @@ class ChunkIndex:
                 try:
                     self._client = QdrantClient(path=str(self.path))
                 except RuntimeError as exc:  # local mode holds a file lock: one process at a time
-                    raise IndexError_(f"the local index at {self.path} is in use by another orienta process ({exc})") from exc
+                    raise IndexBusy(f"the local index at {self.path} is in use by another orienta process ({exc})") from exc
         return self._client
 
     def close(self) -> None:

@@ -28,6 +28,15 @@ def _cut(sentence: str, room: int) -> str:
     return head[:space] if space > room // 2 else head
 
 
+def _cut_tail(sentence: str, room: int) -> str:
+    """At most `room` characters of the end of a sentence, starting at a word boundary (a question ends its sentence)."""
+    if len(sentence) <= room:
+        return sentence
+    tail = sentence[-room:]
+    space = tail.find(" ")
+    return tail[space + 1:] if 0 <= space < room // 2 else tail
+
+
 def focus_question(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     """At most `max_chars` of `text`: the sentences that ask first, then the others, kept in their original order."""
     if len(text) <= max_chars:
@@ -42,7 +51,7 @@ def focus_question(text: str, max_chars: int = DEFAULT_MAX_CHARS) -> str:
     for i in asking + others:
         if room <= 0:
             break
-        piece = _cut(sentences[i], room)
+        piece = _cut_tail(sentences[i], room) if i in marked and sentences[i].rstrip().endswith("?") else _cut(sentences[i], room)
         if len(piece) < len(sentences[i]) and len(piece) < 40:  # a stub of a sentence says nothing
             continue
         if piece.strip():

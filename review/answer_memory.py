@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from sqlmodel import Session, col, func, select
 
-from pipeline.anonymization import anonymize, names_in
+from pipeline.anonymization import anonymize, fill_slots, first_name, names_in
 from review.answer_models import ACTIVE, ANSWER_STATES, RETIRED, STALE, CuratedAnswer
 from review.errors import NotFound, ReviewError
 from review.models import AuditEvent, Decision, Draft, InboundMessage, utcnow
@@ -52,12 +52,34 @@ def student_names(message: InboundMessage | None) -> list[str]:
     return [n for n in names if n and n.strip()]
 
 
+def student_first_name(message: InboundMessage | None) -> str | None:
+    """The first name a reply greets this student by: the Slack profile's, or the e-mail From display name's (None: greet neutrally)."""
+    if message is None:
+        return None
+    if message.channel == "slack" and message.raw:
+        try:
+            profile = (json.loads(message.raw.decode("utf-8")).get("event") or {}).get("user_profile") or {}
+        except (ValueError, UnicodeDecodeError, AttributeError):
+            profile = {}
+        return first_name(str(profile.get(k) or "") for k in ("first_name", "real_name", "display_name"))
+    if message.channel == "email":
+        return first_name([parseaddr(student_address(message) or "")[0]])
+    return None
+
+
+def for_student(text: str, message: InboundMessage | None) -> str:
+    """A curated answer's text for the student of `message`: its {nombre} slot filled with their first name (or a
+    neutral greeting). Only the reply holds the name; the curated text keeps the slot."""
+    return fill_slots(text, student_first_name(message))
+
+
 MIN_WORDS = 4  # an answer that had personal data taken out and is left shorter than this is not kept
 
 
 def reusable(text: str, *, message: InboundMessage, keep: str = "", question: bool = False, extra_names: list[str] | None = None):
-    """The text without anything personal of the student it was written for (pipeline.anonymization)."""
-    return anonymize(text, names=[*student_names(message), *(extra_names or [])], keep=keep, question=question)
+    """The text without anything personal of the student it was written for (pipeline.anonymization); an answer's
+    greeting of the student becomes a {nombre} slot, filled for the next student (`for_student`)."""
+    return anonymize(text, names=[*student_names(message), *(extra_names or [])], keep=keep, question=question, slot=not question)
 
 
 def source_answer_id(draft: Draft) -> int | None:
@@ -66,11 +88,11 @@ def source_answer_id(draft: Draft) -> int | None:
     return int(flag["answer_id"]) if flag and flag.get("answer_id") is not None else None
 
 
-def _suggestion_sent(session: Session, draft: Draft, text: str) -> int | None:
-    """The suggested approved answer whose text was sent unchanged, if any."""
+def _suggestion_sent(session: Session, draft: Draft, text: str, message: InboundMessage | None = None) -> int | None:
+    """The suggested approved answer whose text was sent unchanged (filled for this student), if any."""
     for flag in suggestions_of(draft):
         found = session.get(CuratedAnswer, int(flag["answer_id"]))
-        if found is not None and found.text.strip() == text.strip():
+        if found is not None and text.strip() in (found.text.strip(), for_student(found.text, message).strip()):
             return found.id
     return None
 
@@ -121,7 +143,7 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
         return None
     source = source_answer_id(draft)
     if edited and source is None:  # sent as it was suggested ("Editar desde la respuesta #N", unchanged): that answer again
-        source = _suggestion_sent(session, draft, decision.final_text or "")
+        source = _suggestion_sent(session, draft, decision.final_text or "", message)
         edited = source is None
     if source is not None and not edited:
         confirmed = session.get(CuratedAnswer, source)

@@ -13,7 +13,7 @@ from bot.demo import sample
 from pipeline.text import fold
 from review import queue
 from review.answer_models import CuratedAnswer
-from review.answer_memory import source_answer_id, suggestions_of
+from review.answer_memory import for_student, source_answer_id, suggestions_of
 from review.db import session_scope
 from review.models import Decision, Draft, InboundMessage
 
@@ -112,7 +112,7 @@ class SampleReviewer:
         for flag in suggestions_of(draft):
             if self._intent_of_answer(session, int(flag["answer_id"])) == sample.intent(key, self.expected):
                 answer = session.get(CuratedAnswer, int(flag["answer_id"]))
-                return answer.text if answer is not None else None
+                return for_student(answer.text, session.get(InboundMessage, draft.message_id)) if answer is not None else None
         return None
 
     def _intent_of_answer(self, session: Session, answer_id: int) -> str | None:
@@ -199,7 +199,7 @@ def count_week(session: Session, *, week: int, first_id: int, last_id: int) -> W
         work.reused_approved += reused and action == "approve"
         work.edited += action == "edit"
         if action == "edit":
-            suggested = {a.text.strip() for f in suggestions_of(draft) if (a := session.get(CuratedAnswer, int(f["answer_id"]))) is not None}
+            suggested = {for_student(a.text, session.get(InboundMessage, message_id)).strip() for f in suggestions_of(draft) if (a := session.get(CuratedAnswer, int(f["answer_id"]))) is not None}
             used = (decisions[message_id].final_text or "").strip() in suggested
             work.from_suggestion += used
             work.written += not used

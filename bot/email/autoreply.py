@@ -32,13 +32,14 @@ _BOUNCE_SUBJECT = re.compile(
 # The body says outright that it was generated automatically.
 _EXPLICIT_BODY = re.compile(
     r"este\s+(?:es\s+un\s+)?(?:mensaje|correo|email|e-mail)\s+(?:es\s+)?(?:autom[aá]tico|generado\s+autom[aá]ticamente)|esta\s+es\s+una\s+respuesta\s+autom[aá]tica|"
-    r"(?:respuesta|mensaje)\s+(?:generad[oa]\s+)?autom[aá]tic[oa]\s*[,:.]|(?:hemos|he)\s+recibido\s+su\s+(?:mensaje|correo)\s+y\s+(?:le\s+)?(?:responderemos|responder[eé]|ser[aá]\s+atendido)|"
+    r"(?:respuesta|mensaje)\s+(?:generad[oa]\s+)?autom[aá]tic[oa]\s*[,:.]|(?:hemos|he)\s+recibido\s+su\s+(?:mensaje|correo|consulta|solicitud)\b[^.]{0,20}[.,]?\s*(?:y\s+)?[^.]{0,80}?\b(?:responderemos|le\s+responder[eé]|ser[aá]\s+atendid[oa]|se\s+comunicar[aá]|nos\s+comunicaremos|a\s+la\s+brevedad)|"
     r"acusamos\s+recibo|this\s+is\s+an\s+automat(?:ic|ed)\s+(?:reply|response|message)|thank\s+you\s+for\s+your\s+(?:e-?mail|message)\.?\s+(?:we|i)\s+will\s+(?:get\s+back|respond|reply)",
     re.IGNORECASE,
 )
 # What an out-of-office reply says; one is telling on its own, the others count in pairs.
 _ABSENT = re.compile(
-    r"(?:estar[eé]|me\s+encuentro|estoy|permanecer[eé])\s+(?:fuera\s+de\s+(?:la\s+)?oficina|ausente|de\s+vacaciones|de\s+licencia|sin\s+acceso\s+(?:a\s+mi|al)\s+correo)|"
+    r"(?:estar[eé]|me\s+encuentro|estoy|permanecer[eé])\s+(?:fuera\s+de\s+(?:la\s+)?oficina|ausente|de\s+vacaciones|de\s+licencia|de\s+permiso|sin\s+acceso\s+(?:a\s+mi|al)\s+correo|"
+    r"(?:en|de)\s+(?:un\s+|una\s+)?(?:congreso|viaje|comisi[oó]n|capacitaci[oó]n|incapacidad|descanso)\b)|"
     r"i\s+am\s+(?:currently\s+)?out\s+of\s+(?:the\s+)?office|i\s+will\s+be\s+out\s+of\s+(?:the\s+)?office|i\s+am\s+(?:currently\s+)?away",
     re.IGNORECASE,
 )
@@ -68,8 +69,9 @@ _ASKS = re.compile(r"[?¿]|\b(?:necesito|necesitar[ií]a|quisiera|quiero|solicit
 def automatic_reason(subject: str, body: str) -> str | None:
     """Why this mail is an automatic reply or a delivery-failure notice ("category: detail"), or None for a person's mail."""
     subject, body = subject or "", (body or "")[:4000]
-    if _EXPLICIT_SUBJECT.match(subject):
-        return "auto_reply: the subject says it is an automatic reply"
+    explicit = _EXPLICIT_SUBJECT.match(subject)
+    if explicit and (":" in explicit.group(0) or subject[explicit.end():].lstrip().startswith(":") or not _ASKS.search(body)):
+        return "auto_reply: the subject says it is an automatic reply"  # a client's prefix ("Respuesta automática: Re: …"), or a body that asks nothing
     if _EXPLICIT_BODY.search(body):
         return "auto_reply: the body says it is an automatic reply"
     asks = bool(_ASKS.search(body))

@@ -1,8 +1,9 @@
 """The text a reader sees in an HTML e-mail, and the text hidden from them (flagged, never part of the question).
 
-Hidden: elements styled display:none, visibility:hidden, zero font size, zero opacity or collapsed with overflow hidden
-(inline or through a class or id rule of the mail's own <style>), the `hidden` attribute, text coloured like its
-background, and comments that hold words. Parsed with BeautifulSoup over lxml.
+Hidden: elements styled display:none, visibility:hidden, zero font size, zero opacity, collapsed with overflow hidden or
+moved off the screen (inline, or by any rule of the mail's own <style>, inside @media too, with the cascade's !important,
+specificity and order), the `hidden` attribute, text coloured like the background under it, and comments that hold
+words. HTML parsed with BeautifulSoup over lxml, CSS with tinycss2, selectors matched with soupsieve.
 """
 
 from __future__ import annotations
@@ -16,24 +17,8 @@ SNIPPET_CHARS = 200
 MAX_SNIPPETS = 10
 HIDDEN_TEXT = "hidden_text"  # the flag's kind on the message
 
-_HIDING = (
-    ("display:none", re.compile(r"(?:^|;|\s)display\s*:\s*none\b", re.IGNORECASE)),
-    ("visibility:hidden", re.compile(r"(?:^|;|\s)visibility\s*:\s*(?:hidden|collapse)\b", re.IGNORECASE)),
-    ("font-size:0", re.compile(r"(?:^|;|\s)font-size\s*:\s*0*(?:\.0+)?(?:px|pt|em|rem|%|vw|vh)?\s*(?:!important\s*)?(?:;|$)", re.IGNORECASE)),
-    ("opacity:0", re.compile(r"(?:^|;|\s)opacity\s*:\s*0*(?:\.0+)?\s*(?:!important\s*)?(?:;|$)", re.IGNORECASE)),
-)
-_COLLAPSED = re.compile(r"(?:^|;|\s)(?:max-)?(?:height|width)\s*:\s*0+(?:px)?\s*(?:!important\s*)?(?:;|$)", re.IGNORECASE)
-_OVERFLOW_HIDDEN = re.compile(r"overflow\s*:\s*hidden", re.IGNORECASE)
-_CSS_RULE = re.compile(r"([^{}]+)\{([^{}]*)\}")
-_SIMPLE_SELECTOR = re.compile(r"^[a-z]*(?:[.#][\w-]+)+$|^[.#][\w-]+$", re.IGNORECASE)
-_COLOR_DECL = re.compile(r"(?:^|;|\s)color\s*:\s*([^;!]+)", re.IGNORECASE)
-_BACKGROUND_DECL = re.compile(r"(?:^|;|\s)background(?:-color)?\s*:\s*([^;!]+)", re.IGNORECASE)
-_NAMED = {
-    "white": (255, 255, 255), "black": (0, 0, 0), "red": (255, 0, 0), "green": (0, 128, 0), "blue": (0, 0, 255), "yellow": (255, 255, 0),
-    "gray": (128, 128, 128), "grey": (128, 128, 128), "silver": (192, 192, 192), "whitesmoke": (245, 245, 245), "snow": (255, 250, 250),
-    "ivory": (255, 255, 240), "navy": (0, 0, 128), "orange": (255, 165, 0), "transparent": None,
-}
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_SCREEN_MEDIA = re.compile(r"\b(?:print|speech|aural|braille|embossed|tty|tv|projection|handheld)\b")  # media a mail reader never is
 
 
 @dataclass
@@ -44,63 +29,183 @@ class HtmlText:
     hidden: list[dict] = field(default_factory=list)
 
 
-def _color(value: str | None) -> tuple[int, int, int] | None:
-    """An RGB triple for a CSS or HTML colour (#rgb, #rrggbb, rgb(), rgba(), a few names), or None."""
-    if not value:
+@dataclass
+class _Style:
+    """One element's cascaded declarations (lower-cased property -> (tokens, priority)); priority: !important, inline
+    over the <style> sheet, specificity, then source order."""
+
+    props: dict = field(default_factory=dict)
+    origin: dict = field(default_factory=dict)  # property -> the rule's selector ("" inline)
+
+    def put(self, decl, priority: tuple, selector: str) -> None:
+        name = decl.lower_name
+        if name not in self.props or priority >= self.props[name][1]:
+            self.props[name] = (decl.value, priority)
+            self.origin[name] = selector
+
+    def get(self, name: str) -> list | None:
+        found = self.props.get(name)
+        return found[0] if found else None
+
+
+def _declarations(css: str) -> list:
+    """The declarations of a style attribute or a rule's block (tinycss2), comments and errors skipped."""
+    import tinycss2
+
+    return [d for d in tinycss2.parse_blocks_contents(css, skip_comments=True, skip_whitespace=True) if d.type == "declaration"]
+
+
+def _tokens(value) -> list:
+    return [t for t in value or [] if t.type not in ("whitespace", "comment")]
+
+
+def _ident(value) -> str | None:
+    toks = _tokens(value)
+    return toks[0].lower_value if toks and toks[0].type == "ident" else None
+
+
+def _length(token) -> float | None:
+    """A number, length or percentage token's value (None for anything else: keywords, calc())."""
+    return float(token.value) if token.type in ("number", "dimension", "percentage") else None
+
+
+def _zero(value) -> bool:
+    toks = _tokens(value)
+    return len(toks) == 1 and _length(toks[0]) == 0
+
+
+def _color(value) -> tuple[int, int, int] | None:
+    """An RGB triple for a CSS colour value (any syntax tinycss2 reads: names, #hex, rgb(), hsl()); None for none,
+    transparent or currentColor."""
+    from tinycss2.color3 import parse_color
+
+    if isinstance(value, str):
+        found = parse_color(value.strip()) if value.strip() else None
+    else:
+        toks = _tokens(value)
+        found = next((c for c in (parse_color(t) for t in toks) if c is not None), None)  # "background: #fff url(x) no-repeat"
+    if found is None or isinstance(found, str) or found.alpha == 0:
         return None
-    v = value.strip().lower().split()[0] if value.strip() else ""
-    if v in _NAMED:
-        return _NAMED[v]
-    m = re.fullmatch(r"#?([0-9a-f]{3}|[0-9a-f]{6})", v)
-    if m:
-        h = m.group(1)
-        h = "".join(c * 2 for c in h) if len(h) == 3 else h
-        return int(h[0:2], 16), int(h[2:4], 16), int(h[4:6], 16)
-    m = re.match(r"rgba?\(\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)", value.strip().lower())
-    return (int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
+    return round(found.red * 255), round(found.green * 255), round(found.blue * 255)
+
+
+def _specificity(selector: str) -> tuple[int, int, int]:
+    """(ids, classes/attributes/pseudo-classes, types) of one selector, read from its tinycss2 tokens."""
+    import tinycss2
+
+    ids = classes = types = 0
+    toks = tinycss2.parse_component_value_list(selector)
+    for i, tok in enumerate(toks):
+        prev = toks[i - 1] if i else None
+        if tok.type == "hash":
+            ids += 1
+        elif tok.type == "[] block":
+            classes += 1
+        elif tok.type == "ident" and prev is not None and prev.type == "literal" and prev.value in (".", ":"):
+            classes += 1
+        elif tok.type == "ident" and (prev is None or prev.type in ("whitespace", "literal") and prev.value not in (".", ":")):
+            types += 1
+    return ids, classes, types
+
+
+def _style_rules(soup) -> list[tuple[str, list]]:
+    """(selector, declarations) of every rule of the mail's <style> blocks that a reader's screen applies: top-level
+    rules and those inside @media (not print-only) and @supports, in source order (tinycss2)."""
+    import tinycss2
+
+    rules: list[tuple[str, list]] = []
+
+    def walk(nodes) -> None:
+        for rule in nodes:
+            if rule.type == "qualified-rule":
+                decls = _declarations(rule.content)
+                for selector in tinycss2.serialize(rule.prelude).split(","):
+                    if selector.strip():
+                        rules.append((selector.strip(), decls))
+            elif rule.type == "at-rule" and rule.lower_at_keyword in ("media", "supports", "document", "layer") and rule.content is not None:
+                query = tinycss2.serialize(rule.prelude).lower()
+                if rule.lower_at_keyword == "media" and _SCREEN_MEDIA.search(query) and not re.search(r"\b(?:screen|all)\b", query):
+                    continue
+                walk(tinycss2.parse_rule_list(rule.content, skip_comments=True, skip_whitespace=True))
+
+    for style in soup.find_all("style"):
+        walk(tinycss2.parse_stylesheet(style.get_text(), skip_comments=True, skip_whitespace=True))
+    return rules
+
+
+def _cascade(soup) -> dict[int, _Style]:
+    """id(tag) -> its cascaded style: the <style> rules that match it (soupsieve selectors), then its style attribute."""
+    styles: dict[int, _Style] = {}
+    for order, (selector, decls) in enumerate(_style_rules(soup)):
+        try:
+            matched = soup.select(selector)
+        except Exception:  # noqa: BLE001  (a selector soupsieve does not support, e.g. :hover: it hides nothing a reader sees at rest)
+            continue
+        spec = _specificity(selector)
+        for tag in matched:
+            style = styles.setdefault(id(tag), _Style())
+            for decl in decls:
+                style.put(decl, (decl.important, 0, spec, order), selector)
+    for tag in soup.find_all(style=True):
+        style = styles.setdefault(id(tag), _Style())
+        for decl in _declarations(tag.get("style") or ""):
+            style.put(decl, (decl.important, 1, (0, 0, 0), 0), "")
+    return styles
+
+
+def _hiding(style: _Style) -> str | None:
+    """How a style hides its element's text from the reader, or None."""
+    if _ident(style.get("display")) == "none":
+        return "display:none"
+    if _ident(style.get("visibility")) in ("hidden", "collapse"):
+        return "visibility:hidden"
+    if style.get("font-size") is not None and _zero(style.get("font-size")):
+        return "font-size:0"
+    font = _tokens(style.get("font"))
+    if font and any(_length(t) == 0 and t.type in ("dimension", "number", "percentage") for t in font[:-1]):  # "font: 0/0 a"
+        return "font-size:0"
+    if style.get("opacity") is not None and _zero(style.get("opacity")):
+        return "opacity:0"
+    if _ident(style.get("overflow")) == "hidden" and any(style.get(p) is not None and _zero(style.get(p)) for p in ("height", "max-height", "width", "max-width")):
+        return "tamaño 0"
+    for prop in ("text-indent", "left", "top", "margin-left", "margin-top"):
+        toks = _tokens(style.get(prop))
+        if len(toks) == 1 and toks[0].type == "dimension" and toks[0].value <= -999:
+            return "fuera de la pantalla"
+    clip = _tokens(style.get("clip-path"))
+    if clip and clip[0].type == "function" and clip[0].lower_name == "inset" and any(t.type == "percentage" and t.value >= 50 for t in _tokens(clip[0].arguments)):
+        return "tamaño 0"
+    return None
+
+
+def _own_color(tag, style: _Style | None) -> tuple[int, int, int] | None:
+    if style is not None and style.get("color") is not None:
+        return _color(style.get("color"))
+    return _color(tag.get("color")) if tag.name == "font" and tag.get("color") else None
+
+
+def _own_background(tag, style: _Style | None) -> tuple[int, int, int] | None:
+    for prop in ("background-color", "background"):
+        if style is not None and style.get(prop) is not None:
+            found = _color(style.get(prop))
+            if found is not None:
+                return found
+    return _color(tag.get("bgcolor")) if tag.get("bgcolor") else None
+
+
+def _inherited(tag, styles: dict[int, _Style], own) -> tuple[tuple[int, int, int] | None, object]:
+    """The nearest value `own` gives for the tag or an ancestor, and the node that gave it."""
+    node = tag
+    while node is not None and getattr(node, "name", None) not in (None, "[document]"):
+        found = own(node, styles.get(id(node)))
+        if found is not None:
+            return found, node
+        node = node.parent
+    return None, None
 
 
 def _close(a: tuple[int, int, int], b: tuple[int, int, int]) -> bool:
     return max(abs(x - y) for x, y in zip(a, b)) <= 12
-
-
-def _own_color(tag) -> tuple[int, int, int] | None:
-    m = _COLOR_DECL.search(tag.get("style") or "")
-    return _color(m.group(1)) if m else _color(tag.get("color")) if tag.name == "font" else None
-
-
-def _background(tag) -> tuple[int, int, int]:
-    """The background a tag's text is painted on: its own or its nearest ancestor's, white by default."""
-    node = tag
-    while node is not None and getattr(node, "name", None) not in (None, "[document]"):
-        m = _BACKGROUND_DECL.search(node.get("style") or "")
-        found = _color(m.group(1)) if m else _color(node.get("bgcolor"))
-        if found is not None:
-            return found
-        node = node.parent
-    return (255, 255, 255)
-
-
-def _style_rules(soup) -> list[tuple[str, str]]:
-    """(selector, declarations) of simple class/id rules in the mail's <style> blocks."""
-    rules = []
-    for style in soup.find_all("style"):
-        css = re.sub(r"/\*.*?\*/", "", style.get_text(), flags=re.DOTALL)
-        for selectors, decls in _CSS_RULE.findall(css):
-            for selector in selectors.split(","):
-                selector = selector.strip()
-                if _SIMPLE_SELECTOR.match(selector):
-                    rules.append((selector, decls))
-    return rules
-
-
-def _hiding(style: str) -> str | None:
-    for kind, pattern in _HIDING:
-        if pattern.search(style):
-            return kind
-    if _COLLAPSED.search(style) and _OVERFLOW_HIDDEN.search(style):
-        return "tamaño 0"
-    return None
 
 
 def _snippet(text: str) -> str:
@@ -114,8 +219,32 @@ def _hide(tag, kind: str, hidden: list[dict]) -> None:
     tag.decompose()
 
 
+def _same_colour_text(soup, styles: dict[int, _Style], hidden: list[dict]) -> None:
+    """Text painted in (nearly) the colour of the background under it: each text node's inherited colour against the
+    nearest background of it or an ancestor (white by default); the text goes, one flag per element that coloured it."""
+    from bs4 import NavigableString
+
+    by_tag: dict[int, tuple[object, list]] = {}
+    for node in soup.find_all(string=True):
+        if not isinstance(node, NavigableString) or type(node) is not NavigableString or not _WORD.search(str(node)) or node.parent is None:
+            continue
+        colour, painter = _inherited(node.parent, styles, _own_color)
+        if colour is None:
+            continue
+        background, _ = _inherited(node.parent, styles, _own_background)
+        if _close(colour, background or (255, 255, 255)):
+            by_tag.setdefault(id(painter), (painter, []))[1].append(node)
+    for painter, nodes in by_tag.values():
+        hidden.append({"kind": "mismo color que el fondo", "text": _snippet(" ".join(str(n) for n in nodes))})
+        for node in nodes:
+            node.extract()
+
+
 def visible_text(html: str) -> HtmlText:
-    """Readable text of an HTML e-mail body (block elements become lines; quoted replies, styles and hidden text dropped)."""
+    """Readable text of an HTML e-mail body (block elements become lines; quoted replies, styles and hidden text dropped).
+
+    What hides text is read from the cascaded style of each element: its style attribute and the rules of the mail's
+    own <style> blocks (inside @media too), parsed with tinycss2 and matched with soupsieve."""
     from bs4 import BeautifulSoup, Comment
 
     soup = BeautifulSoup(html, "lxml")
@@ -125,13 +254,7 @@ def visible_text(html: str) -> HtmlText:
         if len(_WORD.findall(body)) >= 3 and not body.startswith("[if") and "{" not in body and comment.find_parent(["style", "head", "script"]) is None:
             hidden.append({"kind": "comentario", "text": _snippet(body)})
         comment.extract()
-    rules = _style_rules(soup)
-    for selector, decls in rules:
-        kind = _hiding(decls)
-        if kind:
-            for tag in soup.select(selector):
-                if not tag.decomposed:
-                    _hide(tag, f"{kind} (regla {selector})", hidden)
+    styles = _cascade(soup)
     for tag in soup(["script", "style", "head", "title"]):
         tag.decompose()
     for selector in _QUOTE_SELECTORS:
@@ -140,13 +263,12 @@ def visible_text(html: str) -> HtmlText:
     for tag in soup.find_all(True):
         if tag.decomposed:
             continue
-        kind = _hiding(tag.get("style") or "") or ("hidden" if tag.has_attr("hidden") else None)
-        if kind is None:
-            color = _own_color(tag)
-            if color is not None and _close(color, _background(tag)):
-                kind = "mismo color que el fondo"
+        style = styles.get(id(tag))
+        kind = (_hiding(style) if style is not None else None) or ("hidden" if tag.has_attr("hidden") else None)
         if kind:
-            _hide(tag, kind, hidden)
+            rule = style.origin.get(kind.split(":")[0]) if style is not None else None
+            _hide(tag, f"{kind} (regla {rule})" if rule else kind, hidden)
+    _same_colour_text(soup, styles, hidden)
     for br in soup.find_all("br"):
         br.replace_with("\n")
     for tag in soup.find_all(_BLOCK_TAGS):

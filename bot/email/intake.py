@@ -168,6 +168,8 @@ def process_stored(
     if parsed.hidden_text:  # dropped from the question; the reviewer is told what was hidden
         message.flags = [*(f for f in message.flags or [] if f.get("kind") != HIDDEN_TEXT), hidden_text_flag(parsed.hidden_text)]
         queue.audit(session=session, actor=queue.SYSTEM, event=HIDDEN_TEXT, message_id=message.id, details={"kinds": sorted({h["kind"] for h in parsed.hidden_text}), "count": len(parsed.hidden_text)})
+    if parsed.mime_defects:  # read as far as it could be: the reviewer is told the structure was broken
+        message.flags = [*(f for f in message.flags or [] if f.get("kind") != "mime_defects"), {"kind": "mime_defects", "flag": f"estructura MIME dañada, se leyó el texto recuperable ({', '.join(parsed.mime_defects)})"}]
     if parsed.date is not None:
         message.received_at = parsed.date  # already UTC (parse_email drops dates that cannot be)
     session.add(message)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import email
+import codecs
 import hashlib
 import re
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ class ParsedEmail:
     attachments: list[dict] = field(default_factory=list)
     return_path: str | None = None
     hidden_text: list[dict] = field(default_factory=list)  # text the HTML hid from the reader (kind, snippet): flagged, not in body_text
+    mime_defects: list[str] = field(default_factory=list)  # a broken MIME structure whose text could still be read (flagged)
 
     @property
     def thread_ref(self) -> str | None:
@@ -46,10 +48,23 @@ def content_hash(raw: bytes) -> str:
     return hashlib.sha256(raw).hexdigest()
 
 
+def _single_byte_latin(charset: str) -> bool:
+    try:
+        name = codecs.lookup(charset).name
+    except LookupError:
+        return False
+    return name in ("latin-1", "iso8859-1", "cp1252", "iso8859-15", "iso8859-9", "mac-roman", "cp850")
+
+
 def _decode_part(part: EmailMessage) -> str:
     """Text of a part, tolerant of wrong or missing charset declarations."""
     payload = part.get_payload(decode=True) or b""
     declared = part.get_content_charset() or "utf-8"
+    if _single_byte_latin(declared) and not payload.isascii():
+        try:  # UTF-8 declared as Latin-1 (a common client bug): Latin-1 text with accents is almost never valid UTF-8
+            return payload.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
     for charset in (declared, "utf-8", "cp1252", "latin-1"):
         try:
             return payload.decode(charset)
@@ -123,7 +138,9 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
     except Exception as exc:
         raise MalformedMessage(f"unreadable body: {type(exc).__name__}: {exc}") from exc
     broken = [type(d).__name__ for d in msg.defects if isinstance(d, _BROKEN_MIME)]
-    if broken:
+    for part in msg.walk() if msg.is_multipart() else ():
+        broken += [type(d).__name__ for d in part.defects if isinstance(d, _BROKEN_MIME) and type(d).__name__ not in broken]
+    if broken and not re.search(r"[^\W\d_]{2,}", body):  # nothing readable was recovered: quarantined with the reason
         raise MalformedMessage(f"broken MIME structure: {', '.join(broken)}")
     date = None
     if headers.get("date"):
@@ -145,6 +162,7 @@ def parse_email(raw: bytes, *, max_bytes: int = DEFAULT_MAX_BYTES) -> ParsedEmai
         attachments=attachments,
         return_path=headers.get("return-path"),
         hidden_text=hidden,
+        mime_defects=broken,
     )
 
 

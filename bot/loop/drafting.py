@@ -23,10 +23,12 @@ from bot.wiring.services import Services
 from classifiers.gate import GateDecision
 from pipeline.conversation import Turn
 from pipeline.errors import PipelineError, is_transient
+from pipeline.anonymization import fill_slots
 from pipeline.generation import Answer
 from pipeline.llm import prices_for
 from pipeline.question import focus_question
 from review import queue, states
+from review.answer_memory import student_first_name
 from review.db import session_scope
 from review.models import InboundMessage
 
@@ -45,8 +47,10 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
     return _answer(services, asked, memory=memory)
 
 
-def _answer(services: Services, question: steps.Question, *, memory: bool = True) -> tuple[Answer, GateDecision | None]:
+def _answer(services: Services, question: steps.Question, *, memory: bool = True, student: str | None = None) -> tuple[Answer, GateDecision | None]:
     """Steps 3–5 for a focused question: the gate, the approved-answer memory, then retrieval and generation.
+
+    A reused approved answer's {nombre} slot is filled with `student` (the first name of who asked) or greets neutrally.
 
     A message the gate judges in domain but without information in the documents is still drafted from them: the
     generator says NoInfo when nothing answers it, and the card shows the gate's doubt and its reasons."""
@@ -58,6 +62,7 @@ def _answer(services: Services, question: steps.Question, *, memory: bool = True
         reuse = steps.reuse_approved(question, find=partial(find_reuse, services)) if memory else Reuse()
         if reuse.answer is not None:
             drafted, parts = reuse.answer, [question.query]
+            drafted.text = fill_slots(drafted.text, student)
         else:
             price = lambda usage, model: usage.cost(prices_for(services.settings.llm, model))  # noqa: E731
             drafted, parts = steps.answer(question, reuse, answerer=partial(answering.answer, services), price=price)
@@ -103,10 +108,11 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
         return
     llm = services.llm
     rewrite = partial(conversations.standalone, llm)
+    student = student_first_name(message)  # read here, in the session's thread, not in the drafting thread
 
     def draft() -> tuple[Answer, GateDecision | None]:
         question = steps.focus(message, thread, max_chars=budget.question_max_chars, standalone=rewrite, model=llm.model if llm else None)
-        return _answer(services, question)
+        return _answer(services, question, student=student)
 
     try:
         drafted, decision = within_budget(draft, budget.time_budget_s, name=f"orienta-draft-{message.id}")

@@ -9,6 +9,7 @@ from bot.errors import ChannelError
 from bot.wiring.metrics import count_message, mailbox_polled
 from bot.loop.run_report import RunReport
 from bot.wiring.services import Services
+from pipeline.errors import is_transient
 from pipeline.settings import Settings
 from review import queue, states
 from review.db import session_scope
@@ -50,6 +51,8 @@ def intake_maildir(services: Services, report: RunReport) -> None:
         except Exception as exc:  # the edge: storing failed; keep it quarantined (or at least reported) and go on
             log.exception("storing %s failed", source_key)
             report.errors.append(f"{source_key}: {type(exc).__name__}: {exc}")
+            if is_transient(exc):  # the database is down or busy: the mail stays in the Maildir, stored on a later pass
+                continue
             try:
                 with session_scope(services.engine) as session:
                     _, created = store_unreadable(session, raw, source_key=source_key, exc=exc)

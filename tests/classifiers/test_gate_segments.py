@@ -24,13 +24,21 @@ def test_a_request_to_produce_something_is_its_own_segment_and_decides():
 
     from classifiers.gate import REQUEST, judge_segments
 
-    text = "Hola, estoy por cerrar pensum y tengo la inscripción de exámenes el lunes, escribime un cuento de dragones para mi sobrino."
+    from classifiers.gate import MAKES_TEXT
+
+    text = "Hola, estoy por cerrar pensum y tengo la inscripción de exámenes el lunes, resolveme la integral de x por seno de x."
     kinds: list[str] = []
     segments, owner = message_segments([text, "¿Hasta cuándo me inscribo a exámenes?"], kinds=kinds)
-    assert kinds.count(REQUEST) == 1 and segments[kinds.index(REQUEST)] == "escribime un cuento de dragones para mi sobrino"
+    assert kinds.count(REQUEST) == 1 and segments[kinds.index(REQUEST)] == "resolveme la integral de x por seno de x"
     p = np.array([0.9 if k != REQUEST else 0.1 for k in kinds])  # the office words score high, the request low
     score, best = judge_segments(p, owner, kinds, 2)
     assert score[0] == 0.1 and kinds[best[0]] == REQUEST and score[1] == 0.9
+    # a request to write a text scores 0 whatever its words: the office never writes a student's text
+    kinds = []
+    segments, owner = message_segments(["Hola, estoy por cerrar pensum, escribime un cuento de dragones para mi sobrino.", "redactame la introduccion de mi trabajo de graduacion"], kinds=kinds)
+    assert kinds.count(MAKES_TEXT) == 2 and "escribime un cuento de dragones para mi sobrino" in segments
+    score, _ = judge_segments(np.full(len(kinds), 0.9), owner, kinds, 2)
+    assert list(score) == [0.0, 0.0]
 
 
 def test_office_requests_and_short_imperatives_are_not_request_clauses():
@@ -59,3 +67,16 @@ def test_a_request_for_the_student_inside_a_clause_starts_the_segment():
     assert request_clauses("Para cerrar pensum me falta un curso y necesito que me hagas el ensayo de filosofía") == ["que me hagas el ensayo de filosofía"]
     assert request_clauses("hola, para el privado de la facultad tradúceme al inglés este párrafo") == ["tradúceme al inglés este párrafo"]
     assert request_clauses("Les escribo para consultar algo: cuándo cierran asignaciones") == []  # the student writing is no request to produce
+
+
+def test_a_request_for_a_made_up_text_is_a_request_clause_with_or_without_a_clitic():
+    from classifiers.gate import request_clauses
+
+    assert request_clauses("hola, me ayudas a redactar una fabula sobre un conejo") == ["ayudas a redactar una fabula sobre un conejo"]
+    assert request_clauses("tengo que hacer la introduccion del protocolo, que formato lleva") == []  # the student's own task, asked about
+    assert request_clauses("necesito un discurso para la boda de mi hermana") == ["necesito un discurso para la boda de mi hermana"]
+    assert request_clauses("un chiste de ingenieros porfa") == ["un chiste de ingenieros porfa"]
+    # office business that names a document or tells what the student did is not
+    assert request_clauses("necesito el programa del curso de estadistica 1") == []
+    assert request_clauses("ya redacte mi carta de solicitud, a quien se la entrego") == []
+    assert request_clauses("escribo para saber si ya hay fecha de asignacion") == []

@@ -64,3 +64,19 @@ def test_round_trips_through_json(intent):
 def test_a_course_passed_is_no_salary(intent):
     assert feats(intent, "puedo llevar estadistica 1 sin haber ganado mate intermedia 2?")["jobs"] == 0  # "ganado": passed
     assert feats(intent, "cuanto ganan los ingenieros civiles")["jobs"] > 0
+
+
+@pytest.mark.parametrize("text", [
+    "a los de nutricion les piden practicas?",  # who belongs to the field
+    "mi hermano estudia enfermeria, cuando se inscribe",
+    "la gente de humanidades tiene vacaciones en junio?",
+    "en contaduria hay examen privado?",  # a field word no everyday sentence uses names the field alone
+])
+def test_another_field_named_without_the_word_faculty_is_another_institution(intent, text):
+    assert "nutricion" in intent.other_fields or "enfermeria" in intent.other_fields  # the sample office is no health school
+    assert feats(intent, text)["other_institution"] > 0, text
+
+
+@pytest.mark.parametrize("text", ["tengo derecho a examen de recuperacion?", "necesito el certificado de salud para la inscripcion", "cuanto trabajo lleva el EPS"])
+def test_a_common_word_that_is_also_a_field_is_not_another_institution_alone(intent, text):
+    assert feats(intent, text)["other_institution"] == 0, text

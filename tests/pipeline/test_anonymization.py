@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from pipeline.anonymization import anonymize, findings, names_in
+from pipeline.anonymization import anonymize, fill_slots, findings, first_name, names_in, unfilled_slots
 
 # (staff reply, names the student goes by, what must not survive, what must survive)
 CASES = [
@@ -107,3 +107,39 @@ def test_a_slack_mention_of_the_student_goes():
 def test_a_nickname_of_the_students_name_goes(names, nickname):
     out = anonymize(f"Hola {nickname}: el curso de vacaciones se asigna en junio. {nickname.upper()}, no te olvides de pagar antes.", names=names)
     assert nickname.lower() not in out.text.lower() and "el curso de vacaciones se asigna en junio." in out.text
+
+
+@pytest.mark.parametrize("text,names,slotted", [
+    ("Hola Wilmer Ajcot:\nLa carta de práctica se pide en Coordinación.", ["Wilmer Ajcot"], "Hola {nombre}:\nLa carta de práctica se pide en Coordinación."),
+    ("Buenas tardes, SOFI!\nEl examen de suficiencia se paga en el banco.", ["Sofía Baten"], "Buenas tardes {nombre}!\nEl examen de suficiencia se paga en el banco."),
+    ("estimada karla: el cambio de carrera se pide en enero.", [], "estimada {nombre}: el cambio de carrera se pide en enero."),
+])
+def test_a_greeting_of_the_student_becomes_a_slot_when_asked(text, names, slotted):
+    out = anonymize(text, names=names, slot=True)
+    assert out.text == slotted and "SALUDO" in out.removed
+    assert findings(out.text) == []  # the {nombre} slot is not personal data: it is filled for whoever gets the text
+    assert anonymize(out.text, slot=True).text == out.text  # cleaning an already kept text again keeps the slot
+
+
+def test_a_slot_is_filled_with_the_new_students_name_or_greets_neutrally():
+    kept = "Hola {nombre}:\nEl cambio de carrera se pide en enero."
+    assert fill_slots(kept, "Mateo") == "Hola Mateo:\nEl cambio de carrera se pide en enero."
+    assert fill_slots(kept, None) == "Hola:\nEl cambio de carrera se pide en enero."
+    assert fill_slots("¡Buen día, {nombre}! Ya está.", None) == "¡Buen día! Ya está."
+    assert fill_slots("{Nombre}, el trámite es gratis.", None) == "El trámite es gratis."
+    assert fill_slots("Hola { nombre }, ya está.", "Eva") == "Hola Eva, ya está."
+
+
+@pytest.mark.parametrize("names,expected", [
+    (["Mateo Quiej"], "Mateo"), (["QUIEJ, MATEO"], "Mateo"), (["mateo quiej"], "Mateo"), (["", "Mateo"], "Mateo"),
+    (["mateo_q"], None), (["mq@correo.example"], None), (["Secretaría Académica"], None), (["Estudiante"], None), ([], None),
+])
+def test_the_first_name_a_reply_greets(names, expected):
+    assert first_name(names) == expected
+
+
+def test_a_slot_nobody_fills_is_found():
+    assert unfilled_slots(fill_slots("Hola {nombre}: en {carrera} se pide en enero.", "Eva")) == ["{carrera}"]
+    assert unfilled_slots("Hola [nombre], ya está.") == ["[nombre]"]
+    assert unfilled_slots("Hola Eva: se pide en enero.") == []
+    assert "marcador sin completar" in findings("Hola {nombre}: en {carrera} se pide en enero.")

@@ -72,7 +72,7 @@ def test_nothing_of_student_a_reaches_student_b(services, tmp_path):
     run_once(services)  # A's reply is sent
     with Session(services.engine) as s:
         (kept,) = s.exec(select(CuratedAnswer)).all()
-        assert "del 11 al 22 de enero de 2027" in kept.text and kept.text.startswith("Hola:")
+        assert "del 11 al 22 de enero de 2027" in kept.text and kept.text.startswith("Hola {nombre}:")  # a slot, filled per student
         for value in PERSONAL_OF_A:
             assert value not in kept.text and value not in kept.question, (value, kept.text, kept.question)
 
@@ -89,7 +89,8 @@ def test_nothing_of_student_a_reaches_student_b(services, tmp_path):
         for value in PERSONAL_OF_A:
             if value != "[":
                 assert value not in draft_b.text and value not in card, value
-        assert "[" not in draft_b.text
+        assert "[" not in draft_b.text and "{" not in draft_b.text
+        assert draft_b.text.startswith("Hola Bruno:")  # greeted by the Slack profile's first name, in the reply only
         queue.approve(session=s, draft_id=draft_b.id, actor="cli:staff", confirm_links=True)
     run_once(services)
     with Session(services.engine) as s:
@@ -130,3 +131,55 @@ def test_an_old_answer_still_holding_data_is_never_reused_and_its_suggestion_say
     assert suggested["answer_id"] == kept.id and set(suggested["personal"]) >= {"nombre en el saludo", "salud"}
     card = json.dumps(blocks.review_card(again, m2), ensure_ascii=False)
     assert "Contiene datos personales de otro estudiante" in card and "nombre en el saludo" in card
+
+
+def _ask(services, key: str, *, sender: str, raw: bytes | None = None):
+    from bot.loop.drafting import draft_message
+    from review.models import InboundMessageCreate
+
+    with session_scope(services.engine) as s:
+        m, _ = queue.store_inbound(session=s, data=InboundMessageCreate(channel="email", source_key=key, sender=sender, subject="c", cleaned_text=QUESTION_B, redacted_text=QUESTION_B, raw=raw))
+        draft_message(services, s, m)
+        return queue.latest_draft(session=s, message_id=m.id), m
+
+
+def _raw_from(display: str, address: str) -> bytes:
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = f"{display} <{address}>" if display else address, "consultas@ingenieria.example.edu.uy", "c"
+    msg.set_content(QUESTION_B)
+    return bytes(msg)
+
+
+def test_the_greeting_slot_is_filled_for_each_new_student_and_never_stored_filled(services):
+    """Staff greet Itzel by name; the kept answer holds a {nombre} slot; Octavio's draft greets Octavio, a sender without
+    a display name gets a neutral «Hola:», and neither name is ever written into the curated text."""
+    first, _ = _ask(services, "itz", sender="itzel.c@correo.example", raw=_raw_from("Itzel Coyoy", "itzel.c@correo.example"))
+    with session_scope(services.engine) as s:
+        queue.edit(session=s, draft_id=first.id, actor="cli:staff", confirm_links=True,
+                   text="Buenos días, Itzel.\nLa inscripción a los exámenes de febrero va del 11 al 22 de enero de 2027, por el SIGE.\nSaludos")
+    with Session(services.engine) as s:
+        (kept,) = s.exec(select(CuratedAnswer)).all()
+        assert kept.text.startswith("Buenos días {nombre}") and "Itzel" not in kept.text
+    octavio, _ = _ask(services, "oct", sender="octavio@correo.example", raw=_raw_from("OCTAVIO TZOC", "octavio@correo.example"))
+    assert octavio.method == answers.CURATED_METHOD and octavio.text.startswith("Buenos días Octavio") and "{" not in octavio.text
+    anonymous, _ = _ask(services, "anon", sender="x9@correo.example", raw=_raw_from("", "x9@correo.example"))
+    assert anonymous.method == answers.CURATED_METHOD and anonymous.text.startswith("Buenos días:\nLa inscripción") and "{" not in anonymous.text
+    with Session(services.engine) as s:
+        (kept,) = s.exec(select(CuratedAnswer)).all()
+        assert "Octavio" not in kept.text and "OCTAVIO" not in kept.text and "{nombre}" in kept.text
+
+
+def test_an_answer_with_a_slot_nobody_fills_is_never_offered_as_ready_and_the_card_says_so(services):
+    first, _ = _ask(services, "s1", sender="s1@correo.example")
+    with session_scope(services.engine) as s:
+        queue.approve(session=s, draft_id=first.id, actor="cli:staff", confirm_links=True)
+    with session_scope(services.engine) as s:
+        (kept,) = s.exec(select(CuratedAnswer)).all()
+        answers.edit_text(session=s, answer_id=kept.id, actor="cli:staff",
+                          text="Hola {nombre}: en {carrera} la inscripción a febrero va del 11 al 22 de enero de 2027, por el SIGE.")
+    again, m2 = _ask(services, "s2", sender="s2@correo.example", raw=_raw_from("Rebeca Sic", "s2@correo.example"))
+    assert again.method != answers.CURATED_METHOD and "{carrera}" not in again.text
+    (suggested,) = answers.suggestions_of(again)
+    assert "marcador sin completar" in suggested["personal"]
+    card = json.dumps(blocks.review_card(again, m2), ensure_ascii=False)
+    assert "marcador sin completar" in card

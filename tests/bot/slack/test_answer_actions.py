@@ -85,8 +85,10 @@ def test_a_suggested_approved_answer_opens_the_edit_modal_with_its_text_and_send
     with session_scope(services.engine) as s:  # the documents it cites are the indexed ones (this office has none)
         (kept,) = s.exec(select(CuratedAnswer)).all()
         kept.references = []
+        kept.text = "Hola {nombre}:\n" + kept.text.split("\n", 1)[-1]  # a greeting slot, filled for the student of the draft
         s.add(kept)
     (kept,) = _answers(services)
+    filled = kept.text.replace("Hola {nombre}:", "Hola:")  # this student's message gives no name: a neutral greeting
     suggestion = {"kind": answers.SUGGESTION_FLAG, "answer_id": kept.id, "question": kept.question, "approved_at": kept.approved_at.isoformat(), "similarity": 0.91}
     with session_scope(services.engine) as s:
         draft, _ = make_drafted(s, question="¿cuál es la fecha límite para anotarse a febrero?", text="Hola:\nOtro borrador.\nSaludos", flags=[suggestion])
@@ -106,9 +108,9 @@ def test_a_suggested_approved_answer_opens_the_edit_modal_with_its_text_and_send
     drain(app)
     (opened,) = [c for c in slack_server.calls_to("views.open") if c.ok]
     view = json.loads(opened.args["view"]) if isinstance(opened.args["view"], str) else opened.args["view"]
-    assert view["callback_id"] == blocks.EDIT_CALLBACK and view["blocks"][0]["element"]["initial_value"] == kept.text
+    assert view["callback_id"] == blocks.EDIT_CALLBACK and view["blocks"][0]["element"]["initial_value"] == filled and "{" not in filled
     app = make_app(services, slack_server)
-    values = {blocks.EDIT_BLOCK: {blocks.EDIT_INPUT: {"type": "plain_text_input", "value": kept.text}}}
+    values = {blocks.EDIT_BLOCK: {blocks.EDIT_INPUT: {"type": "plain_text_input", "value": filled}}}
     assert submit(app, blocks.EDIT_CALLBACK, values, private_metadata=view["private_metadata"]).status == 200
     drain(app)
     (again,) = _answers(services)  # no second copy: the approved answer now also covers this wording

@@ -52,7 +52,7 @@ def retire(services, body: dict[str, Any], client) -> None:
 
 
 def use(services, body: dict[str, Any], client) -> None:
-    """Editar desde la respuesta #N: the edit modal opens with the approved answer's text; submitting it is an edit."""
+    """Editar desde la respuesta #N: the edit modal opens with the approved answer's text (greeting filled for this student); submitting it is an edit."""
     action = body["actions"][0]
     user_id = body["user"]["id"]
     container = body.get("container") or {}
@@ -80,11 +80,12 @@ def use(services, body: dict[str, Any], client) -> None:
     if found.state != ACTIVE or answers.changed_documents(found, current_hashes(services)):
         reviewing.tell(client, user_id=user_id, channel=channel, text=t("answer_not_usable", lang).format(answer_id=answer_id))
         return
-    if len(found.text) > blocks.INPUT_LIMIT:
+    text = answers.for_student(found.text, message)  # its {nombre} slot filled for this draft's student, in the modal only
+    if len(text) > blocks.INPUT_LIMIT:
         reviewing.tell(client, user_id=user_id, channel=channel, text=t("review_edit_in_terminal", lang).format(draft_id=draft_id, n=blocks.INPUT_LIMIT))
         return
     ref = blocks.CardRef(draft_id=draft_id, channel=channel, ts=container.get("message_ts"))  # type: ignore[arg-type]
-    client.views_open(trigger_id=body["trigger_id"], view=blocks.edit_modal(draft, ref, lang=lang, text=found.text))
+    client.views_open(trigger_id=body["trigger_id"], view=blocks.edit_modal(draft, ref, lang=lang, text=text))
 
 
 def register(app, services, send=None) -> None:
