@@ -152,3 +152,16 @@ def test_a_message_written_to_an_office_mailbox_starts_at_that_office(campus):
         event = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).first()
         assert event.details["reason"] == "address" and event.details["to_office"] == "Extensión"
         assert route_of(session=session, message=message, default="principal") == ["Extensión"]  # it started there
+
+
+def test_a_message_to_an_office_mailbox_is_not_routed_away_by_the_router(campus):
+    """Written to the sports office's own address, a library question stays there (its gate and reviewers decide)."""
+    with session_scope(campus.engine) as session:
+        add_office(session=session, data=OfficeCreate(name="Mesa deportes", slug="", documents=[], mailbox="deportes@facultad.example.edu"), actor="lead", reserved=["principal"])
+    with session_scope(campus.engine) as session:
+        raw = b"From: e@x.example\r\nTo: deportes@facultad.example.edu\r\nSubject: libros\r\n\r\nHola\r\n"
+        message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key="t:addressed", raw=raw, cleaned_text="hola", redacted_text="hola"))
+        routing.route(campus, session, message, "¿Cuántos días dura el préstamo de un libro de la biblioteca central?")
+        assert message.office == "Mesa deportes"
+        routing.route(campus, session, message, "¿Cuántos días dura el préstamo de un libro de la biblioteca central?")  # drafted again
+        assert message.office == "Mesa deportes"
