@@ -413,6 +413,7 @@ class OfficeSettings(BaseModel):
     mailbox: str | None = Field(default=None, description="The office's own address: mail to it is this office's (unset: the shared mailbox).")
     reply_from: str | None = Field(default=None, description="The From line its replies go out with (its name and address); unset: the deployment's.")
     reviewers: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Slack user ids of its reviewers.")
+    retention_days: int | None = Field(default=None, ge=1, description="Its messages' personal data are deleted after this many days; unset: database.retention_days.")
 
     @field_validator("documents", "channels", "reviewers", mode="before")
     @classmethod

@@ -1,4 +1,4 @@
-"""office isolation: staff accounts belong to offices, curated answers to the office that approved them
+"""office isolation: staff accounts belong to offices, curated answers to the office that approved them, an office's own retention
 
 Revision ID: 0010_office_isolation
 Revises: 0009_offices
@@ -34,10 +34,15 @@ def upgrade() -> None:
         with op.batch_alter_table('curated_answer', schema=None) as batch_op:
             batch_op.add_column(sa.Column('office', sqlmodel.sql.sqltypes.AutoString(length=64), nullable=True))
             batch_op.create_index(batch_op.f('ix_curated_answer_office'), ['office'], unique=False)
+    if 'retention_days' not in _columns('office'):
+        with op.batch_alter_table('office', schema=None) as batch_op:
+            batch_op.add_column(sa.Column('retention_days', sa.Integer(), nullable=True))
 
 
 def downgrade() -> None:
     """Downgrade schema."""
+    with op.batch_alter_table('office', schema=None) as batch_op:
+        batch_op.drop_column('retention_days')
     with op.batch_alter_table('curated_answer', schema=None) as batch_op:
         batch_op.drop_index(batch_op.f('ix_curated_answer_office'))
         batch_op.drop_column('office')
