@@ -165,3 +165,21 @@ def test_a_message_to_an_office_mailbox_is_not_routed_away_by_the_router(campus)
         assert message.office == "Mesa deportes"
         routing.route(campus, session, message, "¿Cuántos días dura el préstamo de un libro de la biblioteca central?")  # drafted again
         assert message.office == "Mesa deportes"
+
+
+def test_the_shared_mailbox_plus_an_office_tag_names_the_office_and_an_unknown_one_waits_for_the_campus_lead(campus):
+    def mail(to: str, key: str):
+        raw = f"From: e@x.example\r\nTo: {to}\r\nSubject: consulta\r\n\r\nHola\r\n".encode()
+        with session_scope(campus.engine) as session:
+            message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key=key, raw=raw, cleaned_text="hola", redacted_text="hola"))
+            routed = routing.route(campus, session, message, "¿Dónde queda el gimnasio?")
+            return message.id, routed
+
+    mid, routed = mail("consultas+biblioteca@ingenieria.example.edu.uy", "t:plus1")
+    assert routed is not None and routed.office == "Biblioteca"  # the tag decides, not the router (the gym is Deportes')
+    mid, routed = mail("Consultas <consultas+tesoreria@ingenieria.example.edu.uy>", "t:plus2")
+    assert routed is None
+    with session_scope(campus.engine) as session:
+        message = session.get(InboundMessage, mid)
+        assert message.state == states.QUARANTINED and message.office == "tesoreria" and "no existe" in message.reason
+        assert [u.message_id for u in unrouted(session=session, known=campus_of(campus).names())] == [mid]
