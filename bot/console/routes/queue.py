@@ -57,7 +57,40 @@ def _render_draft(request: Request, draft_id: int, *, status_code: int = 200, **
         except NotFound:
             raise HTTPException(404) from None
         card = views.draft_card(session, draft, message)
-    return page(request, "draft.html", status_code=status_code, card=card, reasons=queue.REJECT_REASONS, **extra)
+    from bot.wiring.campus import campus_of
+
+    campus = campus_of(svc)
+    offices = [n for n in campus.names() if n != (message.office or campus.default)] if campus.is_campus() else []
+    card |= {"office": (message.office or campus.default) if campus.is_campus() else None, "route": (draft.context or {}).get("route")}
+    return page(request, "draft.html", status_code=status_code, card=card, reasons=queue.REJECT_REASONS, offices=offices, **extra)
+
+
+@router.post("/drafts/{draft_id}/move")
+def move_office(request: Request, draft_id: int, office: str = Form(...), me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
+    """Campus mode: pass a pending message to another office's queue (audited; it teaches the router). A reviewer of the
+    message's office may do it; sending it back to an office it already left is refused (a loop)."""
+    from bot.wiring.campus import campus_of
+    from review.errors import OfficeError, RoutingLoop, UnknownOffice
+    from review.offices import MOVED_BY_STAFF, move
+
+    _check_draft(request, draft_id, mine)
+    svc = request.app.state.services
+    campus = campus_of(svc)
+    try:
+        with session_scope(svc.engine) as session:
+            _, message = queue.get_draft(session=session, draft_id=draft_id)
+            if message.state != states.DRAFTED:
+                return _render_draft(request, draft_id, status_code=409, error="Este mensaje ya no está pendiente: no se puede pasar a otra oficina.")
+            move(session=session, message_id=message.id, to_office=office, actor=actor_of(me), default=campus.default, known=campus.names(), by=MOVED_BY_STAFF, reason="reviewer")  # type: ignore[arg-type]
+    except NotFound:
+        raise HTTPException(404) from None
+    except RoutingLoop as exc:
+        return _render_draft(request, draft_id, status_code=400, error=f"El mensaje ya pasó por la oficina «{exc.target}» ({' → '.join(exc.path[:-1])}): devolverlo haría un bucle. Respondelo desde acá, o pedí a la coordinación del campus que lo fuerce.")
+    except UnknownOffice:
+        return _render_draft(request, draft_id, status_code=400, error=f"No existe la oficina «{office}».")
+    except OfficeError:
+        return _render_draft(request, draft_id, status_code=400, error=f"El mensaje ya está en la oficina «{office}».")
+    return RedirectResponse("/?aviso=moved", status_code=303)
 
 
 def _decide(request: Request, draft_id: int, fn, notice: str, *, text: str | None = None, **kwargs):

@@ -107,3 +107,24 @@ def test_set_aside_messages_are_filtered_and_needs_reply_refused_across_offices(
     with session_scope(svc.engine) as session:
         assert session.get(InboundMessage, message_id).state == "quarantined"
         assert queue.count_pending(session=session, offices=["becas"]) == 1
+
+
+def test_a_reviewer_passes_a_message_to_another_office_and_a_loop_back_is_refused(app, campus, svc):
+    from review.models import AuditEvent
+
+    bea = _client(app, "bea")
+    page = bea.get(f"/drafts/{campus['becas']}").text
+    assert "Oficina: <strong>becas</strong>" in page and '<option value="eps">' in page
+    moved = bea.post(f"/drafts/{campus['becas']}/move", data={"csrftoken": csrf(bea, "/"), "office": "eps"}, follow_redirects=False)
+    assert moved.status_code == 303
+    with session_scope(svc.engine) as session:
+        message = session.exec(select(InboundMessage).where(InboundMessage.subject == "Consulta 2")).one()
+        assert (message.office, message.state) == ("eps", "classified")  # drafted again at its new office
+        event = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).one()
+        assert event.actor == "console:bea" and event.details["by"] == "staff"
+        message.state = "drafted"  # drafted there (the draft itself does not matter here)
+        session.add(message)
+    eva = _client(app, "eva")  # the EPS office's lead tries to send it back
+    back = eva.post(f"/drafts/{campus['becas']}/move", data={"csrftoken": csrf(eva, "/"), "office": "becas"})
+    assert back.status_code == 400 and "haría un bucle" in back.text
+    assert bea.post(f"/drafts/{campus['becas']}/move", data={"csrftoken": csrf(bea, "/"), "office": "becas"}).status_code == 403  # no longer hers
