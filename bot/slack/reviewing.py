@@ -115,6 +115,23 @@ def authorised(services: "Services", client: "WebClient", *, user_id: str, chann
     return check.allowed(user_id, client, reviewers=reviewers, review_channel=review_channel)
 
 
+def offices_of(services: "Services", client: "WebClient", *, user_id: str) -> list[str | None] | None:
+    """Campus mode: the offices `user_id` reviews (None in it: the default office); None: every office (one office, or a
+    campus lead)."""
+    from bot.wiring.campus import campus_of
+
+    campus = campus_of(services)
+    if not campus.is_campus() or user_id in services.settings.offices.leads:
+        return None
+    check, s = reviewers_for(services), services.settings.slack
+    out: list[str | None] = []
+    for office in campus.offices():
+        reviewers, channel = (s.reviewers, s.review_channel) if office.default else (list(office.reviewers), office.review_channel or s.review_channel)
+        if check.allowed(user_id, client, reviewers=reviewers, review_channel=channel):
+            out.append(None if office.default else office.name)
+    return out
+
+
 def _office_of(services: "Services", *, draft_id: int | None, message_id: int | None, answer_id: int | None = None) -> str | None:
     from review.answer_models import CuratedAnswer
     from review.models import InboundMessage
@@ -223,16 +240,16 @@ def after_decision(services: "Services", client: "WebClient", *, draft_id: int, 
 
 
 # ---------------------------------------------------------------- App Home
-def home_for(services: "Services", *, user_id: str, now: datetime | None = None) -> dict[str, Any]:
-    """The App Home view for `user_id`."""
+def home_for(services: "Services", *, user_id: str, now: datetime | None = None, offices: list[str | None] | None = None) -> dict[str, Any]:
+    """The App Home view for `user_id` (`offices`: campus mode, only these offices' messages; None: all)."""
     now = now or utcnow()
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     with session_scope(services.engine) as session:
-        pending = queue.count_pending(session=session)
-        oldest = queue.oldest_pending_at(session=session)
+        pending = queue.count_pending(session=session, offices=offices)
+        oldest = queue.oldest_pending_at(session=session, offices=offices)
         mine = queue.decisions_by(session=session, actor=actor_for(user_id), since=midnight)
-        upcoming = queue.list_drafts(session=session, limit=10)
-        set_aside = queue.not_drafted(session=session, since=now - timedelta(days=SET_ASIDE_DAYS), limit=blocks.SET_ASIDE_LIMIT)
+        upcoming = queue.list_drafts(session=session, limit=10, offices=offices)
+        set_aside = queue.not_drafted(session=session, since=now - timedelta(days=SET_ASIDE_DAYS), limit=blocks.SET_ASIDE_LIMIT, offices=offices)
     return blocks.home_view(pending=pending, oldest_at=oldest, mine_today=mine, now=now, upcoming=upcoming, set_aside=set_aside, lang=lang_of(services))
 
 
@@ -240,7 +257,7 @@ def publish_home(services: "Services", client: "WebClient", *, user_id: str) -> 
     from slack_sdk.errors import SlackApiError
 
     try:
-        client.views_publish(user_id=user_id, view=home_for(services, user_id=user_id))
+        client.views_publish(user_id=user_id, view=home_for(services, user_id=user_id, offices=offices_of(services, client, user_id=user_id)))
     except SlackApiError as exc:
         log.info("App Home for %s not published: %s", user_id, exc.response.get("error"))
 

@@ -104,3 +104,20 @@ def test_one_office_keeps_the_deployments_reviewers(services, slack_server):
     click(app, blocks.APPROVE, draft.id, user="U0BETO", channel=REVIEW_CHANNEL)
     drain(app)
     assert _decisions(services) == [(draft.id, "slack:U0BETO")]
+
+
+def test_the_app_home_lists_only_the_offices_the_user_reviews(campus, slack_server):
+    from slack_sdk import WebClient
+
+    from bot.slack import reviewing
+
+    _card(campus, slack_server, "becas")
+    _card(campus, slack_server, None)
+    client = WebClient(token="xoxb-test", base_url=slack_server.api_url)
+    assert reviewing.offices_of(campus, client, user_id="U0BEA") == ["becas"]
+    assert reviewing.offices_of(campus, client, user_id="U0ANA") == [None]
+    assert reviewing.offices_of(campus, client, user_id="U0LEAD") is None
+    bea = reviewing.home_for(campus, user_id="U0BEA", offices=["becas"])
+    lead = reviewing.home_for(campus, user_id="U0LEAD", offices=None)
+    pending = lambda view: next(f["text"] for b in view["blocks"] for f in b.get("fields") or [] if "\n" in f["text"] and f["text"].startswith("*")).split("\n")[1]  # noqa: E731
+    assert (pending(bea), pending(lead)) == ("1", "2")
