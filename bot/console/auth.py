@@ -84,6 +84,13 @@ def scope(request: Request, account: StaffAccount = Depends(staff)) -> Scope:
     return scope_of(request.app.state.services, account)
 
 
+def campus_lead(request: Request, account: StaffAccount = Depends(lead)) -> StaffAccount:
+    """A lead who sees every office (any lead for one office): staff accounts are the campus lead's business."""
+    if scope_of(request.app.state.services, account).offices is not None:
+        raise Forbidden()
+    return account
+
+
 def current_office(request: Request, office: str = "", mine: Scope = Depends(scope)) -> str | None:
     """The office whose documents, gaps and digests a page shows: the `office` asked for when the account belongs to
     it (else 403), or the account's first office; None: the default office (also for one office and the campus lead)."""

@@ -73,6 +73,8 @@ def test_an_office_lead_is_not_the_campus_lead(app, campus):
     assert eva.get(f"/drafts/{campus['cerrada']}").status_code == 403
     assert eva.get("/documents?office=becas").status_code == 403  # another office's documents
     assert eva.get("/documents").status_code == 200
+    assert eva.get("/staff").status_code == 403  # accounts are the campus lead's
+    assert eva.post("/staff/lucia/disable", data={"csrftoken": csrf(eva, "/")}).status_code == 403
 
 
 def test_approved_answers_are_listed_and_edited_only_in_their_office(app, campus, svc):
