@@ -52,8 +52,6 @@ def route(services: Services, session: Session, message: InboundMessage, questio
         target = earlier.office or campus.default
         if target != here and target in names:
             _move(session, message, target, here, names, campus.default, reason="conversation")
-    elif addressed is not None or _routed_because(session, message, ADDRESSED):
-        pass  # written to the office itself: it is that office's (its gate still decides whether it is its business)
     elif services.settings.offices.route and not _moved_by_staff(session, message, campus.default):
         router = router_or_none(services)
         if router is not None:
@@ -103,16 +101,6 @@ def _plus_tag(services: Services, message: InboundMessage) -> str | None:
         if plus and tag and f"{base}@{domain}" in own:
             return tag
     return None
-
-
-def _routed_because(session: Session, message: InboundMessage, reason: str) -> bool:
-    """Whether a move of `message` was made for `reason` (a message drafted again keeps what its address said)."""
-    from sqlmodel import select
-
-    from review.models import AuditEvent
-
-    events = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).all()
-    return any((e.details or {}).get("reason") == reason for e in events)
 
 
 def _moved_by_staff(session: Session, message: InboundMessage, default: str) -> bool:
