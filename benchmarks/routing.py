@@ -60,7 +60,7 @@ def office_of(doc: str) -> str | None:
 
 def build_campus(data_dir: Path) -> Services:
     """The three offices (document folders of symbolic links to the shared files) and the shared FAQ, indexed."""
-    docs = data_dir / "documents"
+    docs = data_dir / "sources"  # not data_dir/documents: that folder holds what the console uploads
     for path in sorted((FIUSAC / "text").glob("*.md")):
         office = office_of(path.stem) or ("campus" if path.stem == SHARED_DOC else None)
         if office is None:

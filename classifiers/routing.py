@@ -2,8 +2,12 @@
 
 Two parts, both trained from the offices' documents only: a campus gate (the ordinary gate, fitted on every office's
 chunks) says whether the message is any office's business; an office scorer says whose, from how close the message is
-to each office's own documents (dense and lexical similarity), with weights shared by all offices and learnt from
-synthetic questions and staff moves. Persisted as JSON + NumPy arrays (no pickle)."""
+to each office's own documents, with weights shared by all offices and learnt from synthetic questions and staff moves.
+The evidence for an office: its best and top-k dense and lexical similarities, how far its best is behind the best
+office's (the offices compete for a message: what matters is which one's documents fit it best, not how well in
+absolute terms), and how much of the message's wording (idf-weighted terms) one of its passages, and its documents
+as a whole, contain: a course code or a subject's name found only in the study plans says more than many passages that
+share the message's common words. Persisted as JSON + NumPy arrays (no pickle)."""
 
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ from classifiers.errors import GateError, GateNotTrained
 from classifiers.gate import Gate
 from pipeline.embeddings import Embedder
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 TOP_K = 3
 
 
@@ -43,7 +47,8 @@ class RouteDecision:
         return self.probabilities.get(self.office, 0.0) - self.probabilities.get(office, 0.0)
 
 
-N_FEATURES = 4  # per office: best and top-k mean dense similarity, best and top-k mean lexical (TF-IDF) similarity
+FEATURES = ("dense_best", "dense_top", "lexical_best", "lexical_top", "dense_behind", "lexical_behind", "passage_coverage", "office_coverage")
+N_FEATURES = len(FEATURES)  # per office
 
 
 def _top(sims: np.ndarray, k: int) -> np.ndarray:
@@ -98,6 +103,25 @@ class Lexicon:
     def transform(self, texts: Sequence[str]):
         return self.vectorizer.transform(list(texts))
 
+    def coverage(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """Per text: the idf-weighted share of its terms found in each chunk (all offices' chunks, in order), and in each
+        office's documents as a whole."""
+        from scipy.sparse import csr_matrix, vstack
+
+        cached = self.__dict__.get("_presence")
+        if cached is None:
+            presence = vstack(self.office_rows).tocsr().astype(np.float32)
+            presence.data[:] = 1.0
+            owner = np.concatenate([np.full(r.shape[0], i) for i, r in enumerate(self.office_rows)]) if self.office_rows else np.zeros(0, dtype=int)
+            owners = csr_matrix((np.ones(len(owner), dtype=np.float32), (owner, np.arange(len(owner)))), shape=(len(self.office_rows), len(owner)))
+            union = (owners @ presence).tocsr()
+            union.data[:] = 1.0
+            cached = self.__dict__["_presence"] = (presence.T.tocsc(), union.T.tocsc())
+        q = self.transform(texts).tocsr().astype(np.float32)
+        q.data = np.asarray(self.idf, dtype=np.float32)[q.indices]
+        total = np.asarray(q.sum(axis=1)).ravel() + 1e-6
+        return (q @ cached[0]).toarray() / total[:, None], (q @ cached[1]).toarray() / total[:, None]
+
     def similarities(self, texts: Sequence[str], k: int = TOP_K) -> np.ndarray:
         """Per text and office: the best TF-IDF cosine to the office's chunks and the mean of its top-k."""
         q = self.transform(texts)
@@ -110,7 +134,7 @@ def _split_top(sims: np.ndarray, bounds: Sequence[int], k: int = TOP_K) -> np.nd
 
 
 def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon, *, stacked: np.ndarray | None = None) -> np.ndarray:
-    """(n, n_offices, 4): how close each message is to each office's own documents, densely and lexically.
+    """(n, n_offices, N_FEATURES): the evidence that each message is each office's business (see FEATURES).
 
     One product over all offices' chunks (dense, then sparse), cut per office: the cost grows with the chunks, not the offices."""
     from scipy.sparse import vstack
@@ -122,7 +146,10 @@ def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors
     if rows is None:
         rows = lexicon.__dict__["_stacked"] = vstack(lexicon.office_rows).tocsr().T.tocsc()
     lexical = _split_top((lexicon.transform(texts) @ rows).toarray(), lexical_bounds)
-    return np.concatenate([dense, lexical], axis=2).astype(np.float32)
+    behind = np.stack([dense[:, :, 0] - dense[:, :, 0].max(axis=1, keepdims=True), lexical[:, :, 0] - lexical[:, :, 0].max(axis=1, keepdims=True)], axis=2)
+    passages, whole = lexicon.coverage(texts)
+    passage = np.stack([passages[:, a:b].max(axis=1) if b > a else np.zeros(len(texts)) for a, b in zip(lexical_bounds[:-1], lexical_bounds[1:])], axis=1)
+    return np.concatenate([dense, lexical, behind, passage[:, :, None], whole[:, :, None]], axis=2).astype(np.float32)
 
 
 @dataclass
@@ -134,9 +161,9 @@ class Router:
     office_vectors: list[np.ndarray]  # each office's own chunk vectors (L2-normalised; shared campus documents left out)
     lexicon: Lexicon
     gate: Gate | None  # None: every message is some office's business (no out-of-domain decision)
-    mean: np.ndarray  # (4,) standardisation of the features
+    mean: np.ndarray  # (N_FEATURES,) standardisation of the features
     scale: np.ndarray
-    weights: np.ndarray  # (4,)
+    weights: np.ndarray  # (N_FEATURES,)
     bias: np.ndarray  # (n_offices,)
     meta: dict = field(default_factory=dict)
     memory: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # vectors of messages staff gave an office
@@ -241,7 +268,7 @@ def fit_offices(
     c: float = 1.0,
     seed: int = 7,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Fit the office scorer on (n, n_offices, 4) features of labelled questions: (mean, scale, weights, bias).
+    """Fit the office scorer on (n, n_offices, N_FEATURES) features of labelled questions: (mean, scale, weights, bias).
 
     One row per (question, office), positive for the right office: the weights are shared by every office."""
     from sklearn.linear_model import LogisticRegression

@@ -73,8 +73,8 @@ class PathsSettings(BaseModel):
 
     @property
     def uploads_dir(self) -> Path:
-        """Documents added from the office console (and FAQ entries made from gaps)."""
-        return self.data_dir / "documents"
+        """Documents added from the office console (and FAQ entries made from gaps): each office's own."""
+        return self.office_dir / "documents"
 
     @property
     def batches_dir(self) -> Path:
@@ -432,6 +432,7 @@ class OfficeSettings(BaseModel):
     mailbox: str | None = Field(default=None, description="The office's own address: mail to it is this office's (unset: the shared mailbox).")
     reply_from: str | None = Field(default=None, description="The From line its replies go out with (its name and address); unset: the deployment's.")
     reviewers: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Slack user ids of its reviewers.")
+    retention_days: int | None = Field(default=None, ge=1, description="Its messages' personal data are deleted after this many days; unset: database.retention_days.")
 
     @field_validator("documents", "channels", "reviewers", mode="before")
     @classmethod
@@ -448,8 +449,9 @@ class OfficesSettings(BaseModel):
     route: bool = Field(default=True, description="Route a message to the office whose business it is (when there are several offices and a trained router).")
     route_min_margin: float = Field(default=0.0, ge=0.0, le=1.0, description="A message leaves its office only when the router's probability for the other office beats its own by this much.")
     memory_similarity: float = Field(default=0.92, ge=0.0, le=1.0, description="A message at least this similar (embedding cosine) to one staff gave an office goes to that office.")
+    leads: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Slack user ids of the campus lead(s): they may act on every office's cards (in the console: a lead account bound to no office).")
 
-    @field_validator("shared_documents", mode="before")
+    @field_validator("shared_documents", "leads", mode="before")
     @classmethod
     def _list_from_env(cls, v: object) -> object:
         return _split_list(v)

@@ -165,6 +165,7 @@ def remember_decision(*, session: Session, decision: Decision, draft: Draft, mes
         draft_id=draft.id,
         approved_by=decision.actor,
         approved_at=decision.created_at or utcnow(),
+        office=message.office,
     )
     session.add(answer)
     session.flush()
@@ -179,18 +180,27 @@ def get_answer(*, session: Session, answer_id: int) -> CuratedAnswer:
     return answer
 
 
-def list_answers(*, session: Session, state: str | None = None, limit: int = 200) -> list[CuratedAnswer]:
+def _of_offices(stmt, offices: Sequence[str | None] | None):
+    """Campus mode: only the answers of `offices` (None in it: the default office's; `offices` None: every office)."""
+    if offices is None:
+        return stmt
+    named = [o for o in offices if o is not None]
+    where = col(CuratedAnswer.office).in_(named)
+    return stmt.where(where | col(CuratedAnswer.office).is_(None) if None in offices else where)
+
+
+def list_answers(*, session: Session, state: str | None = None, limit: int = 200, offices: Sequence[str | None] | None = None) -> list[CuratedAnswer]:
     """Curated answers, standard ones first, then newest first."""
     if state is not None and state not in ANSWER_STATES:
         raise ReviewError(f"unknown answer state {state!r}; choose from {', '.join(ANSWER_STATES)}")
-    stmt = select(CuratedAnswer)
+    stmt = _of_offices(select(CuratedAnswer), offices)
     if state is not None:
         stmt = stmt.where(CuratedAnswer.state == state)
     return list(session.exec(stmt.order_by(col(CuratedAnswer.standard).desc(), col(CuratedAnswer.id).desc()).limit(limit)).all())
 
 
-def active_answers(*, session: Session) -> list[CuratedAnswer]:
-    return list(session.exec(select(CuratedAnswer).where(CuratedAnswer.state == ACTIVE).order_by(col(CuratedAnswer.id))).all())
+def active_answers(*, session: Session, offices: Sequence[str | None] | None = None) -> list[CuratedAnswer]:
+    return list(session.exec(_of_offices(select(CuratedAnswer).where(CuratedAnswer.state == ACTIVE), offices).order_by(col(CuratedAnswer.id))).all())
 
 
 def _set_state(session: Session, answer: CuratedAnswer, state: str, *, actor: str, reason: str | None) -> CuratedAnswer:
@@ -247,11 +257,11 @@ def answer_history(*, session: Session, answer_id: int) -> list[AuditEvent]:
     return [e for e in events if (e.details or {}).get("answer_id") == answer_id]
 
 
-def search_answers(*, session: Session, query: str = "", state: str | None = None, limit: int = 50, offset: int = 0) -> list[CuratedAnswer]:
+def search_answers(*, session: Session, query: str = "", state: str | None = None, limit: int = 50, offset: int = 0, offices: Sequence[str | None] | None = None) -> list[CuratedAnswer]:
     """Answers whose question or text contains `query` (case-insensitive), standard first then newest."""
     if state is not None and state not in ANSWER_STATES:
         raise ReviewError(f"unknown answer state {state!r}; choose from {', '.join(ANSWER_STATES)}")
-    stmt = select(CuratedAnswer)
+    stmt = _of_offices(select(CuratedAnswer), offices)
     if state is not None:
         stmt = stmt.where(CuratedAnswer.state == state)
     if query.strip():
@@ -296,6 +306,7 @@ def save_standard(*, session: Session, draft_id: int, actor: str, current: Mappi
             draft_id=draft.id,
             approved_by=decision.actor,
             approved_at=decision.created_at,
+            office=message.office,
         )
     answer.standard = True
     if current is not None:  # staff vouch for the text as of now: tie it to the documents as they are today
@@ -309,10 +320,10 @@ def save_standard(*, session: Session, draft_id: int, actor: str, current: Mappi
     return answer
 
 
-def mark_stale_where_changed(*, session: Session, current: Mapping[str, str | None], actor: str = "orienta") -> list[int]:
-    """Flag stale every active answer whose cited documents changed (`current`: doc_id -> hash of active documents)."""
+def mark_stale_where_changed(*, session: Session, current: Mapping[str, str | None], actor: str = "orienta", offices: Sequence[str | None] | None = None) -> list[int]:
+    """Flag stale every active answer (of `offices`) whose cited documents changed (`current`: doc_id -> hash of active documents)."""
     stale = []
-    for answer in active_answers(session=session):
+    for answer in active_answers(session=session, offices=offices):
         changed = changed_documents(answer, current)
         if changed:
             mark_stale(session=session, answer=answer, changed=changed, actor=actor)
@@ -327,9 +338,9 @@ def record_use(*, session: Session, answer_id: int) -> None:
         session.add(answer)
 
 
-def questions_for_gate(*, session: Session) -> list[str]:
+def questions_for_gate(*, session: Session, offices: Sequence[str | None] | None = None) -> list[str]:
     """Questions of active curated answers: staff-approved, so in domain."""
-    return [q for a in active_answers(session=session) for q in (a.question, *(a.aliases or [])) if q.strip()]
+    return [q for a in active_answers(session=session, offices=offices) for q in (a.question, *(a.aliases or [])) if q.strip()]
 
 
 def as_public(answer: CuratedAnswer) -> dict:

@@ -35,4 +35,5 @@ class CuratedAnswer(CuratedAnswerBase, table=True):
     state_changed_by: str | None = Field(default=None, max_length=128)
     uses: int = Field(default=0, description="Drafts made from this answer.")
     aliases: list[str] = Field(default_factory=list, sa_column=Column(JSON), description="Other (redacted) questions this answer was sent for unchanged: matched too.")
+    office: str | None = Field(default=None, index=True, max_length=64, description="The office whose staff approved it (campus mode); None: the default office. Reused only there.")
     version: int = Field(default=1, description="Bumped by each staff edit of the text (earlier texts are kept in the audit).")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from statistics import fmean
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from review import claims, metrics, retries, states
 from review.evaluation_models import CORRECTNESS, FAITHFULNESS, RELEVANCE, SCORED, JudgeScore
@@ -56,10 +56,12 @@ class Digest:
     gate_learning: dict = field(default_factory=dict)  # the last gate retraining: adopted, evidence, flips, reviewers set aside
     trend: list[dict] = field(default_factory=list)
     generated_at: str = ""
+    office: str | None = None  # campus mode: the office this digest is about (None: the whole campus, or the only office)
 
     def as_dict(self) -> dict:
         return {
             "week": self.week,
+            **({"office": self.office} if self.office else {}),
             **self.counts,
             "by_channel": self.by_channel,
             "skip_reasons": self.skip_reasons,
@@ -115,10 +117,16 @@ def build_digest(
     now: datetime | None = None,
     trend_weeks: int = 4,
     gate_retraining: Mapping | None = None,
+    offices: Sequence[str | None] | None = None,
 ) -> Digest:
-    """Figures for messages stored during `week`; with a judge, the week's unjudged drafts are scored first."""
+    """Figures for messages stored during `week`; with a judge, the week's unjudged drafts are scored first.
+    `offices`: campus mode, only these offices' messages (None in it: the default office's; None: every office)."""
     start, end = parse_week(week)
-    in_week = (InboundMessage.created_at >= start, InboundMessage.created_at < end)
+    in_week: tuple = (InboundMessage.created_at >= start, InboundMessage.created_at < end)
+    if offices is not None:
+        named = [o for o in offices if o is not None]
+        mine = col(InboundMessage.office).in_(named)
+        in_week += ((mine | col(InboundMessage.office).is_(None)) if None in offices else mine,)
     messages = session.exec(
         select(InboundMessage.id, InboundMessage.channel, InboundMessage.state, InboundMessage.reason, InboundMessage.gate_in_domain, InboundMessage.redacted_text, InboundMessage.follows_id, InboundMessage.subject).where(*in_week)
     ).all()

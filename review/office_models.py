@@ -16,6 +16,7 @@ class OfficeBase(SQLModel):
     review_channel: str | None = Field(default=None, max_length=64)
     mailbox: str | None = Field(default=None, max_length=512)
     reply_from: str | None = Field(default=None, sa_column=Column(Text))
+    retention_days: int | None = Field(default=None, ge=1, description="Its messages' personal data are deleted after this many days (unset: the deployment's).")
 
 
 class OfficeCreate(OfficeBase):

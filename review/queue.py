@@ -82,8 +82,17 @@ def quarantine(*, session: Session, message: InboundMessage, reason: str, actor:
     return states.transition(session, message, states.QUARANTINED, actor=actor, details={"reason": reason})
 
 
-def messages_in_state(*, session: Session, state: str, limit: int = 100) -> Sequence[InboundMessage]:
-    return session.exec(select(InboundMessage).where(InboundMessage.state == state).order_by(InboundMessage.id).limit(limit)).all()
+def in_offices(stmt, offices: Sequence[str | None] | None):
+    """`stmt` narrowed to the messages of `offices` (None in it: the default office's; `offices` None: every office)."""
+    if offices is None:
+        return stmt
+    named = [o for o in offices if o is not None]
+    where = col(InboundMessage.office).in_(named)
+    return stmt.where(where | col(InboundMessage.office).is_(None) if None in offices else where)
+
+
+def messages_in_state(*, session: Session, state: str, limit: int = 100, offices: Sequence[str | None] | None = None) -> Sequence[InboundMessage]:
+    return session.exec(in_offices(select(InboundMessage).where(InboundMessage.state == state), offices).order_by(InboundMessage.id).limit(limit)).all()
 
 
 def claim_for_drafting(*, session: Session, worker: str, limit: int = 10, due_only: bool = True) -> list[InboundMessage]:
@@ -128,12 +137,12 @@ def create_draft(*, session: Session, message: InboundMessage, data: DraftCreate
 NEEDS_REPLY = "needs_reply"
 
 
-def not_drafted(*, session: Session, state: str | None = None, since: datetime | None = None, until: datetime | None = None, limit: int = 100) -> list[InboundMessage]:
+def not_drafted(*, session: Session, state: str | None = None, since: datetime | None = None, until: datetime | None = None, limit: int = 100, offices: Sequence[str | None] | None = None) -> list[InboundMessage]:
     """Acknowledged, skipped and quarantined messages (or one of those states), newest first: what staff may send to drafting."""
     states_wanted = [state] if state else sorted(states.NOT_DRAFTED)
     if not set(states_wanted) <= states.NOT_DRAFTED:
         raise ReviewError(f"{state!r} is not a state set aside without a draft; choose from {', '.join(sorted(states.NOT_DRAFTED))}")
-    stmt = select(InboundMessage).where(col(InboundMessage.state).in_(states_wanted)).options(defer(InboundMessage.raw))  # type: ignore[arg-type]
+    stmt = in_offices(select(InboundMessage).where(col(InboundMessage.state).in_(states_wanted)).options(defer(InboundMessage.raw)), offices)  # type: ignore[arg-type]
     if since is not None:
         stmt = stmt.where(col(InboundMessage.updated_at) >= since)
     if until is not None:
@@ -206,16 +215,12 @@ def list_drafts(*, session: Session, state: str | None = states.DRAFTED, limit: 
     stmt = select(Draft, InboundMessage).join(InboundMessage, InboundMessage.id == Draft.message_id).where(col(Draft.id).in_(latest))
     if state is not None:
         stmt = stmt.where(InboundMessage.state == state)
-    if offices is not None:
-        named = [o for o in offices if o is not None]
-        where = col(InboundMessage.office).in_(named)
-        stmt = stmt.where(where | col(InboundMessage.office).is_(None) if None in offices else where)
-    stmt = stmt.order_by(col(Draft.id)).offset(offset).limit(limit)
+    stmt = in_offices(stmt, offices).order_by(col(Draft.id)).offset(offset).limit(limit)
     return [(d, m) for d, m in session.exec(stmt).all()]
 
 
-def count_pending(*, session: Session) -> int:
-    return session.exec(select(func.count()).select_from(InboundMessage).where(InboundMessage.state == states.DRAFTED)).one()
+def count_pending(*, session: Session, offices: Sequence[str | None] | None = None) -> int:
+    return session.exec(in_offices(select(func.count()).select_from(InboundMessage).where(InboundMessage.state == states.DRAFTED), offices)).one()
 
 
 def decision_for(*, session: Session, message_id: int) -> Decision | None:
@@ -367,9 +372,9 @@ def audit(*, session: Session, actor: str, event: str, message_id: int | None = 
     return row
 
 
-def oldest_pending_at(*, session: Session) -> datetime | None:
+def oldest_pending_at(*, session: Session, offices: Sequence[str | None] | None = None) -> datetime | None:
     """When the oldest message still waiting for review was stored."""
-    return session.exec(select(func.min(InboundMessage.created_at)).where(InboundMessage.state == states.DRAFTED)).one()
+    return session.exec(in_offices(select(func.min(InboundMessage.created_at)).where(InboundMessage.state == states.DRAFTED), offices)).one()
 
 
 def decisions_by(*, session: Session, actor: str, since: datetime) -> int:

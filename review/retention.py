@@ -4,6 +4,7 @@ Counts survive (states, decisions' actions and reasons, gate scores, costs): the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -64,14 +65,19 @@ def safe_details(details: dict) -> dict:
     return out
 
 
-def purge_personal_data(*, session: Session, days: int, now: datetime | None = None, actor: str = "orienta-retention", batch: int = 500) -> RetentionReport:
-    """Remove every stored text of messages older than `days` (any state); unsent replies expire; counts and decisions stay."""
+def purge_personal_data(
+    *, session: Session, days: int, now: datetime | None = None, actor: str = "orienta-retention", batch: int = 500,
+    offices: Sequence[str | None] | None = None, except_offices: Sequence[str] = (),
+) -> RetentionReport:
+    """Remove every stored text of messages older than `days` (any state); unsent replies expire; counts and decisions stay.
+    Campus mode: only the messages of `offices` (None in it: the default office's), or of every office but `except_offices`
+    (those keep their own retention)."""
     cutoff = (now or utcnow()) - timedelta(days=days)
     report = RetentionReport(cutoff=cutoff)
     while True:
         messages = list(
             session.exec(
-                select(InboundMessage)
+                _of_offices(select(InboundMessage), offices, except_offices)
                 .where(InboundMessage.created_at < cutoff, col(InboundMessage.redacted_at).is_(None))
                 .order_by(col(InboundMessage.id))
                 .limit(batch)
@@ -123,6 +129,16 @@ def purge_personal_data(*, session: Session, days: int, now: datetime | None = N
 
 
 PURGED_QUESTION = "(pregunta eliminada por la política de retención)"
+
+
+def _of_offices(stmt, offices: Sequence[str | None] | None, except_offices: Sequence[str]):
+    if offices is not None:
+        named = [o for o in offices if o is not None]
+        mine = col(InboundMessage.office).in_(named)
+        stmt = stmt.where((mine | col(InboundMessage.office).is_(None)) if None in offices else mine)
+    if except_offices:
+        stmt = stmt.where(col(InboundMessage.office).is_(None) | col(InboundMessage.office).not_in(list(except_offices)))
+    return stmt
 
 
 def _forget_curated(session: Session, messages: list[InboundMessage], report: RetentionReport, *, actor: str) -> None:

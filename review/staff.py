@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Sequence
 from datetime import datetime, timedelta, timezone
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
+from sqlalchemy import JSON, Column
 from sqlmodel import Field, Session, SQLModel, col, func, select
 
 from review.errors import NotFound, ReviewError
@@ -39,6 +41,7 @@ class StaffAccount(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     created_by: str = Field(max_length=128)
     disabled_at: datetime | None = None
+    offices: list[str] | None = Field(default=None, sa_column=Column(JSON), description="Campus mode: the offices this account works for (none: a lead is the campus lead, a reviewer works for the default office).")
 
 
 class StaffSession(SQLModel, table=True):
@@ -70,8 +73,8 @@ def _check_name(name: str) -> str:
     return name
 
 
-def add_staff(*, session: Session, name: str, role: str, password: str, actor: str) -> StaffAccount:
-    """A new account (the password hashed with argon2id); audited."""
+def add_staff(*, session: Session, name: str, role: str, password: str, actor: str, offices: Sequence[str] = ()) -> StaffAccount:
+    """A new account (the password hashed with argon2id); audited. `offices`: campus mode, the offices it works for."""
     name = _check_name(name)
     if role not in ROLES:
         raise StaffError(f"rol desconocido {role!r}: elegí {' o '.join(ROLES)}")
@@ -79,12 +82,29 @@ def add_staff(*, session: Session, name: str, role: str, password: str, actor: s
         raise StaffError(f"la contraseña debe tener al menos {MIN_PASSWORD} caracteres")
     if session.exec(select(StaffAccount).where(StaffAccount.name == name)).first() is not None:
         raise StaffError(f"ya existe una cuenta {name!r}")
-    account = StaffAccount(name=name, role=role, password_hash=_hasher.hash(password), created_by=actor)
+    account = StaffAccount(name=name, role=role, password_hash=_hasher.hash(password), created_by=actor, offices=list(offices) or None)
     session.add(account)
     session.flush()
-    session.add(AuditEvent(actor=actor, event="staff_added", details={"account": name, "role": role}))
+    session.add(AuditEvent(actor=actor, event="staff_added", details={"account": name, "role": role, **({"offices": list(offices)} if offices else {})}))
     session.flush()
     return account
+
+
+def set_offices(*, session: Session, name: str, offices: Sequence[str], actor: str) -> StaffAccount:
+    """Campus mode: the offices an account works for (none: a lead becomes the campus lead, a reviewer the default
+    office's); audited."""
+    account = get_staff(session=session, name=name)
+    before = list(account.offices or [])
+    account.offices = list(dict.fromkeys(offices)) or None
+    session.add(account)
+    session.add(AuditEvent(actor=actor, event="staff_offices", details={"account": account.name, "from": before, "to": list(account.offices or [])}))
+    session.flush()
+    return account
+
+
+def is_campus_lead(account: StaffAccount) -> bool:
+    """A lead bound to no office sees and acts on every office."""
+    return account.role == LEAD and not account.offices
 
 
 def get_staff(*, session: Session, name: str) -> StaffAccount:

@@ -35,8 +35,10 @@ def list_cmd(
 ) -> None:
     """Respuestas aprobadas guardadas: primero las estándar, luego las más recientes."""
     try:
-        with session_scope(services(ctx).engine) as session:
-            rows = [answers.as_public(a) for a in answers.list_answers(session=session, state=state, limit=limit)]
+        svc = services(ctx)
+        offices = None if ctx.obj.office is None else [svc.office]  # --office: that office's approved answers
+        with session_scope(svc.engine) as session:
+            rows = [answers.as_public(a) | ({"office": a.office} if a.office else {}) for a in answers.list_answers(session=session, state=state, limit=limit, offices=offices)]
     except ReviewError as exc:
         fail(describe(exc))
     if as_json:

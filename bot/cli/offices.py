@@ -34,6 +34,7 @@ def add_cmd(
     review_channel: Optional[str] = typer.Option(None, "--review-channel", help="Canal de Slack donde sus revisores reciben los borradores."),
     mailbox: Optional[str] = typer.Option(None, "--mailbox", help="Dirección propia de la oficina (el correo a ella es de esta oficina)."),
     reply_from: Optional[str] = typer.Option(None, "--reply-from", help="Remitente de sus respuestas (\"Nombre <dirección>\")."),
+    retention_days: Optional[int] = typer.Option(None, "--retention-days", min=1, help="Días que se guardan los datos personales de sus mensajes (por omisión: los del despliegue)."),
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Crea una oficina; después `orienta ingest --office NOMBRE` indexa sus documentos y `orienta gate train --office NOMBRE` entrena su gate."""
@@ -46,11 +47,11 @@ def add_cmd(
 
     campus = campus_of(root)
     reserved = [o.name for o in campus.offices() if o.source != "database"]
-    data = OfficeCreate(name=name, slug="", documents=[str(p.resolve()) for p in documents], review_channel=review_channel, mailbox=mailbox, reply_from=reply_from)
+    data = OfficeCreate(name=name, slug="", documents=[str(p.resolve()) for p in documents], review_channel=review_channel, mailbox=mailbox, reply_from=reply_from, retention_days=retention_days)
     try:
         with session_scope(root.engine) as session:
             office = add_office(session=session, data=data, actor=_actor(), reserved=reserved)
-            result = {"name": office.name, "slug": office.slug, "documents": office.documents, "review_channel": office.review_channel}
+            result = {"name": office.name, "slug": office.slug, "documents": office.documents, "review_channel": office.review_channel, "retention_days": office.retention_days}
     except OfficeError as exc:
         fail(_spanish_office_error(exc))
     if as_json:

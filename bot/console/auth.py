@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from fastapi import Depends, Request
 
 from review import staff as accounts
@@ -43,9 +45,84 @@ def lead(account: StaffAccount = Depends(staff)) -> StaffAccount:
     return account
 
 
-def current_office(request: Request) -> str | None:
-    """The office whose queue, documents and answers a page shows (None: the single office). Campus mode plugs in here."""
-    return None
+@dataclass(frozen=True)
+class Scope:
+    """The offices an account may see and act on: `offices` None means every office (a single office, or the campus
+    lead); otherwise office names, None among them standing for the default office (messages with no office)."""
+
+    offices: tuple[str | None, ...] | None
+
+    def allows(self, office: str | None) -> bool:
+        return self.offices is None or office in self.offices
+
+    @property
+    def filter(self) -> list[str | None] | None:
+        return None if self.offices is None else list(self.offices)
+
+
+def scope_of(services, account: StaffAccount) -> Scope:
+    """Campus mode: the offices of `account` (a lead with none: the campus lead, all of them; a reviewer with none: the
+    default office). A single-office deployment: everything."""
+    from bot.wiring.campus import campus_of
+    from review.errors import UnknownOffice
+
+    campus = campus_of(services)
+    if not campus.is_campus() or accounts.is_campus_lead(account):
+        return Scope(None)
+    names: list[str | None] = []
+    for name in account.offices or [campus.default]:
+        try:
+            office = campus.info(name)
+        except UnknownOffice:  # an office since removed: nothing of it to see
+            continue
+        names.append(None if office.default else office.name)
+    return Scope(tuple(dict.fromkeys(names)))
+
+
+def scope(request: Request, account: StaffAccount = Depends(staff)) -> Scope:
+    """The offices the signed-in account belongs to."""
+    return scope_of(request.app.state.services, account)
+
+
+def campus_lead(request: Request, account: StaffAccount = Depends(lead)) -> StaffAccount:
+    """A lead who sees every office (any lead for one office): staff accounts are the campus lead's business."""
+    if scope_of(request.app.state.services, account).offices is not None:
+        raise Forbidden()
+    return account
+
+
+def current_office(request: Request, office: str = "", mine: Scope = Depends(scope)) -> str | None:
+    """The office whose documents, gaps and digests a page shows: the `office` asked for when the account belongs to
+    it (else 403), or the account's first office; None: the default office (also for one office and the campus lead)."""
+    from bot.wiring.campus import campus_of
+    from review.errors import UnknownOffice
+
+    if office:
+        try:
+            info = campus_of(request.app.state.services).info(office)
+        except UnknownOffice:
+            raise Forbidden() from None
+        name = None if info.default else info.name
+        if not mine.allows(name):
+            raise Forbidden()
+        return name
+    return mine.offices[0] if mine.offices else None
+
+
+def office_services(request: Request, office: str | None):
+    """The services of `office` (None: the default office's, the app's own)."""
+    svc = request.app.state.services
+    if office is None:
+        return svc
+    from bot.wiring.campus import campus_of
+
+    return campus_of(svc).office_services(office)
+
+
+def check_office(mine: Scope, office: str | None) -> None:
+    """Refuse (403) what concerns another office's message or answer."""
+    if not mine.allows(office):
+        raise Forbidden()
 
 
 def secure_cookies(request: Request) -> bool:

@@ -54,6 +54,13 @@ TEMPLATES.env.filters["figure"] = _figure
 TEMPLATES.env.globals["t"] = texts.t
 
 
+def _office_query(request: Request) -> str:
+    from urllib.parse import urlencode
+
+    office = request.query_params.get("office")
+    return "?" + urlencode({"office": office}) if office else ""
+
+
 def page(request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     """Render a page with the signed-in account, its CSRF token and any notice."""
     token = request.scope.get("csrftoken")
@@ -62,6 +69,7 @@ def page(request: Request, template: str, status_code: int = 200, **context: Any
         "me": getattr(request.state, "staff", None),
         "csrftoken": token() if callable(token) else "",
         "notice": context.get("notice") or texts.notice(request.query_params.get("aviso")),
+        "office_q": _office_query(request),  # campus mode: the office being looked at, kept in forms and links
     }
     response = TEMPLATES.TemplateResponse(request, template, context, status_code=status_code)
     response.headers["Cache-Control"] = "no-store"

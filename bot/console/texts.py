@@ -11,6 +11,7 @@ TEXTS: dict[str, str] = {
     "approved": "Aprobado: la respuesta sale en el próximo envío.",
     "edited": "Editado y aprobado: la respuesta sale en el próximo envío.",
     "rejected": "Rechazado: no se envía nada.",
+    "moved": "Pasado a la otra oficina: se redacta de nuevo con sus documentos y queda en su cola.",
     "upload_started": "Archivo recibido: se está indexando (ver el progreso abajo).",
     "replace_started": "Archivo recibido: se está reindexando en lugar del anterior.",
     "reindex_started": "Indexación iniciada: su avance (documentos, fragmentos, tiempo restante) se ve abajo.",

@@ -38,7 +38,7 @@ def refresh_staleness(services: "Services") -> list[int]:
     """After the documents changed: flag stale the answers whose cited documents are not the indexed versions any more."""
     hashes = current_hashes(services)
     with session_scope(services.engine) as session:
-        stale = answers.mark_stale_where_changed(session=session, current=hashes)
+        stale = answers.mark_stale_where_changed(session=session, current=hashes, offices=[services.office])  # this office's index, its answers
     if stale:
         log.info("curated answers %s are stale: the documents they cite changed", stale)
     return stale
@@ -77,7 +77,7 @@ def find_reuse(services: "Services", question: str) -> Reuse:
     if not services.settings.drafting.reuse_answers or not question.strip():
         return Reuse()
     with session_scope(services.engine) as session:
-        found = answers.active_answers(session=session)
+        found = answers.active_answers(session=session, offices=[services.office])  # an office reuses only its own approved answers
     if not found:
         return Reuse()
     from bot.learning.gate_training import embed_queries_cached

@@ -72,7 +72,7 @@ def curated_examples(services: Services) -> list[Example]:
     from review.answer_memory import questions_for_gate
 
     with session_scope(services.engine) as session:
-        return [Example(text=q, label=1, style="curated", source="curated", topic="curated") for q in dict.fromkeys(questions_for_gate(session=session))]
+        return [Example(text=q, label=1, style="curated", source="curated", topic="curated") for q in dict.fromkeys(questions_for_gate(session=session, offices=[services.office]))]  # this office's
 
 
 def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray:

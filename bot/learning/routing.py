@@ -18,7 +18,7 @@ from bot.wiring.services import Services
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
 from classifiers.gate import corpus_hash
-from classifiers.routing import Lexicon, Router, RouterNotTrained, fit_offices, office_features, routing_report
+from classifiers.routing import FEATURES, Lexicon, Router, RouterNotTrained, fit_offices, office_features, routing_report
 from classifiers.synthetic import Example, offline_questions, student_questions
 from classifiers.training import offline_dataset, train_gate
 from review.db import session_scope
@@ -133,7 +133,7 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
     heldout = routing_report([labels[i] for i in ho], pred, offices=offices)
     mean, scale, w, b = fit_offices(feats, labels, offices=offices)
 
-    gate = _campus_gate(services, corpora)
+    gate = _stored_campus_gate(services, _campus_hash(corpora)) or _campus_gate(services, corpora)
     router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b)
     if staff_train:  # a message nearly identical to one staff gave an office goes to that office (only its vector is kept)
         router.memory = embed_queries_cached(services, [r[1] for r in staff_train])
@@ -144,7 +144,7 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         "n_examples": len(examples),
         "n_staff": len(staff_train),
         "heldout_synthetic": {k: heldout[k] for k in ("macro_f1", "accuracy", "n")},
-        "weights": dict(zip(("dense_best", "dense_top", "lexical_best", "lexical_top"), map(float, w))),
+        "weights": dict(zip(FEATURES, map(float, w))),
         "embedder": services.embedder.name,
     }
     if staff_held:
@@ -182,6 +182,23 @@ def _campus_gate(services: Services, corpora: Sequence[OfficeCorpus]):
     space = FeatureSpace.fit(g.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     query_vecs = embed_queries_cached(services, [e.text for e in examples]) if space.needs_embedding else None
     return train_gate(examples, space=space, embedder=services.embedder, query_vecs=query_vecs, model=g.model, balanced=g.balanced, k=g.knn_k, min_in_recall=g.min_in_recall)
+
+
+def _stored_campus_gate(services: Services, campus_hash: str):
+    """The stored router's campus gate when it was fitted on the documents the offices hold now (retraining from staff
+    decisions then refits the office scorer only); None otherwise."""
+    import json
+
+    from classifiers.gate import Gate
+
+    directory = services.settings.paths.router_dir
+    try:
+        meta = json.loads((directory / "router.json").read_text(encoding="utf-8"))
+        if meta.get("campus_hash") != campus_hash or not meta.get("has_gate"):
+            return None
+        return Gate.load(directory / "gate")
+    except (OSError, ValueError, GateError):
+        return None
 
 
 def _stored_router(services: Services) -> Router | None:

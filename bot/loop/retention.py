@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
 
 from sqlmodel import col, select
 
@@ -13,7 +15,7 @@ from bot.wiring.services import Services
 from bot.slack.outbox import SlackOutboxFile
 from review import queue
 from review.db import session_scope
-from review.models import AuditEvent, Draft, InboundMessage, OutgoingReply
+from review.models import AuditEvent, Draft, InboundMessage, OutgoingReply, utcnow
 from review.retention import TOMBSTONE, RetentionReport, purge_personal_data
 from review.weeks import iso_week
 
@@ -43,8 +45,11 @@ class RetentionPass:
 def apply_retention(services: Services) -> RetentionPass:
     """Forget everything older than database.retention_days: database texts, outbox files, digest reports, Slack cards."""
     s = services.settings
+    own = _own_retention(services)
     with session_scope(services.engine) as session:
-        report = purge_personal_data(session=session, days=s.database.retention_days)
+        report = purge_personal_data(session=session, days=s.database.retention_days, except_offices=list(own))
+        for office, days in own.items():  # campus mode: an office with a retention of its own
+            _merge(report, purge_personal_data(session=session, days=days, offices=[office]))
     if report.messages and services.engine.dialect.name == "sqlite":  # old page versions must not survive in the WAL file
         with services.engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -54,18 +59,54 @@ def apply_retention(services: Services) -> RetentionPass:
     outbox = s.paths.outbox_dir
     done.outbox_files = OutboxMaildir(outbox).remove({m for c, m in purged if c == "email"}, older_than=report.cutoff.timestamp())
     done.slack_outbox_lines = SlackOutboxFile(outbox / "slack.jsonl").remove({m for c, m in purged if c == "slack"})
-    last_week = iso_week(report.cutoff)
-    reports = s.paths.reports_dir
+    done.report_files += _remove_reports(s.paths.reports_dir, iso_week(utcnow() - timedelta(days=s.database.retention_days)))
+    for office, reports in _office_reports(services):  # each office's own digests, at its own retention
+        done.report_files += _remove_reports(reports, iso_week(utcnow() - timedelta(days=own.get(office, s.database.retention_days))))
+    done.cards_blanked = blank_cards(services, done)
+    if report.messages or done.outbox_files or done.report_files or done.cards_blanked:
+        log.info("retention: %s", done.as_dict())
+    return done
+
+
+def _own_retention(services: Services) -> dict[str, int]:
+    """Campus mode: the offices whose retention is their own (office name -> days); {} for one office."""
+    from bot.wiring.campus import campus_of
+
+    campus = campus_of(services)
+    if not campus.is_campus():
+        return {}
+    return {o.name: o.retention_days for o in campus.offices() if not o.default and o.retention_days}
+
+
+def _office_reports(services: Services) -> list[tuple[str, Path]]:
+    from bot.wiring.campus import campus_of
+
+    campus = campus_of(services)
+    if not campus.is_campus():
+        return []
+    return [(o.name, campus.office_services(o.name).settings.paths.reports_dir) for o in campus.offices() if not o.default]
+
+
+def _merge(into: RetentionReport, other: RetentionReport) -> None:
+    """One report for several passes: counts added, what the edges must clean joined, the earliest cutoff kept (files
+    older than it are past every office's retention)."""
+    for name in ("messages", "replies", "drafts", "decisions", "expired_replies", "curated_cleaned", "curated_deleted"):
+        setattr(into, name, getattr(into, name) + getattr(other, name))
+    for name in ("outbox_message_ids", "slack_reply_keys", "cards", "digest_weeks"):
+        getattr(into, name).extend(x for x in getattr(other, name) if x not in getattr(into, name))
+    into.cutoff = min(into.cutoff, other.cutoff)
+
+
+def _remove_reports(reports: Path, last_week: str) -> int:
+    """Delete the digest reports of weeks before `last_week`; how many files went."""
+    removed = 0
     if reports.is_dir():
         for path in reports.iterdir():
             m = _DIGEST_FILE.match(path.name)
             if m and m.group(1) < last_week:
                 path.unlink()
-                done.report_files += 1
-    done.cards_blanked = blank_cards(services, done)
-    if report.messages or done.outbox_files or done.report_files or done.cards_blanked:
-        log.info("retention: %s", done.as_dict())
-    return done
+                removed += 1
+    return removed
 
 
 def blank_cards(services: Services, done: RetentionPass | None = None) -> int:

@@ -36,6 +36,14 @@ def route(services: Services, session: Session, message: InboundMessage, questio
         queue.quarantine(session=session, message=message, reason=reason)
         return None
     addressed = _addressed_office(campus, message) if message.office is None else None
+    if addressed is None and message.office is None and (tag := _plus_tag(services, message)) is not None:
+        try:
+            addressed = campus.info(tag).name  # consultas+becas@...: written to that office
+        except UnknownOffice:  # an office that does not exist: the campus lead decides, nothing is dropped
+            message.office = tag[:64]
+            reason = f"office_unknown: escrito a la dirección de la oficina {tag!r}, que no existe (oficinas: {', '.join(names)}); movelo con `orienta review move {message.id} --message --office OFICINA`"
+            queue.quarantine(session=session, message=message, reason=reason)
+            return None
     if addressed is not None and addressed != here:  # written to an office's own mailbox or Slack channel
         _move(session, message, addressed, here, names, campus.default, reason=ADDRESSED)
         here = addressed
@@ -75,6 +83,23 @@ def _addressed_office(campus, message: InboundMessage) -> str | None:
         headers = BytesHeaderParser().parsebytes(message.raw)
         found = {addr.lower() for _, addr in getaddresses([str(v) for k in ("To", "Cc", "Delivered-To") for v in headers.get_all(k, [])])}
         return next((o.name for o in offices if o.mailbox and o.mailbox.lower() in found), None)
+    return None
+
+
+def _plus_tag(services: Services, message: InboundMessage) -> str | None:
+    """The +tag of the shared mailbox address the e-mail was written to (consultas+becas@... -> "becas"), if any."""
+    if message.channel != "email" or not message.raw:
+        return None
+    from email.parser import BytesHeaderParser
+    from email.utils import getaddresses, parseaddr
+
+    own = {parseaddr(a)[1].lower() for a in services.settings.smtp.own_addresses}
+    headers = BytesHeaderParser().parsebytes(message.raw)
+    for _, addr in getaddresses([str(v) for k in ("To", "Cc", "Delivered-To") for v in headers.get_all(k, [])]):
+        local, _, domain = addr.lower().partition("@")
+        base, plus, tag = local.partition("+")
+        if plus and tag and f"{base}@{domain}" in own:
+            return tag
     return None
 
 

@@ -80,6 +80,9 @@ def run_weekly_digest(services: "Services", *, week: str | None = None, now: dat
         release_week(services.engine, week)
         raise
     log.info("digest %s delivered", week)
+    from bot.loop.digest import build_office_digests
+
+    build_office_digests(services, week, deliver=deliver)  # campus mode: each office gets its own (the campus lead's above covers all)
     return week
 
 

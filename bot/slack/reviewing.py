@@ -46,21 +46,24 @@ class Reviewers:
 
     def __init__(self, services: "Services") -> None:
         self.services = services
-        self._members: frozenset[str] = frozenset()
-        self._fetched_at = float("-inf")
+        self._members: dict[str, tuple[frozenset[str], float]] = {}  # channel -> (members, fetched at)
         self._lock = threading.Lock()
 
-    def allowed(self, user_id: str, client: "WebClient") -> bool:
+    def allowed(self, user_id: str, client: "WebClient", *, reviewers: tuple[str, ...] | list[str] | None = None, review_channel: str | None = None) -> bool:
+        """Whether `user_id` reviews for the deployment (or, given them, for one office: its reviewers or its channel's members)."""
         s = self.services.settings.slack
-        if s.reviewers:
-            return user_id in s.reviewers
-        if not s.review_channel:
+        if reviewers is None and review_channel is None:
+            reviewers, review_channel = s.reviewers, s.review_channel
+        if reviewers:
+            return user_id in reviewers
+        if not review_channel:
             return False
-        return user_id in self._channel_members(client, s.review_channel)
+        return user_id in self._channel_members(client, review_channel)
 
     def _channel_members(self, client: "WebClient", channel: str) -> frozenset[str]:
         with self._lock:
-            if time.monotonic() - self._fetched_at > self.services.settings.slack.members_cache_seconds:
+            members_at = self._members.get(channel)
+            if members_at is None or time.monotonic() - members_at[1] > self.services.settings.slack.members_cache_seconds:
                 members: set[str] = set()
                 cursor = None
                 while True:
@@ -69,8 +72,8 @@ class Reviewers:
                     cursor = (response.get("response_metadata") or {}).get("next_cursor")
                     if not cursor:
                         break
-                self._members, self._fetched_at = frozenset(members), time.monotonic()
-            return self._members
+                members_at = self._members[channel] = (frozenset(members), time.monotonic())
+            return members_at[0]
 
 
 def reviewers_for(services: "Services") -> Reviewers:
@@ -80,6 +83,70 @@ def reviewers_for(services: "Services") -> Reviewers:
         if found is None:
             found = services.__dict__["_slack_reviewers"] = Reviewers(services)
         return found
+
+
+def authorised(services: "Services", client: "WebClient", *, user_id: str, channel: str | None, draft_id: int | None = None, message_id: int | None = None, answer_id: int | None = None) -> bool:
+    """May `user_id` act on this draft's (or message's) card, clicked in `channel`?
+
+    One office: a reviewer of the deployment. Campus mode: a campus lead (`offices.leads`) anywhere; otherwise a
+    reviewer of the message's office (its reviewers, else its review channel's members; the default office: the
+    deployment's), acting from that office's review channel or outside any channel (App Home, a modal). A message of an
+    office that does not exist (any more) is the campus lead's only."""
+    from bot.wiring.campus import campus_of
+    from review.errors import UnknownOffice
+
+    campus = campus_of(services)
+    check = reviewers_for(services)
+    if not campus.is_campus():
+        return check.allowed(user_id, client)
+    if user_id in services.settings.offices.leads:
+        return True
+    office_name = _office_of(services, draft_id=draft_id, message_id=message_id, answer_id=answer_id)
+    try:
+        office = campus.info(office_name) if office_name else next(o for o in campus.offices() if o.default)
+    except UnknownOffice:
+        return False
+    if office.default:
+        reviewers, review_channel = services.settings.slack.reviewers, services.settings.slack.review_channel
+    else:
+        reviewers, review_channel = list(office.reviewers), office.review_channel or services.settings.slack.review_channel
+    if channel and channel.startswith(("C", "G")) and review_channel and channel != review_channel:
+        return False  # a card of this office clicked in another office's channel
+    return check.allowed(user_id, client, reviewers=reviewers, review_channel=review_channel)
+
+
+def offices_of(services: "Services", client: "WebClient", *, user_id: str) -> list[str | None] | None:
+    """Campus mode: the offices `user_id` reviews (None in it: the default office); None: every office (one office, or a
+    campus lead)."""
+    from bot.wiring.campus import campus_of
+
+    campus = campus_of(services)
+    if not campus.is_campus() or user_id in services.settings.offices.leads:
+        return None
+    check, s = reviewers_for(services), services.settings.slack
+    out: list[str | None] = []
+    for office in campus.offices():
+        reviewers, channel = (s.reviewers, s.review_channel) if office.default else (list(office.reviewers), office.review_channel or s.review_channel)
+        if check.allowed(user_id, client, reviewers=reviewers, review_channel=channel):
+            out.append(None if office.default else office.name)
+    return out
+
+
+def _office_of(services: "Services", *, draft_id: int | None, message_id: int | None, answer_id: int | None = None) -> str | None:
+    from review.answer_models import CuratedAnswer
+    from review.models import InboundMessage
+
+    with session_scope(services.engine) as session:
+        if answer_id is not None:
+            answer = session.get(CuratedAnswer, answer_id)
+            return answer.office if answer is not None else None
+        if draft_id is not None:
+            try:
+                return queue.get_draft(session=session, draft_id=draft_id)[1].office
+            except NotFound:
+                return None
+        message = session.get(InboundMessage, message_id) if message_id is not None else None
+        return message.office if message is not None else None
 
 
 def message_id_of(services: "Services", draft_id: int) -> int | None:
@@ -173,16 +240,16 @@ def after_decision(services: "Services", client: "WebClient", *, draft_id: int, 
 
 
 # ---------------------------------------------------------------- App Home
-def home_for(services: "Services", *, user_id: str, now: datetime | None = None) -> dict[str, Any]:
-    """The App Home view for `user_id`."""
+def home_for(services: "Services", *, user_id: str, now: datetime | None = None, offices: list[str | None] | None = None) -> dict[str, Any]:
+    """The App Home view for `user_id` (`offices`: campus mode, only these offices' messages; None: all)."""
     now = now or utcnow()
     midnight = now.replace(hour=0, minute=0, second=0, microsecond=0)
     with session_scope(services.engine) as session:
-        pending = queue.count_pending(session=session)
-        oldest = queue.oldest_pending_at(session=session)
+        pending = queue.count_pending(session=session, offices=offices)
+        oldest = queue.oldest_pending_at(session=session, offices=offices)
         mine = queue.decisions_by(session=session, actor=actor_for(user_id), since=midnight)
-        upcoming = queue.list_drafts(session=session, limit=10)
-        set_aside = queue.not_drafted(session=session, since=now - timedelta(days=SET_ASIDE_DAYS), limit=blocks.SET_ASIDE_LIMIT)
+        upcoming = queue.list_drafts(session=session, limit=10, offices=offices)
+        set_aside = queue.not_drafted(session=session, since=now - timedelta(days=SET_ASIDE_DAYS), limit=blocks.SET_ASIDE_LIMIT, offices=offices)
     return blocks.home_view(pending=pending, oldest_at=oldest, mine_today=mine, now=now, upcoming=upcoming, set_aside=set_aside, lang=lang_of(services))
 
 
@@ -190,7 +257,7 @@ def publish_home(services: "Services", client: "WebClient", *, user_id: str) -> 
     from slack_sdk.errors import SlackApiError
 
     try:
-        client.views_publish(user_id=user_id, view=home_for(services, user_id=user_id))
+        client.views_publish(user_id=user_id, view=home_for(services, user_id=user_id, offices=offices_of(services, client, user_id=user_id)))
     except SlackApiError as exc:
         log.info("App Home for %s not published: %s", user_id, exc.response.get("error"))
 

@@ -23,6 +23,7 @@ class OfficeInfo:
     mailbox: str | None = None
     reply_from: str | None = None
     reviewers: tuple[str, ...] = ()
+    retention_days: int | None = None  # None: the deployment's database.retention_days
     default: bool = False
     source: str = "settings"  # default | settings | database
 
@@ -56,7 +57,7 @@ class Campus:
             out += [
                 OfficeInfo(
                     name=r.name, documents=tuple(Path(d) for d in r.documents or []), review_channel=r.review_channel, channels=tuple(r.channels or []),
-                    mailbox=r.mailbox, reply_from=r.reply_from, reviewers=tuple(r.reviewers or []), source="database",
+                    mailbox=r.mailbox, reply_from=r.reply_from, reviewers=tuple(r.reviewers or []), retention_days=r.retention_days, source="database",
                 )
                 for r in rows
                 if r.slug not in taken
@@ -125,7 +126,7 @@ class Campus:
 def _from_settings(o: OfficeSettings) -> OfficeInfo:
     return OfficeInfo(
         name=o.name, documents=tuple(o.documents), review_channel=o.review_channel, channels=tuple(o.channels), mailbox=o.mailbox,
-        reply_from=o.reply_from, reviewers=tuple(o.reviewers), source="settings",
+        reply_from=o.reply_from, reviewers=tuple(o.reviewers), retention_days=o.retention_days, source="settings",
     )
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from classifiers.errors import GateError
-from classifiers.routing import Lexicon, Router, RouterNotTrained, fit_offices, office_features, office_similarities, routing_report
+from classifiers.routing import FEATURES, N_FEATURES, Lexicon, Router, RouterNotTrained, fit_offices, office_features, office_similarities, routing_report
 
 OFFICES = {
     "Biblioteca": ["préstamo de libros de la biblioteca", "multa por devolver tarde un libro", "sala de lectura de la biblioteca", "renovar el préstamo del libro"],
@@ -50,14 +50,26 @@ def test_save_and_load_give_the_same_decisions(fake_embedder, tmp_path):
 
 def test_two_offices_and_bad_labels(fake_embedder):
     router = _router(fake_embedder, offices=("Biblioteca", "Deportes"))
-    assert router.weights.shape == (4,) and router.bias.shape == (2,)  # one weight per feature, shared by the offices
+    assert router.weights.shape == (N_FEATURES,) and router.bias.shape == (2,)  # one weight per feature, shared by the offices
     assert router.route("multa del libro de la biblioteca", fake_embedder).office == "Biblioteca"
     feats = office_features(fake_embedder.embed_queries(["a", "b"]), ["a", "b"], router.office_vectors, router.lexicon)
-    assert feats.shape == (2, 2, 4)
+    assert feats.shape == (2, 2, N_FEATURES)
     with pytest.raises(GateError):
         fit_offices(feats, ["Biblioteca", "Biblioteca"], offices=["Biblioteca", "Deportes"])
     with pytest.raises(GateError):
         fit_offices(feats, ["Biblioteca", "Tesorería"], offices=["Biblioteca", "Deportes"])
+
+
+def test_coverage_says_how_much_of_the_wording_a_passage_and_an_office_hold():
+    """A rare term found only in one office's documents (a course code) weighs more than words every office uses."""
+    lexicon = Lexicon.fit([["El curso Lógica 0010 pide haber aprobado Matemática", "El curso Física 0150 pide Matemática"], ["Para la práctica se pide haber aprobado el curso"]])
+    passages, whole = lexicon.coverage(["¿Qué pide Lógica 0010?"])
+    assert passages.shape == (1, 3) and whole.shape == (1, 2)
+    assert passages[0, 0] > passages[0, 1] and passages[0, 0] > passages[0, 2]
+    assert whole[0, 0] > whole[0, 1] and whole[0, 0] == pytest.approx(passages[0, 0])
+    feats = office_features(np.ones((1, 2), dtype=np.float32), ["¿Qué pide Lógica 0010?"], [np.ones((2, 2), dtype=np.float32), np.ones((1, 2), dtype=np.float32)], lexicon)
+    behind = feats[0, :, FEATURES.index("lexical_behind")]
+    assert behind[0] == 0.0 and behind[1] < 0.0  # the best office is not behind; the other is
 
 
 def test_office_similarities_are_best_and_top_mean():

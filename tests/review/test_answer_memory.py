@@ -178,3 +178,23 @@ def test_a_slack_students_profile_names_never_reach_the_kept_text(engine):
     for personal in ("Yese", "YESENIA", "Batz", "yese"):
         assert personal not in a.text, a.text
     assert answers.student_names(message)[:2] == ["Yesenia Batz", "yese.batz"]
+
+
+def test_an_approval_is_kept_for_its_office_and_reused_only_there(engine):
+    """Campus mode: the answer belongs to the office whose staff approved it; the other offices neither reuse nor list it."""
+    with Session(engine, expire_on_commit=False) as s:
+        draft, message = _drafted(s)
+        message.office = "becas"
+        s.add(message)
+        queue.approve(session=s, draft_id=draft.id, actor="cli:ana")
+        other, _ = _drafted(s, question="¿Cuándo abre la inscripción a exámenes de julio?")
+        queue.approve(session=s, draft_id=other.id, actor="cli:ana")  # the default office's
+        s.commit()
+    becas, default = _all(engine)
+    assert (becas.office, default.office) == ("becas", None)
+    with Session(engine) as s:
+        assert [a.id for a in answers.active_answers(session=s, offices=["becas"])] == [becas.id]
+        assert [a.id for a in answers.active_answers(session=s, offices=[None])] == [default.id]
+        assert [a.id for a in answers.search_answers(session=s, query="inscrip", offices=["eps"])] == []
+        assert len(answers.active_answers(session=s)) == 2  # the campus lead's view: every office
+        assert answers.questions_for_gate(session=s, offices=["becas"]) == [becas.question]

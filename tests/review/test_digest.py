@@ -140,3 +140,22 @@ def test_messages_set_aside_are_listed_with_their_reason_and_the_way_back(digest
     assert "## Mensajes sin borrador" in text and "orienta review needs-reply" in text
     assert all(f"| {i['message_id']} |" in text for i in listed) and "| omitido | email | auto-reply |" in text
     assert "Mensajes sin borrador" in html.read_text(encoding="utf-8")
+
+
+def test_an_offices_digest_counts_only_its_messages_and_the_campus_leads_all(db):
+    """Campus mode: three of the week's messages move to «becas»; its digest holds those three, the default office's the
+    other seven, and the campus lead's (no filter) all ten."""
+    from sqlmodel import col, select
+
+    from review.models import InboundMessage
+
+    with session_scope(db) as session:
+        ids = [m.id for m in session.exec(select(InboundMessage).order_by(col(InboundMessage.id))).all()][:3]
+        for mid in ids:
+            session.get(InboundMessage, mid).office = "becas"
+    with Session(db) as session:
+        becas = build_digest(session=session, week=WEEK, now=AFTER, offices=["becas"]).as_dict()
+        default = build_digest(session=session, week=WEEK, now=AFTER, offices=[None]).as_dict()
+        campus = build_digest(session=session, week=WEEK, now=AFTER).as_dict()
+    assert (becas["received"], default["received"], campus["received"]) == (3, 7, 10)
+    assert sum(becas["by_channel"].values()) == 3 and becas["drafted"] + default["drafted"] == campus["drafted"]

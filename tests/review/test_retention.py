@@ -99,3 +99,22 @@ def test_purged_drafts_keep_their_documents_but_not_the_claims_quoting_them(engi
         purge_personal_data(session=s, days=180)
     with Session(engine) as s:
         assert s.get(queue.Draft, draft.id).references == [{"doc_id": "examenes", "title": "Exámenes", "url": None}]
+
+
+def test_an_office_with_a_retention_of_its_own_is_purged_at_its_own_age(engine):
+    """Campus mode: «becas» keeps 30 days; the rest keeps the deployment's 180 (a pass per office, never another's)."""
+    with session_scope(engine) as s:
+        ids = {}
+        for office in ("becas", None, "eps"):
+            _, message = make_drafted(s)
+            message.office = office
+            s.add(message)
+            ids[office] = message.id
+    for mid in ids.values():
+        _age(engine, mid, 60)
+    with session_scope(engine) as s:
+        assert purge_personal_data(session=s, days=180, except_offices=["becas"]).messages == 0
+        assert purge_personal_data(session=s, days=30, offices=["becas"]).messages == 1
+    with Session(engine) as s:
+        assert s.get(InboundMessage, ids["becas"]).redacted_text is None
+        assert s.get(InboundMessage, ids[None]).redacted_text is not None and s.get(InboundMessage, ids["eps"]).redacted_text is not None

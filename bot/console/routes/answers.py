@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse
 
-from bot.console.auth import current_office, staff
+from bot.console.auth import Scope, check_office, scope, staff
 from bot.console.errors import spanish
 from bot.console.render import page
 from bot.console.views import who
@@ -22,11 +22,11 @@ EVENTS = {"edited": "texto editado", "standard": "marcada como estándar", "unst
 
 
 @router.get("/answers")
-def list_answers(request: Request, q: str = "", state: str = "", page_no: int = 1, me: StaffAccount = Depends(staff), office: str | None = Depends(current_office)):
+def list_answers(request: Request, q: str = "", state: str = "", page_no: int = 1, me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
     svc = request.app.state.services
     size = svc.settings.console.page_size
     with session_scope(svc.engine) as session:
-        rows = answers.search_answers(session=session, query=q[:200], state=state if state in ANSWER_STATES else None, limit=size, offset=(max(1, page_no) - 1) * size)
+        rows = answers.search_answers(session=session, query=q[:200], state=state if state in ANSWER_STATES else None, limit=size, offset=(max(1, page_no) - 1) * size, offices=mine.filter)
         items = [answers.as_public(a) | {"state_label": STATE_LABELS.get(a.state, a.state), "by": who(a.approved_by)} for a in rows]
     return page(request, "answers.html", items=items, q=q, state=state, states=STATE_LABELS, page_no=max(1, page_no), more=len(items) == size)
 
@@ -43,11 +43,22 @@ def _answer_page(request: Request, answer_id: int, *, status_code: int = 200, **
 
 
 @router.get("/answers/{answer_id}")
-def show(request: Request, answer_id: int, me: StaffAccount = Depends(staff)):
+def show(request: Request, answer_id: int, me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
+    _check_answer(request, answer_id, mine)
     return _answer_page(request, answer_id)
 
 
-def _act(request: Request, answer_id: int, notice: str, fn, **kwargs):
+def _check_answer(request: Request, answer_id: int, mine: Scope) -> None:
+    """403 for another office's approved answer (404 for none)."""
+    with session_scope(request.app.state.services.engine) as session:
+        try:
+            check_office(mine, answers.get_answer(session=session, answer_id=answer_id).office)
+        except NotFound:
+            raise HTTPException(404) from None
+
+
+def _act(request: Request, answer_id: int, notice: str, fn, *, mine: Scope, **kwargs):
+    _check_answer(request, answer_id, mine)
     try:
         with session_scope(request.app.state.services.engine) as session:
             fn(session=session, answer_id=answer_id, **kwargs)
@@ -59,17 +70,17 @@ def _act(request: Request, answer_id: int, notice: str, fn, **kwargs):
 
 
 @router.post("/answers/{answer_id}/edit")
-def edit(request: Request, answer_id: int, text: str = Form(...), me: StaffAccount = Depends(staff)):
+def edit(request: Request, answer_id: int, text: str = Form(...), me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
     from bot.learning.answer_memory import current_hashes
 
-    return _act(request, answer_id, "answer_saved", answers.edit_text, text=text, actor=actor_of(me), current=current_hashes(request.app.state.services))
+    return _act(request, answer_id, "answer_saved", answers.edit_text, mine=mine, text=text, actor=actor_of(me), current=current_hashes(request.app.state.services))
 
 
 @router.post("/answers/{answer_id}/standard")
-def standard(request: Request, answer_id: int, me: StaffAccount = Depends(staff)):
-    return _act(request, answer_id, "answer_standard", answers.set_standard, actor=actor_of(me))
+def standard(request: Request, answer_id: int, me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
+    return _act(request, answer_id, "answer_standard", answers.set_standard, mine=mine, actor=actor_of(me))
 
 
 @router.post("/answers/{answer_id}/retire")
-def retire(request: Request, answer_id: int, reason: str = Form(""), me: StaffAccount = Depends(staff)):
-    return _act(request, answer_id, "answer_retired", answers.retire, actor=actor_of(me), reason=reason.strip() or None)
+def retire(request: Request, answer_id: int, reason: str = Form(""), me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
+    return _act(request, answer_id, "answer_retired", answers.retire, mine=mine, actor=actor_of(me), reason=reason.strip() or None)

@@ -7,7 +7,7 @@ from pathlib import Path
 from fastapi import APIRouter, Depends, File, Form, HTTPException, Request, UploadFile
 from fastapi.responses import JSONResponse, RedirectResponse
 
-from bot.console.auth import current_office, lead, staff
+from bot.console.auth import current_office, lead, office_services, staff
 from bot.console.csrf import upload_csrf
 from bot.console.errors import spanish
 from bot.console.index_status import IndexStatus
@@ -20,11 +20,25 @@ router = APIRouter()
 READ_CHUNK = 1024 * 1024
 
 
-def _status(request: Request) -> IndexStatus:
+def _status(request: Request, office: str | None = None) -> IndexStatus:
+    """The index status of `office` (None: the default office), one per office for the app's life."""
     state = request.app.state
     if not hasattr(state, "index_status"):
         state.index_status = IndexStatus(state.services, state.jobs)
-    return state.index_status
+    if office is None:
+        return state.index_status
+    found = state.__dict__.setdefault("_office_status", {})  # app.state keeps its attributes in a dict of its own
+    if office not in found:
+        found[office] = IndexStatus(office_services(request, office), state.jobs)
+    return found[office]
+
+
+def _url(path: str, office: str | None, **params: str) -> str:
+    """`path` with the office being looked at (campus mode) and `params` in its query."""
+    from urllib.parse import urlencode
+
+    query = urlencode({**({"office": office} if office else {}), **params})
+    return f"{path}?{query}" if query else path
 
 
 async def _read_upload(request: Request, upload: UploadFile) -> bytes:
@@ -43,9 +57,9 @@ async def _read_upload(request: Request, upload: UploadFile) -> bytes:
 PAGE = 100
 
 
-def _documents_page(request: Request, *, status_code: int = 200, error: str | None = None, q: str = "", page_no: int = 1):
-    status = _status(request)
-    rows = status.rows(IngestLog(request.app.state.services).read())
+def _documents_page(request: Request, *, status_code: int = 200, error: str | None = None, q: str = "", page_no: int = 1, office: str | None = None):
+    status = _status(request, office)
+    rows = status.rows(IngestLog(office_services(request, office)).read())
     problems = sum(1 for r in rows if r["failed"] or r["warnings"])
     if q.strip():
         needle = q.strip().lower()
@@ -68,12 +82,12 @@ def _recorded_jobs(request: Request) -> list[dict]:
 
 @router.get("/documents")
 def documents(request: Request, q: str = "", page_no: int = 1, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
-    return _documents_page(request, q=q[:200], page_no=page_no)
+    return _documents_page(request, q=q[:200], page_no=page_no, office=office)
 
 
-def _ingest_job(request: Request, label: str, me: StaffAccount, run) -> Job:
+def _ingest_job(request: Request, label: str, me: StaffAccount, run, office: str | None = None) -> Job:
     """Run a library operation in the background; the page shows its progress and result."""
-    svc, jobs = request.app.state.services, request.app.state.jobs
+    svc, jobs = office_services(request, office), request.app.state.jobs
 
     def work(job: Job) -> str:
         change = run(jobs.progress(job))
@@ -90,87 +104,87 @@ def _ingest_job(request: Request, label: str, me: StaffAccount, run) -> Job:
 
 
 @router.post("/documents/upload")
-async def upload(request: Request, file: UploadFile = File(...), me: StaffAccount = Depends(lead), _csrf: None = Depends(upload_csrf)):
+async def upload(request: Request, file: UploadFile = File(...), me: StaffAccount = Depends(lead), _csrf: None = Depends(upload_csrf), office: str | None = Depends(current_office)):
     try:
         data = await _read_upload(request, file)
         name = library.check_name(file.filename or "")
-        svc = request.app.state.services
+        svc = office_services(request, office)
         if name.rsplit(".", 1)[0] in svc.index.documents():
             raise library.LibraryError(f"ya hay un documento {name.rsplit('.', 1)[0]!r}: para cambiarlo usá «Reemplazar»")
     except library.TooLarge as exc:
-        return _documents_page(request, status_code=413, error=str(exc))
+        return _documents_page(request, status_code=413, error=str(exc), office=office)
     except library.LibraryError as exc:
-        return _documents_page(request, status_code=400, error=str(exc))
-    _ingest_job(request, f"Agregar {name}", me, lambda progress: library.add_document(svc, name, data, actor=actor_of(me), progress=progress))
-    return RedirectResponse("/documents?aviso=upload_started", status_code=303)
+        return _documents_page(request, status_code=400, error=str(exc), office=office)
+    _ingest_job(request, f"Agregar {name}", me, lambda progress: library.add_document(svc, name, data, actor=actor_of(me), progress=progress), office)
+    return RedirectResponse(_url("/documents", office, aviso="upload_started"), status_code=303)
 
 
 @router.get("/documents/{doc_id}")
-def document(request: Request, doc_id: str, me: StaffAccount = Depends(lead)):
-    status = _status(request)
-    row = next((r for r in status.rows(IngestLog(request.app.state.services).read()) if r["id"] == doc_id), None)
+def document(request: Request, doc_id: str, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
+    status = _status(request, office)
+    row = next((r for r in status.rows(IngestLog(office_services(request, office)).read()) if r["id"] == doc_id), None)
     if row is None:
         raise HTTPException(404)
     return page(request, "document.html", doc=row, chunks=status.chunks(doc_id), types=", ".join(library.UPLOAD_TYPES), jobs=request.app.state.jobs.recent(5))
 
 
 @router.post("/documents/{doc_id}/replace")
-async def replace(request: Request, doc_id: str, file: UploadFile = File(...), me: StaffAccount = Depends(lead), _csrf: None = Depends(upload_csrf)):
-    svc = request.app.state.services
+async def replace(request: Request, doc_id: str, file: UploadFile = File(...), me: StaffAccount = Depends(lead), _csrf: None = Depends(upload_csrf), office: str | None = Depends(current_office)):
+    svc = office_services(request, office)
     if doc_id not in svc.index.documents():
         raise HTTPException(404)
     try:
         data = await _read_upload(request, file)
         name = library.check_name(file.filename or "")
     except library.LibraryError as exc:
-        status = _status(request)
+        status = _status(request, office)
         row = next(r for r in status.rows(IngestLog(svc).read()) if r["id"] == doc_id)
         return page(request, "document.html", status_code=413 if isinstance(exc, library.TooLarge) else 400, error=str(exc), doc=row, chunks=status.chunks(doc_id), types=", ".join(library.UPLOAD_TYPES), jobs=[])
-    _ingest_job(request, f"Reemplazar {doc_id} por {name}", me, lambda progress: library.replace_document(svc, doc_id, name, data, actor=actor_of(me), progress=progress))
-    return RedirectResponse(f"/documents/{doc_id}?aviso=replace_started", status_code=303)
+    _ingest_job(request, f"Reemplazar {doc_id} por {name}", me, lambda progress: library.replace_document(svc, doc_id, name, data, actor=actor_of(me), progress=progress), office)
+    return RedirectResponse(_url(f"/documents/{doc_id}", office, aviso="replace_started"), status_code=303)
 
 
-def _switch(request: Request, doc_id: str, active: bool, me: StaffAccount):
-    svc = request.app.state.services
+def _switch(request: Request, doc_id: str, active: bool, me: StaffAccount, office: str | None):
+    svc = office_services(request, office)
     try:
         library.set_active(svc, doc_id, active, actor=actor_of(me))
     except library.LibraryError:
         raise HTTPException(404) from None
     svc._gate = None
-    _status(request).forget()
-    return RedirectResponse(f"/documents/{doc_id}?aviso={'activated' if active else 'deactivated'}", status_code=303)
+    _status(request, office).forget()
+    return RedirectResponse(_url(f"/documents/{doc_id}", office, aviso="activated" if active else "deactivated"), status_code=303)
 
 
 @router.post("/documents/{doc_id}/activate")
-def activate(request: Request, doc_id: str, me: StaffAccount = Depends(lead)):
-    return _switch(request, doc_id, True, me)
+def activate(request: Request, doc_id: str, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
+    return _switch(request, doc_id, True, me, office)
 
 
 @router.post("/documents/{doc_id}/deactivate")
-def deactivate(request: Request, doc_id: str, me: StaffAccount = Depends(lead)):
-    return _switch(request, doc_id, False, me)
+def deactivate(request: Request, doc_id: str, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
+    return _switch(request, doc_id, False, me, office)
 
 
 @router.post("/documents/{doc_id}/delete")
-def delete(request: Request, doc_id: str, me: StaffAccount = Depends(lead)):
-    svc = request.app.state.services
+def delete(request: Request, doc_id: str, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
+    svc = office_services(request, office)
     try:
         library.delete_document(svc, doc_id, actor=actor_of(me))
     except library.LibraryError:
         raise HTTPException(404) from None
     svc._gate = None
-    _status(request).forget()
-    return RedirectResponse("/documents?aviso=deleted", status_code=303)
+    _status(request, office).forget()
+    return RedirectResponse(_url("/documents", office, aviso="deleted"), status_code=303)
 
 
 @router.post("/gate/retrain")
-def retrain(request: Request, me: StaffAccount = Depends(lead)):
+def retrain(request: Request, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
     """Train the gate on the current documents (the same training as `orienta gate train`), in the background."""
     from bot.learning.gate_training import TrainOptions, train
     from review import queue
     from review.db import session_scope
 
-    svc = request.app.state.services
+    svc = office_services(request, office)
 
     def work(job: Job) -> str:
         gate = train(svc, TrainOptions(generator="offline", include_feedback=True))
@@ -180,7 +194,7 @@ def retrain(request: Request, me: StaffAccount = Depends(lead)):
         return f"gate entrenado: umbral {gate.threshold:.3f}, F1 dentro {held.get('f1_in', 0):.3f} / fuera {held.get('f1_out', 0):.3f}"
 
     request.app.state.jobs.submit("Reentrenar el gate", actor_of(me), work)
-    return RedirectResponse("/documents?aviso=retrain_started", status_code=303)
+    return RedirectResponse(_url("/documents", office, aviso="retrain_started"), status_code=303)
 
 
 @router.post("/documents/reindex")

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from sqlmodel import col, select
 
-from bot.console.auth import lead, staff
+from bot.console.auth import Scope, lead, scope, staff
 from bot.console.render import page
 from review.db import session_scope
 from review.models import DigestRun
@@ -20,15 +20,16 @@ router = APIRouter()
 
 
 @router.get("/digests")
-def digests(request: Request, me: StaffAccount = Depends(staff)):
+def digests(request: Request, me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
     with session_scope(request.app.state.services.engine) as session:
-        runs = [{"week": r.iso_week, "created_at": r.created_at, "sent_at": r.sent_at, "figures": r.figures or {}} for r in session.exec(select(DigestRun).order_by(col(DigestRun.iso_week).desc())).all()]
+        runs = [{"week": r.iso_week, "created_at": r.created_at, "sent_at": r.sent_at, "figures": (r.figures or {}) if mine.offices is None else {}} for r in session.exec(select(DigestRun).order_by(col(DigestRun.iso_week).desc())).all()]
     return page(request, "digests.html", runs=runs)
 
 
 @router.get("/digests/{week}")
-def digest(request: Request, week: str, me: StaffAccount = Depends(staff)):
-    """The week's digest as it was written (the same HTML the e-mail carries), or built now when it was never run."""
+def digest(request: Request, week: str, me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
+    """The week's digest as it was written (the same HTML the e-mail carries), or built now when it was never run.
+    Campus mode: the campus lead's covers every office; anyone else sees their offices' figures, built now."""
     try:
         parse_week(week)
     except ValueError:
@@ -37,12 +38,12 @@ def digest(request: Request, week: str, me: StaffAccount = Depends(staff)):
     with session_scope(svc.engine) as session:
         run = session.get(DigestRun, week)
         html_path = Path(run.html_path) if run is not None and run.html_path else None
-    if html_path is not None and html_path.is_file():
+    if html_path is not None and html_path.is_file() and mine.offices is None:
         return HTMLResponse(html_path.read_text(encoding="utf-8"), headers={"Cache-Control": "no-store", "Content-Security-Policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'"})
     from review.digest import build_digest
 
     with session_scope(svc.engine) as session:
-        figures = build_digest(session=session, week=week, trend_weeks=0).as_dict()
+        figures = build_digest(session=session, week=week, trend_weeks=0, offices=mine.filter).as_dict()
     return page(request, "digest.html", week=week, f=figures)
 
 

@@ -120,3 +120,19 @@ def test_the_first_account_can_be_added_to_a_fresh_data_dir(cli_env):
     result = CliRunner().invoke(app, ["staff", "add", "lucia", "--role", "lead"], input="una clave larga 123\n")
     assert result.exit_code == 0, result.output
     assert (cli_env / "orienta.db").exists()
+
+
+def test_staff_accounts_belong_to_offices_in_campus_mode(cli, tmp_path):
+    (tmp_path / "becas").mkdir()
+    (tmp_path / "becas" / "becas.md").write_text(DOC, encoding="utf-8")
+    assert cli("offices", "add", "becas", "--documents", str(tmp_path / "becas")).exit_code == 0
+    result = cli("staff", "add", "bea", "--role", "reviewer", "--office", "Becas", "--json", input="una clave larga 123\n")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["offices"] == ["becas"]
+    refused = cli("staff", "add", "ivo", "--role", "reviewer", "--office", "comedor", input="una clave larga 123\n")
+    assert refused.exit_code == 1 and "no existe la oficina 'comedor'" in refused.output
+    assert cli("staff", "add", "lucia", "--role", "lead", input="una clave larga 123\n").exit_code == 0
+    assert json.loads(cli("staff", "offices", "lucia", "--office", "becas", "--json").stdout)["offices"] == ["becas"]
+    assert json.loads(cli("staff", "offices", "lucia", "--json").stdout)["offices"] == []  # the campus lead again
+    listed = {r["name"]: r["offices"] for r in json.loads(cli("staff", "list", "--json").stdout)}
+    assert listed == {"bea": ["becas"], "lucia": []}

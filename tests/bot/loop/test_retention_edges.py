@@ -85,3 +85,40 @@ def test_after_retention_nothing_personal_remains_in_database_outbox_or_reports(
     assert states == ["drafted", "quarantined", "rejected", "sent", "sent", "sent", "skipped"]  # the counts stay
     assert decisions == ["approve", "approve", "edit", "reject"] and replies == ["sent", "sent", "sent"]
     assert not any(reports.glob(f"digest-{week}.*"))
+
+
+def test_campus_retention_purges_each_office_at_its_own_age_and_cleans_its_reports(tmp_path):
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from bot.loop.retention import apply_retention
+    from bot.wiring.campus import campus_of
+    from bot.wiring.services import Services
+    from pipeline.settings import Settings
+    from review import queue
+    from review.db import session_scope
+    from review.models import InboundMessage, InboundMessageCreate, utcnow
+    from review.office_models import OfficeCreate
+    from review.offices import add_office
+
+    svc = Services(Settings(data_dir=tmp_path / "data", embedding={"backend": "hashing"}, llm={"provider": "extractive"}))
+    try:
+        with session_scope(svc.engine) as session:
+            add_office(session=session, data=OfficeCreate(name="becas", slug="", retention_days=30), actor="test")
+            ids = {}
+            for office in ("becas", None):
+                message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key=f"t:{office}", sender="ana@correo.example", cleaned_text="Soy Ana, DNI 30123456", redacted_text="Soy [NOMBRE]"))
+                message.office = office
+                ids[office] = message.id
+            session.execute(update(InboundMessage).values(created_at=utcnow() - timedelta(days=60)))
+        reports = campus_of(svc).office_services("becas").settings.paths.reports_dir
+        reports.mkdir(parents=True)
+        (reports / "digest-2020-W01.md").write_text("viejo", encoding="utf-8")
+        done = apply_retention(svc)
+        assert done.database.messages == 1 and done.report_files == 1
+        with session_scope(svc.engine) as session:
+            assert session.get(InboundMessage, ids["becas"]).cleaned_text is None
+            assert session.get(InboundMessage, ids[None]).cleaned_text is not None  # the default office keeps 180 days
+    finally:
+        svc.close()

@@ -152,3 +152,23 @@ def test_a_message_written_to_an_office_mailbox_starts_at_that_office(campus):
         event = session.exec(select(AuditEvent).where(AuditEvent.message_id == message.id, AuditEvent.event == "routed")).first()
         assert event.details["reason"] == "address" and event.details["to_office"] == "Extensión"
         assert route_of(session=session, message=message, default="principal") == ["Extensión"]  # it started there
+
+
+def test_the_shared_mailbox_plus_an_office_tag_names_the_office_and_an_unknown_one_waits_for_the_campus_lead(campus):
+    def mail(to: str, key: str):
+        raw = f"From: e@x.example\r\nTo: {to}\r\nSubject: consulta\r\n\r\nHola\r\n".encode()
+        with session_scope(campus.engine) as session:
+            message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key=key, raw=raw, cleaned_text="hola", redacted_text="hola"))
+            routed = routing.route(campus, session, message, "¿Cuántos días dura el préstamo de un libro de la biblioteca central?")
+            return message.id, routed
+
+    mid, routed = mail("consultas+biblioteca@ingenieria.example.edu.uy", "t:plus1")
+    assert routed is not None and routed.office == "Biblioteca"
+    with session_scope(campus.engine) as session:
+        assert route_of(session=session, message=session.get(InboundMessage, mid), default="principal") == ["Biblioteca"]  # it started there
+    mid, routed = mail("Consultas <consultas+tesoreria@ingenieria.example.edu.uy>", "t:plus2")
+    assert routed is None
+    with session_scope(campus.engine) as session:
+        message = session.get(InboundMessage, mid)
+        assert message.state == states.QUARANTINED and message.office == "tesoreria" and "no existe" in message.reason
+        assert [u.message_id for u in unrouted(session=session, known=campus_of(campus).names())] == [mid]

@@ -37,7 +37,7 @@ def save(services, body: dict[str, Any], client) -> None:
 
 def retire(services, body: dict[str, Any], client) -> None:
     """Retirar respuesta #N: the curated answer is no longer used as a draft (the button's value is the answer id)."""
-    click = _authorised(services, client, body, "answer_retire")
+    click = _authorised(services, client, body, "answer_retire", answer=True)
     if click is None:
         return
     user_id, answer_id, channel, _ = click
@@ -58,12 +58,14 @@ def use(services, body: dict[str, Any], client) -> None:
     container = body.get("container") or {}
     channel = container.get("channel_id") or (body.get("channel") or {}).get("id")
     lang = reviewing.lang_of(services)
-    if not reviewing.reviewers_for(services).allowed(user_id, client):
-        reviewing.refuse(services, client, user_id=user_id, channel=channel, action="edit", draft_id=None)
-        return
     try:
         draft_id, answer_id = (int(x) for x in str(action.get("value") or "").split(":"))
     except ValueError:
+        draft_id = answer_id = None
+    if not reviewing.authorised(services, client, user_id=user_id, channel=channel, draft_id=draft_id):
+        reviewing.refuse(services, client, user_id=user_id, channel=channel, action="edit", draft_id=None)
+        return
+    if draft_id is None or answer_id is None:
         log.warning("answer-use click with a malformed value: %r", action.get("value"))
         return
     with session_scope(services.engine) as session:
@@ -77,7 +79,7 @@ def use(services, body: dict[str, Any], client) -> None:
     if decision is not None:
         reviewing.tell(client, user_id=user_id, channel=channel, text=blocks.already_decided_text(decision.actor, decision.action, lang))
         return
-    if found.state != ACTIVE or answers.changed_documents(found, current_hashes(services)):
+    if found.state != ACTIVE or found.office != message.office or answers.changed_documents(found, current_hashes(services)):  # another office's answer is not offered
         reviewing.tell(client, user_id=user_id, channel=channel, text=t("answer_not_usable", lang).format(answer_id=answer_id))
         return
     text = answers.for_student(found.text, message)  # its {nombre} slot filled for this draft's student, in the modal only

@@ -30,9 +30,10 @@ def _click(body: dict[str, Any]) -> tuple[str, int | None, str | None, str | Non
     return body["user"]["id"], draft_id, channel, container.get("message_ts")
 
 
-def _authorised(services, client, body: dict[str, Any], action: str) -> tuple[str, int, str | None, str | None] | None:
+def _authorised(services, client, body: dict[str, Any], action: str, *, answer: bool = False) -> tuple[str, int, str | None, str | None] | None:
+    """(user, id, channel, ts) of a click by someone who may act on it (`answer`: the value is a curated answer's id)."""
     user_id, draft_id, channel, ts = _click(body)
-    if not reviewing.reviewers_for(services).allowed(user_id, client):
+    if not reviewing.authorised(services, client, user_id=user_id, channel=channel, **({"answer_id": draft_id} if answer else {"draft_id": draft_id})):
         reviewing.refuse(services, client, user_id=user_id, channel=channel, action=action, draft_id=draft_id)
         return None
     if draft_id is None:

@@ -29,7 +29,7 @@ def needs_reply(services, body: dict[str, Any], client) -> None:
     except ValueError:
         log.warning("needs-reply click with a malformed value: %r", action.get("value"))
         return
-    if not reviewing.reviewers_for(services).allowed(user_id, client):
+    if not reviewing.authorised(services, client, user_id=user_id, channel=channel, message_id=message_id):
         with session_scope(services.engine) as session:
             queue.audit(session=session, actor=reviewing.actor_for(user_id), event="unauthorised", message_id=message_id if session.get(InboundMessage, message_id) else None, details={"action": queue.NEEDS_REPLY})
         reviewing.tell(client, user_id=user_id, channel=channel, text=t("review_not_authorised", lang))

@@ -31,7 +31,7 @@ def _submit(services, ack, body, client, *, action: str, field_block: str, send=
     user_id = body["user"]["id"]
     ref = blocks.CardRef.loads(view.get("private_metadata") or "{}")
     lang = reviewing.lang_of(services)
-    if not reviewing.reviewers_for(services).allowed(user_id, client):
+    if not reviewing.authorised(services, client, user_id=user_id, channel=ref.channel, draft_id=ref.draft_id):
         ack(response_action="errors", errors={field_block: t("review_not_authorised", lang)})
         reviewing.refuse(services, client, user_id=user_id, channel=ref.channel, action=action, draft_id=ref.draft_id)
         return
