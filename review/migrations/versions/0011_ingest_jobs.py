@@ -1,7 +1,7 @@
 """background ingestion jobs (review.ingest_job_models)
 
-Revision ID: 0010_ingest_jobs
-Revises: 0009_offices
+Revision ID: 0011_ingest_jobs
+Revises: 0010_office_isolation
 Create Date: 2026-11-25 19:00:00
 """
 from typing import Sequence, Union
