@@ -24,7 +24,7 @@ from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
 from pipeline.texts import t
-from pipeline.units import Unit, record_code, record_name, render, render_fields
+from pipeline.units import Unit, heading_case, record_code, record_name, render, render_fields
 from pipeline.verifier import StepVerifier
 
 MODEL_LABEL = "extractive (sin LLM)"
@@ -200,13 +200,14 @@ class ExtractiveGenerator:
         return self.embedder.embed_queries([question])[0]
 
     # -- generation -------------------------------------------------------
-    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:  # noqa: ARG002 - offline, the thread is already in the standalone question
+    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = (), today: date | None = None) -> Answer:  # noqa: ARG002 - offline, the thread is already in the standalone question
+        """The draft; `today` is the message's date (default: the generator's, else the day it is drafted)."""
         start = time.perf_counter()
         weights, covs = self.coverage(question, hits)
         if not hits or max(covs, default=0.0) < self.min_coverage:
             return self._no_info(hits, start, covs)
         book = self._records(hits)
-        asked = ask(question, self.today or date.today())
+        asked = ask(question, today or self.today or date.today())
         cands = self.rank(question, hits, weights, asked)
         if max((c.cover for c in cands), default=0.0) < self.min_coverage:
             return self._no_info(hits, start, covs)  # no unit (with its headings) covers enough of the question
@@ -257,6 +258,7 @@ class ExtractiveGenerator:
             n += 1
             lines.append(f"{n}. {_item_text(c)}" if numbered else f"- {_item_text(c)}")
             sub = c.unit.text.rstrip().endswith(":")
+        lead = heading_case(lead)
         return d.concat(parts, (f"{lead}:\n" if lead else "") + "\n".join(lines))
 
     def _render(self, c: Candidate, book: RecordBook, d: _Steps, twins: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
@@ -287,6 +289,9 @@ class ExtractiveGenerator:
 
     def _units_answer(self, chosen: list[Candidate], book: RecordBook, d: _Steps, cands: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
         chosen = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+        ctx = chosen[0].unit.context
+        if len(chosen) > 1 and ctx and all(c.unit.kind == "item" and c.unit.context == ctx and c.chunk.doc_id == chosen[0].chunk.doc_id for c in chosen):
+            return self._list_answer(ctx.rstrip(": "), chosen, d, numbered=False)  # items of one list: their heading said once
         rendered = [self._render(c, book, d, _twins(c, cands)) for c in chosen]
         if len(rendered) == 1:
             return rendered[0]

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.chunking import Chunk
+from pipeline.generation.asking import kind_of, object_keys
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
@@ -147,6 +148,8 @@ class SelectionConfig:
     min_gain: float = 0.15  # share of the question's weight a further unit must newly cover
     other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
     near_duplicate: float = 0.75  # key Jaccard above which two units say the same
+    sufficient_object: float = 0.8  # share of the question's object keys the best unit must hold in its own text to answer alone
+    near_tie: float = 0.92  # ... unless another document's unit scores this share of it: too close to call, both are shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +224,8 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
     qdigits = set(re.findall(r"\b\d{3,4}\b", question))
     focus = focus_key(question)
     qwords = name_words(question)
+    open_q = kind_of(question) == "other"
+    okeys = object_keys_of(question)
     doc_rank: dict[str, int] = {}
     cands: list[Candidate] = []
     for n, hit in enumerate(hits, start=1):
@@ -255,6 +260,8 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             cand.miss, cand.types, cand.strong, cand.vec, cand.cover = bool(asked) and not meets, f.types, f.strong, f.vec, lex + lex_ctx
             cand.own = f.own
             cands.append(cand)
+    if open_q and okeys:
+        _not_the_record(cands, okeys)
     if qvec is not None and cands:
         vecs = [cand.vec for cand in cands]
         if all(v is not None for v in vecs):
@@ -279,6 +286,7 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     covered = set(top.keys)
     met = top.types & asked
     seen = {_norm(top.text)}
+    alone = answers_alone(top, question, asked, cfg)
     for c in cands[1:]:
         if len(chosen) >= cfg.max_units or c.score < cfg.keep_ratio * top.score:
             break
@@ -291,6 +299,8 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue  # the question's kind of answer is already given; this unit does not give it
         fills = bool((asked - met) & c.types)
         other_doc = c.chunk.doc_id != top.chunk.doc_id
+        if alone and not _listed_condition(c, top, asked) and not (other_doc and c.score >= cfg.near_tie * top.score):
+            continue  # the best unit answers the kind and the object asked: a neighbour would only be pasted next to it
         if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked):
             continue  # another document must add clearly more than the best one's own units
         chosen.append(c)
@@ -298,6 +308,43 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
         met |= c.types & asked
         seen.add(_norm(c.text))
     return chosen
+
+
+def object_keys_of(question: str) -> tuple[str, ...]:
+    return _cached(("object", question), lambda: object_keys(question))  # type: ignore[return-value]
+
+
+def _not_the_record(cands: list[Candidate], okeys: tuple[str, ...]) -> None:
+    """A course record the question names loses its name bonus when the question asks what the record does not hold and a
+    passage holds it with the course's name ('¿cuál es la modalidad de las Prácticas Iniciales?': the regulation's article, not the plan)."""
+    prose = [c for c in cands if c.unit.kind not in ("record", "row")]
+    for c in cands:
+        if c.unit.kind not in ("record", "row") or "name" not in c.parts:
+            continue
+        beyond = tuple(k for k in okeys if _asks_beyond((k,), c.own))
+        if not beyond:
+            continue
+        label = features(c.unit).label_doc
+        if any(not _asks_beyond(beyond, p.own | p.keys) and not _asks_beyond(tuple(label), p.own | p.keys) for p in prose):
+            del c.parts["name"]
+
+
+def _asks_beyond(keys: tuple[str, ...], own: set[str]) -> bool:
+    """Whether the question's object has a key the unit does not hold (nor a word of the same stem)."""
+    stems = {k[:4] for k in own}
+    return any(k not in own and k[:4] not in stems for k in keys)
+
+
+def answers_alone(top: Candidate, question: str, asked: set[str], cfg: SelectionConfig) -> bool:
+    """Whether the best unit by itself gives the kind of answer asked (when one is) and names the question's object."""
+    if asked and not (asked & top.types):
+        return False
+    keys = object_keys_of(question)
+    if not keys:
+        return False
+    have = top.own or top.keys
+    share = sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
+    return share >= cfg.sufficient_object
 
 
 def _listed_condition(c: Candidate, top: Candidate, asked: set[str]) -> bool:
