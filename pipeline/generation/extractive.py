@@ -394,6 +394,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
     at = next((i for i, u in enumerate(units) if u is top.unit), None)
     if at is None:
         return None
+    if top.unit.kind == "row":
+        return _whole_table(top, units, at, cands)
     if top.unit.kind == "sentence" and top.unit.text.rstrip().endswith(":"):  # a lead-in: what it announces follows
         by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
         after = units[at + 1 :]
@@ -405,7 +407,7 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
                 after = units_of(nxt)
         follow = []
         for u in after:
-            if u.kind != "item" or id(u) not in by_unit:
+            if u.kind not in ("item", "row") or id(u) not in by_unit or (follow and u.kind != follow[0].unit.kind):
                 break
             follow.append(by_unit[id(u)])
         return (top.unit.text.rstrip(": "), follow) if 1 <= len(follow) <= MAX_LIST else None
@@ -427,6 +429,28 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
     return lead, items
 
 
+TABLE_LEAD = 0.7  # a table's lead-in must score this share of its best row for the table to be said whole under it
+
+
+def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+    """The table a lead-in announces ('... distribuidos de la siguiente forma:'), said whole when its best row answers and
+    its lead-in is close: a row alone drops what the table is about (the total, the other components)."""
+    lo = hi = at
+    while lo > 0 and units[lo - 1].kind == "row":
+        lo -= 1
+    while hi + 1 < len(units) and units[hi + 1].kind == "row":
+        hi += 1
+    lead = units[lo - 1] if lo > 0 and units[lo - 1].kind == "sentence" and units[lo - 1].text.rstrip().endswith(":") else None
+    if lead is None:
+        return None
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    lead_c = by_unit.get(id(lead))
+    rows = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
+    if lead_c is None or lead_c.score < TABLE_LEAD * top.score or not 2 <= len(rows) <= MAX_LIST:
+        return None
+    return lead.text.rstrip(": "), rows
+
+
 def _led_in(units: list[Unit], at: int) -> bool:
     """Whether the list holding units[at] follows a sentence that announces it (the items carry it as their context)."""
     ctx = units[at].context
@@ -437,7 +461,7 @@ def _led_in(units: list[Unit], at: int) -> bool:
 
 
 def _item_text(c: Candidate) -> str:
-    text = c.unit.text.rstrip(";,. ")
+    text = (render(c.unit) if c.unit.kind in ("row", "record") else c.unit.text).rstrip(";,. ")
     return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(":") else ".")
 
 

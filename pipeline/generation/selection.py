@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.chunking import Chunk
-from pipeline.generation.asking import kind_of, object_keys
+from pipeline.generation.asking import asked_parts, kind_of, object_keys
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
@@ -64,7 +64,7 @@ _DANGLING = re.compile(r"(?:\bsiguientes?|\ba continuaci[oó]n|\bcomo sigue|\blo
 
 def asked_types(question: str) -> set[str]:
     """The kinds of answer the question asks for (cuándo → date, horario → time, cuánto cuesta → amount, ...)."""
-    q = fold(question)
+    q = fold(" ".join(asked_parts(question)))  # what the question sentences ask, not the words around them ('no tengo dónde quedarme')
     out = {name for name, (ask, _) in ANSWER_TYPES.items() if ask.search(q)}
     if "amount" in out or "time" in out:
         out.discard("count")  # 'cuánto cuesta' asks for an amount, not any number
