@@ -75,6 +75,16 @@ def object_keys(question: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for k in query_keys(" ".join(asked_parts(question))) if k not in _TYPE_WORDS))
 
 
+_COUNTED = re.compile(r"\bcu[aá]nt[oa]s\s+([a-záéíóúñ]{3,})", re.IGNORECASE)
+
+
+def counted(question: str) -> str | None:
+    """The key of what a '¿cuántos X…?' question counts ('¿cuántos semestres dura…?' → semestres), None otherwise."""
+    m = _COUNTED.search(" ".join(asked_parts(question)))
+    keys = query_keys(m.group(1)) if m else []
+    return keys[0] if keys else None
+
+
 def ask(question: str, today: date | None = None) -> Asked:
     """What `question` asks, measured on the message's date (`today`)."""
     q = fold(question)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.chunking import Chunk
-from pipeline.generation.asking import asked_parts, kind_of, object_keys
+from pipeline.generation.asking import asked_parts, counted, kind_of, object_keys
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
@@ -225,6 +225,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
     focus = focus_key(question)
     qwords = name_words(question)
     open_q = kind_of(question) == "other"
+    count_of = counted(question)
     okeys = object_keys_of(question)
     doc_rank: dict[str, int] = {}
     cands: list[Candidate] = []
@@ -242,7 +243,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             lex = sum(w for k, w in weights.items() if k in f.own) / total
             lex_ctx = sum(w for k, w in weights.items() if k in ctx and k not in f.own) / total
             parts = {"lexical": lex, "context": cfg.context_weight * lex_ctx}
-            meets = bool(asked & f.types)
+            meets = bool(asked & f.types) and (count_of is None or "count" not in asked or _holds(count_of, f.own | ctx))  # '¿cuántos semestres…?' needs a unit about semestres
             if asked and meets:
                 parts["type"] = cfg.type_weight * (1.0 if asked & f.strong else cfg.weak_type)
             if f.label_query:
@@ -327,6 +328,10 @@ def _not_the_record(cands: list[Candidate], okeys: tuple[str, ...]) -> None:
         label = features(c.unit).label_doc
         if any(not _asks_beyond(beyond, p.own | p.keys) and not _asks_beyond(tuple(label), p.own | p.keys) for p in prose):
             del c.parts["name"]
+
+
+def _holds(key: str, keys: set[str]) -> bool:
+    return key in keys or any(k[:4] == key[:4] for k in keys)
 
 
 def _asks_beyond(keys: tuple[str, ...], own: set[str]) -> bool:
