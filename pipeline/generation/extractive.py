@@ -93,7 +93,7 @@ class ExtractiveGenerator:
         min_coverage: float = 0.22,
         context_weight: float = 0.25,
         max_sentences: int = 3,
-        dense_weight: float = 0.35,
+        dense_weight: float = 0.6,
         rank_weight: float = 0.2,
         expand_documents: int = 1,
         ranker: UnitRanker | None = None,

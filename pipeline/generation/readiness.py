@@ -101,6 +101,8 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_long", lang)
     elif record:
         pass
+    elif len({c.chunk.doc_id for c in chosen}) > 1:
+        missing = t("missing_sources", lang)  # a second document's passage beside the first: one of them is usually a neighbour
     elif not chosen:
         missing = t("missing_object", lang).format(object=obj)
     elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq"):

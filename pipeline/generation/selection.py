@@ -300,6 +300,8 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue  # the question's kind of answer is already given; this unit does not give it
         fills = bool((asked - met) & c.types)
         other_doc = c.chunk.doc_id != top.chunk.doc_id
+        if other_doc and c.unit.kind in ("record", "row") and top.unit.kind in ("record", "row"):
+            continue  # another curriculum's record: programme variants are said by the record answer, labelled, not pasted
         if alone and not _listed_condition(c, top, asked) and not (other_doc and c.score >= cfg.near_tie * top.score):
             continue  # the best unit answers the kind and the object asked: a neighbour would only be pasted next to it
         if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked):
