@@ -218,7 +218,7 @@ class ExtractiveGenerator:
             return self._no_info(hits, start, covs)
         d = _Steps(hits)
         head = next((c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)), chosen[0])  # a course the question names
-        lead = None
+        lead, by_docs = None, False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
         elif (listed := whole_list(asked, chosen[0], cands)) is not None:
@@ -233,14 +233,15 @@ class ExtractiveGenerator:
                 for c, line in zip(order, final.conclusion.splitlines(), strict=True):
                     said.setdefault(book.labels.get(c.chunk.doc_id, c.chunk.doc_title), []).append(line[2:])
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
+                by_docs = True
         final.is_final = True
         body = final.conclusion if lead is None else lead  # a lead replaces the conclusion: a question back, or values labelled by programme
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
-        if asked.yes_no and lead is None and not named_record:
-            answer = yes_or_no(chosen[0].text)
+        if asked.yes_no and (lead is None or by_docs) and not named_record:
+            answer = by_number(question, [c.text for c in chosen]) or yes_or_no(chosen[0].text)
             if answer is not None:
                 body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
             elif state.ready:
@@ -378,6 +379,34 @@ def _as_candidate(like: Candidate, chunk, unit: Unit) -> Candidate:
     return Candidate(unit, 0, chunk, like.doc_rank, render(unit), like.keys, like.score, dict(like.parts))
 
 
+_QNUM = re.compile(r"(?<![\d.,/])(\d{1,3})(?![\d.,/])")
+_RANGE = re.compile(r"\bentre (\d{1,3}) y (\d{1,3})\b")
+_AT_LEAST = re.compile(r"\b(?:al menos|como minimo|un minimo de|minimo de|minima de|no menos de|mas de|a partir de(?: los)?) (\d{1,3})\b")
+_OR_MORE = re.compile(r"\b(\d{1,3}) (?:\w+ )?o mas\b")
+_AT_MOST = re.compile(r"\b(?:como maximo|un maximo de|maximo de|hasta|no mas de|menos de) (\d{1,3})\b")
+
+
+def by_number(question: str, texts: Sequence[str]) -> str | None:
+    """'yes'/'no' when the student gives one figure ('con 22 puntos') and the rules state ranges or thresholds
+    ('entre 20 y 24 puntos', 'al menos 80 %'): yes when one of them admits the figure, None when none bounds it."""
+    nums = {int(n) for n in _QNUM.findall(question)}
+    if len(nums) != 1:
+        return None
+    n = nums.pop()
+    said = []
+    for text in texts:
+        t_ = fold(text)
+        if m := _RANGE.search(t_):
+            said.append(int(m.group(1)) <= n <= int(m.group(2)))
+        elif m := _AT_LEAST.search(t_) or _OR_MORE.search(t_):
+            said.append(n >= int(m.group(1)))
+        elif m := _AT_MOST.search(t_):
+            said.append(n <= int(m.group(1)))
+    if not said:
+        return None
+    return "yes" if any(said) else "no"  # one rule that admits the figure is a way to do it
+
+
 def yes_or_no(text: str) -> str | None:
     """'no' when the unit forbids or denies, 'yes' when it allows or obliges, None when it says neither."""
     folded = fold(text)
@@ -410,7 +439,7 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
             if u.kind not in ("item", "row") or id(u) not in by_unit or (follow and u.kind != follow[0].unit.kind):
                 break
             follow.append(by_unit[id(u)])
-        return (top.unit.text.rstrip(": "), follow) if 1 <= len(follow) <= MAX_LIST else None
+        return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
     if asked.kind not in ("procedure", "requirement") and not _led_in(units, at):
@@ -425,8 +454,18 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
     if not 2 <= len(items) <= MAX_LIST:
         return None
     before = units[lo - 1] if lo > 0 else None
-    lead = before.text.rstrip(": ") if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
+    lead = _with_antecedent(units, lo - 1, before.text.rstrip(": ")) if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
     return lead, items
+
+
+_CLITIC = re.compile(r"\b\w{3,}(?:ar|er|ir|ando|endo)(?:la|lo|las|los)\b")  # 'solicitarla', 'pedirlo': a pronoun whose antecedent is before
+
+
+def _with_antecedent(units: list[Unit], at: int, lead: str) -> str:
+    """A lead-in that refers back ('Pueden solicitarla los estudiantes que') said after the sentence it refers to."""
+    if at > 0 and _CLITIC.search(fold(lead)) and units[at - 1].kind == "sentence" and not units[at - 1].text.rstrip().endswith(":"):
+        return f"{units[at - 1].text.rstrip()} {lead}"
+    return lead
 
 
 TABLE_LEAD = 0.7  # a table's lead-in must score this share of its best row for the table to be said whole under it
