@@ -442,7 +442,7 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
         return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
-    if asked.kind not in ("procedure", "requirement") and not _led_in(units, at):
+    if asked.kind not in ("procedure", "requirement") and not _led_in(units, at) and not _close_lead(top, units, at, cands):
         return None  # other questions: only a list its own lead-in announces ('Se considera falta leve:') is said whole
     lo = hi = at
     while lo > 0 and units[lo - 1].kind == "item" and units[lo - 1].context == top.unit.context:
@@ -488,6 +488,18 @@ def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candida
     if lead_c is None or lead_c.score < TABLE_LEAD * top.score or not 2 <= len(rows) <= MAX_LIST:
         return None
     return lead.text.rstrip(": "), rows
+
+
+def _close_lead(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> bool:
+    """Whether the list holding the best item follows a lead-in sentence ('La pasantía es obligatoria en todas las carreras:')
+    that scores close to it: the lead-in and its list answer together."""
+    i = at
+    while i > 0 and units[i - 1].kind == "item" and units[i - 1].context == units[at].context:
+        i -= 1
+    if i == 0 or units[i - 1].kind != "sentence" or not units[i - 1].text.rstrip().endswith(":"):
+        return False
+    lead = next((c for c in cands if c.unit is units[i - 1]), None)
+    return lead is not None and lead.score >= TABLE_LEAD * top.score
 
 
 def _led_in(units: list[Unit], at: int) -> bool:

@@ -226,6 +226,8 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
     qwords = name_words(question)
     open_q = kind_of(question) == "other"
     count_of = counted(question)
+    parts = asked_parts(question)
+    untyped = len(parts) > 1 and any(not asked_types(p) for p in parts)  # '¿Es obligatoria? ¿Cuántas horas…?': any unit may answer the first
     okeys = object_keys_of(question)
     doc_rank: dict[str, int] = {}
     cands: list[Candidate] = []
@@ -258,7 +260,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             if f.words > cfg.long_words:
                 parts["length"] = -min(0.3, cfg.long_penalty * (f.words - cfg.long_words))
             cand = Candidate(u, n, c, doc_rank[c.doc_id], f.text, f.own | f.ctx, 0.0, parts)
-            cand.miss, cand.types, cand.strong, cand.vec, cand.cover = bool(asked) and not meets, f.types, f.strong, f.vec, lex + lex_ctx
+            cand.miss, cand.types, cand.strong, cand.vec, cand.cover = bool(asked) and not meets and not untyped, f.types, f.strong, f.vec, lex + lex_ctx
             cand.own = f.own
             cands.append(cand)
     if open_q and okeys:
