@@ -210,7 +210,7 @@ class ExtractiveGenerator:
         asked = ask(question, today or self.today or date.today())
         cands = self.rank(question, hits, weights, asked)
         if max((c.cover for c in cands), default=0.0) < self.min_coverage:
-            return self._no_info(hits, start, covs)  # no unit (with its headings) covers enough of the question
+            return self._no_info(hits, start, covs, cands)  # no unit (with its headings) covers enough of the question: the closest passages for the reviewer
         chosen = select(cands, weights, question, self.selection)
         if asked.kind in ("date", "time", "amount") and chosen:
             chosen = current_period(asked, chosen, cands)
@@ -350,7 +350,7 @@ class ExtractiveGenerator:
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f}"],
         )
 
-    def _no_info(self, hits: list[Hit], start: float, covs: list[float]) -> Answer:
+    def _no_info(self, hits: list[Hit], start: float, covs: list[float], cands: Sequence[Candidate] = ()) -> Answer:
         step = Step(id="s1", rule="NoInfo", premises=[], conclusion=t("no_info", self.lang), is_final=True)
         return Answer(
             text=format_reply(t("no_info", self.lang), [], self.lang),
@@ -361,7 +361,7 @@ class ExtractiveGenerator:
             hits=hits,
             latency_ms=(time.perf_counter() - start) * 1000,
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f} < {self.min_coverage:.3f}"],
-            extra_flags=[Readiness(False, t("no_info", self.lang)).flag(self.lang)],
+            extra_flags=[Readiness(False, t("no_info", self.lang), passages(cands)).flag(self.lang)],
         )
 
 

@@ -148,6 +148,7 @@ class SelectionConfig:
     min_gain: float = 0.15  # share of the question's weight a further unit must newly cover
     other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
     near_duplicate: float = 0.75  # key Jaccard above which two units say the same
+    definition_weight: float = 0.3  # '¿qué es X?': a unit that opens by defining X ('Asignación es el procedimiento…')
     sufficient_object: float = 0.8  # share of the question's object keys the best unit must hold in its own text to answer alone
     near_tie: float = 0.92  # ... unless another document's unit scores this share of it: too close to call, both are shown
 
@@ -227,6 +228,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
     open_q = kind_of(question) == "other"
     count_of = counted(question)
     parts = asked_parts(question)
+    defining = bool(_DEFINITION_Q.search(" ".join(parts)))
     untyped = len(parts) > 1 and any(not asked_types(p) for p in parts)  # '¿Es obligatoria? ¿Cuántas horas…?': any unit may answer the first
     okeys = object_keys_of(question)
     doc_rank: dict[str, int] = {}
@@ -257,6 +259,8 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             parts["rank"] = cfg.rank_weight / doc_rank[c.doc_id]
             if c.doc_id in named_docs:
                 parts["programme"] = cfg.programme_weight
+            if defining and _defines(f.text, okeys):
+                parts["definition"] = cfg.definition_weight
             if f.words > cfg.long_words:
                 parts["length"] = -min(0.3, cfg.long_penalty * (f.words - cfg.long_words))
             cand = Candidate(u, n, c, doc_rank[c.doc_id], f.text, f.own | f.ctx, 0.0, parts)
@@ -293,7 +297,7 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     for c in cands[1:]:
         if len(chosen) >= cfg.max_units or c.score < cfg.keep_ratio * top.score:
             break
-        if _norm(c.text) in seen or any(jaccard(c.keys, x.keys) >= cfg.near_duplicate for x in chosen):
+        if _norm(c.text) in seen or any(jaccard(c.keys, x.keys) >= cfg.near_duplicate or _norm(c.text) in _norm(x.text) or _norm(x.text) in _norm(c.text) for x in chosen):
             continue
         if c.chunk.doc_id != top.chunk.doc_id and c.score < cfg.other_doc_ratio * top.score:
             continue
@@ -332,6 +336,32 @@ def _not_the_record(cands: list[Candidate], okeys: tuple[str, ...]) -> None:
         label = features(c.unit).label_doc
         if any(not _asks_beyond(beyond, p.own | p.keys) and not _asks_beyond(tuple(label), p.own | p.keys) for p in prose):
             del c.parts["name"]
+
+
+_DEFINITION_Q = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)
+_DEFINES = re.compile(r"\b(?:es|son|consiste en|consisten en|se denomina|se denominan|se define como|se entiende por|se considera)\b")
+
+
+_ARTICLE_HEAD = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*", re.IGNORECASE)
+_NAMING = re.compile(r"^(?:se denominan?|se define[n]? como|se entiende por|se considera[n]?)\b")
+
+
+def _defines(text: str, keys: tuple[str, ...]) -> bool:
+    """Whether a unit opens by defining what the question names: 'Asignación es el procedimiento…' (the keys, then a
+    defining verb within the first words) or 'Se denominan evaluaciones por suficiencia a…'."""
+    head = _ARTICLE_HEAD.sub("", fold(text))[:200]
+    if not keys:
+        return False
+    need = max(1, (len(keys) + 1) // 2)
+    m = _NAMING.match(head)
+    if m:
+        named = {k[:4] for k in doc_keys(" ".join(head[m.end() :].split()[:8]))}
+        return sum(1 for k in keys if k[:4] in named) >= need
+    m = _DEFINES.search(head)
+    if not m or len(head[: m.start()].split()) > 8:
+        return False
+    subject = {k[:4] for k in doc_keys(head[: m.start()])}
+    return sum(1 for k in keys if k[:4] in subject) >= need
 
 
 def _holds(key: str, keys: set[str]) -> bool:
