@@ -15,7 +15,7 @@ from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, period_score
-from pipeline.generation.readiness import Readiness, assess, object_phrase, passages
+from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.ranking import UnitRanker, featurize, pair_context
 from pipeline.generation.records import RecordBook
@@ -241,7 +241,10 @@ class ExtractiveGenerator:
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
-            answer = by_number(question, [c.text for c in chosen]) or yes_or_no(chosen[0].text)
+            figure = by_number(question, [c.text for c in chosen])
+            answer = figure or yes_or_no(chosen[0].text)
+            if answer == "yes" and figure is None and state.ready and object_share(asked, chosen[:1], own=True) < 1.0:
+                state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
                 body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
             elif state.ready:
@@ -267,7 +270,7 @@ class ExtractiveGenerator:
         if c.unit.kind == "record":
             return self._record_line([(x.chunk, x.unit) for x in (c, *twins)], book, d)
         ex = d.concat([d.extract(x.chunk, x.unit) for x in (c, *twins)])
-        text = render(c.unit)
+        text = cite_article(render(c.unit))
         return d.add("Refine", [ex.id], text) if twins or text != ex.conclusion else ex
 
     def _record_line(self, entries: list, book: RecordBook, d: _Steps, *, only: tuple[str, ...] | None = None, head: bool = True) -> Step:
@@ -405,6 +408,20 @@ def by_number(question: str, texts: Sequence[str]) -> str | None:
     if not said:
         return None
     return "yes" if any(said) else "no"  # one rule that admits the figure is a way to do it
+
+
+_ARTICLE = re.compile(r"^(?i:art[íi]culo)\s+(\d+)\s*[°º]?\.\s+(?=[A-ZÁÉÍÓÚÑ])")
+
+
+def cite_article(text: str) -> str:
+    """'Artículo 80°. Los estudiantes podrán…' said as 'Según el artículo 80, los estudiantes podrán…'."""
+    m = _ARTICLE.match(text)
+    if not m:
+        return text
+    rest = text[m.end() :]
+    first = rest.split(" ", 1)[0]
+    rest = rest if first.isupper() and len(first) > 1 else rest[:1].lower() + rest[1:]
+    return f"Según el artículo {m.group(1)}, {rest}"
 
 
 def yes_or_no(text: str) -> str | None:
