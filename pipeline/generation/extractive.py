@@ -30,6 +30,7 @@ from pipeline.verifier import StepVerifier
 MODEL_LABEL = "extractive (sin LLM)"
 PAST_PERIOD = 0.5  # score factor of a unit whose dates are all of a past period
 MAX_LIST = 10  # longer lists are not said whole
+YES_OBJECT = 0.75  # own object share of the best unit for a «listo» "Sí" read from a modal verb
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
 _YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben)\b")
@@ -243,7 +244,7 @@ class ExtractiveGenerator:
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen])
             answer = figure or yes_or_no(chosen[0].text)
-            if answer == "yes" and figure is None and state.ready and object_share(asked, chosen[:1], own=True) < 1.0:
+            if answer == "yes" and figure is None and state.ready and not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT:
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
                 body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
