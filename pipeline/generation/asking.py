@@ -72,7 +72,25 @@ def asked_parts(question: str) -> list[str]:
 
 def object_keys(question: str) -> tuple[str, ...]:
     """Content keys of the asked sentences that name what they are about (the words that only say the kind of answer removed)."""
-    return tuple(dict.fromkeys(k for k in query_keys(" ".join(asked_parts(question))) if k not in _TYPE_WORDS))
+    return tuple(dict.fromkeys(k for k in query_keys(" ".join(object_parts(question))) if k not in _TYPE_WORDS))
+
+
+_PRONOUN = re.compile(r"\b(?:la|lo|las|los)\s+(?:pido|pid[oa]|saco|sac[oa]|consigo|tramito|solicito|obtengo|hago|renuevo|presento|pago|gestiono|descargo|imprimo|retiro|entrego|necesito|uso)\b|\b\w{3,}(?:ar|er|ir)(?:la|lo|las|los)\b", re.IGNORECASE)
+
+
+def object_parts(question: str) -> list[str]:
+    """The asked sentences, each with the sentence before it when it refers back to it by a pronoun
+    ('Necesito una escolaridad… ¿Cómo *la* pido?': the object is the escolaridad)."""
+    parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
+    asked = asked_parts(question)
+    out: list[str] = []
+    for i, p in enumerate(parts):
+        if p not in asked:
+            continue
+        if i > 0 and parts[i - 1] not in asked and _PRONOUN.search(p.split("¿")[-1]):
+            out.append(parts[i - 1])
+        out.append(p)
+    return out or asked
 
 
 _COUNTED = re.compile(r"\bcu[aá]nt[oa]s\s+([a-záéíóúñ]{3,})", re.IGNORECASE)

@@ -14,7 +14,7 @@ import numpy as np
 from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
-from pipeline.generation.asking import Asked, ask, period_score
+from pipeline.generation.asking import Asked, ask, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.ranking import UnitRanker, featurize, pair_context
@@ -42,6 +42,7 @@ def question_weights(question: str, idf, context_weight: float) -> dict[str, flo
     """IDF weight of each question key; words outside the interrogative sentences count less."""
     parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", strip_placeholders(question)) if p.strip()]
     asked = [p for p in parts if "?" in p] or [p for p in parts if _ASKING.search(p.lower())] or parts
+    asked += [p for p in object_parts(strip_placeholders(question)) if p not in asked]  # the sentence a pronoun refers to weighs as asked
     weights: dict[str, float] = {}
     for part in parts:
         factor = 1.0 if part in asked else context_weight
