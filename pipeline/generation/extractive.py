@@ -32,7 +32,7 @@ PAST_PERIOD = 0.5  # score factor of a unit whose dates are all of a past period
 MAX_LIST = 10  # longer lists are not said whole
 YES_OBJECT = 0.75  # own object share of the best unit for a «listo» "Sí" read from a modal verb
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
-_NO = re.compile(r"\bno (?:podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
+_NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
 _YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben)\b")
 
 _ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
@@ -243,7 +243,7 @@ class ExtractiveGenerator:
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
-            figure = by_number(question, [c.text for c in chosen])
+            figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
             answer = figure or yes_or_no(chosen[0].text)
             if answer == "yes" and figure is None and state.ready and not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT:
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
@@ -424,6 +424,22 @@ def cite_article(text: str) -> str:
     first = rest.split(" ", 1)[0]
     rest = rest if first.isupper() and len(first) > 1 else rest[:1].lower() + rest[1:]
     return f"Según el artículo {m.group(1)}, {rest}"
+
+
+_DID = re.compile(r"\bya (?:lo |la )?([a-z]{3,})(?:e|i)\b")  # 'ya cursé', 'ya lo aprobé' (folded)
+_NOT_DONE = re.compile(r"\bno haber(?:lo|la|los|las)? ([a-z]{3,})(?:ado|ido)\b")
+
+
+def by_condition(question: str, texts: Sequence[str]) -> str | None:
+    """'no' when the student says they already did what a rule requires not to have done ('¿Puedo pedir suficiencia de un
+    curso que ya cursé?' against 'es no haberlo cursado anteriormente')."""
+    did = {m[:4] for m in _DID.findall(fold(question))}
+    if not did:
+        return None
+    for text in texts:
+        if any(m[:4] in did for m in _NOT_DONE.findall(fold(text))):
+            return "no"
+    return None
 
 
 def yes_or_no(text: str) -> str | None:

@@ -203,3 +203,12 @@ def test_yes_or_no_decided_by_the_students_figure():
     assert by_number("¿Puedo salvar el curso con 12 puntos?", rules) == "no"
     assert by_number("¿Puedo salvar el curso?", rules) is None  # no figure given
     assert by_number("¿Puedo inscribirme con 30 créditos?", ["Se requiere un convenio con la empresa."]) is None
+
+
+def test_yes_or_no_from_what_the_student_already_did_and_what_is_not_needed():
+    from pipeline.generation.extractive import by_condition, yes_or_no
+
+    rule = ["El requisito para poder hacer la suficiencia de un curso es no haberlo cursado anteriormente."]
+    assert by_condition("¿Puedo solicitar suficiencia de un curso que ya cursé?", rule) == "no"
+    assert by_condition("¿Puedo solicitar suficiencia de un curso?", rule) is None
+    assert yes_or_no("Se les asigna automáticamente, no es necesario que realicen el procedimiento en el portal.") == "no"
