@@ -418,7 +418,8 @@ def heading_case(ctx: str) -> str:
     out = []
     for i, w in enumerate(words):
         core = w.strip(".,;:()°º\"“”'")
-        if i > 0 and core.isalpha() and len(core) <= 4 and core.lower() not in _SMALL and core.lower() not in STOPWORDS_ES:
+        acronym = len(core) <= 3 or sum(ch in "AEIOUÁÉÍÓÚ" for ch in core) <= 1
+        if i > 0 and core.isalpha() and len(core) <= 4 and acronym and core.lower() not in _SMALL and core.lower() not in STOPWORDS_ES:
             out.append(w)  # an acronym
         else:
             low = w.lower()

@@ -264,7 +264,7 @@ class ExtractiveGenerator:
             n += 1
             lines.append(f"{n}. {_item_text(c)}" if numbered else f"- {_item_text(c)}")
             sub = c.unit.text.rstrip().endswith(":")
-        lead = heading_case(lead)
+        lead = caps_lead(heading_case(lead))
         return d.concat(parts, (f"{lead}:\n" if lead else "") + "\n".join(lines))
 
     def _render(self, c: Candidate, book: RecordBook, d: _Steps, twins: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
@@ -272,7 +272,7 @@ class ExtractiveGenerator:
         if c.unit.kind == "record":
             return self._record_line([(x.chunk, x.unit) for x in (c, *twins)], book, d)
         ex = d.concat([d.extract(x.chunk, x.unit) for x in (c, *twins)])
-        text = cite_article(render(c.unit))
+        text = cite_article(render(c.unit)) if c.unit.kind == "sentence" else render(c.unit)
         return d.add("Refine", [ex.id], text) if twins or text != ex.conclusion else ex
 
     def _record_line(self, entries: list, book: RecordBook, d: _Steps, *, only: tuple[str, ...] | None = None, head: bool = True) -> Step:
@@ -415,12 +415,22 @@ def by_number(question: str, texts: Sequence[str]) -> str | None:
 _ARTICLE = re.compile(r"^(?i:art[íi]culo)\s+(\d+)\s*[°º]?\.\s+(?=[A-ZÁÉÍÓÚÑ])")
 
 
+_CAPS_TITLE = re.compile(r"^(?:[A-ZÁÉÍÓÚÑ]{2,}\s+){0,6}[A-ZÁÉÍÓÚÑ]{3,}\s*:\s*(?=[A-ZÁÉÍÓÚÑa-záéíóúñ])")
+_CAPS_LEAD = re.compile(r"^((?:ART[ÍI]CULO|T[ÍI]TULO|CAP[ÍI]TULO)\s+[\dIVXLC]+\s*[°º]?\.?\s+(?:[A-ZÁÉÍÓÚÑ]{2,}\s*){1,8}):\s*")
+
+
+def caps_lead(text: str) -> str:
+    """'ARTÍCULO 30°. FALTA LEVE: se considera…' → 'Artículo 30°. Falta leve: se considera…' (a heading glued in capitals)."""
+    m = _CAPS_LEAD.match(text)
+    return f"{heading_case(m.group(1).strip())}: {text[m.end():]}" if m else text
+
+
 def cite_article(text: str) -> str:
     """'Artículo 80°. Los estudiantes podrán…' said as 'Según el artículo 80, los estudiantes podrán…'."""
     m = _ARTICLE.match(text)
     if not m:
         return text
-    rest = text[m.end() :]
+    rest = _CAPS_TITLE.sub("", text[m.end() :])  # 'DEL PROTOCOLO: Durante…' → 'Durante…'
     first = rest.split(" ", 1)[0]
     rest = rest if first.isupper() and len(first) > 1 else rest[:1].lower() + rest[1:]
     return f"Según el artículo {m.group(1)}, {rest}"
