@@ -149,7 +149,7 @@ class SelectionConfig:
     other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
     near_duplicate: float = 0.75  # key Jaccard above which two units say the same
     definition_weight: float = 0.3  # '¿qué es X?': a unit that opens by defining X ('Asignación es el procedimiento…')
-    sufficient_object: float = 0.8  # share of the question's object keys the best unit must hold in its own text to answer alone
+    sufficient_object: float = 0.6  # share of the question's object keys the best unit must hold in its own text to answer alone
     near_tie: float = 0.92  # ... unless another document's unit scores this share of it: too close to call, both are shown
 
 
