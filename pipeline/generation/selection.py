@@ -143,7 +143,8 @@ class SelectionConfig:
     long_words: int = 60
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
-    keep_ratio: float = 0.8  # a further unit must score this share of the best one
+    keep_ratio: float = 0.85  # a further unit must score this share of the best one
+    rescue_ratio: float = 0.75  # ... or this share, from the best-retrieved document, when the best unit comes from another one
     other_doc_ratio: float = 0.8  # ... also when it comes from another document (then shown with its source)
     min_gain: float = 0.15  # share of the question's weight a further unit must newly cover
     other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
@@ -294,9 +295,12 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     met = top.types & asked
     seen = {_norm(top.text)}
     alone = answers_alone(top, question, asked, cfg)
+    rescue = cfg.rescue_ratio if top.doc_rank > 1 else cfg.keep_ratio
     for c in cands[1:]:
-        if len(chosen) >= cfg.max_units or c.score < cfg.keep_ratio * top.score:
+        if len(chosen) >= cfg.max_units or c.score < min(cfg.keep_ratio, rescue) * top.score:
             break
+        if c.score < cfg.keep_ratio * top.score and not (c.doc_rank == 1 and top.doc_rank > 1):
+            continue  # close enough only to show the best-retrieved document beside a best unit from another one
         if _norm(c.text) in seen or any(jaccard(c.keys, x.keys) >= cfg.near_duplicate or _norm(c.text) in _norm(x.text) or _norm(x.text) in _norm(c.text) for x in chosen):
             continue
         if c.chunk.doc_id != top.chunk.doc_id and c.score < cfg.other_doc_ratio * top.score:
