@@ -172,6 +172,7 @@ def main() -> None:
                 "doc_hit": gold in refs if gold else None,
                 "readiness": (readiness_of(answer.flags) or {}).get("flag"),
                 "missing": (readiness_of(answer.flags) or {}).get("missing"),
+                "evidence": (readiness_of(answer.flags) or {}).get("evidence"),
                 "kind": "course_plan" if any(str(d).startswith("pensum_") for d in (gold if isinstance(gold, list) else [gold])) else "rules_procedures",
                 "latency_ms": round(ms, 2),
                 "cpu_ms": round(cpu_ms, 2),

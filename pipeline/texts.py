@@ -198,6 +198,7 @@ TEXTS["es"].update(
         "missing_open": "la pregunta es abierta («{object}»): confirmá que el pasaje la responde",
         "missing_garbled": "el texto viene desordenado del PDF (encabezados pegados, restos de tablas o de listas): hay que redactarlo",
         "missing_long": "el borrador es largo: conviene dejar solo la parte que responde",
+        "missing_sources": "el borrador junta pasajes de documentos distintos: confirmá cuál responde y quitá el otro",
         "claim_readiness": "«listo»: {sent} de {claimed} enviados sin cambios (IC 95% {lo}–{hi})",
         "claim_reuse": "respuestas aprobadas reutilizadas: {sent} de {claimed} enviadas sin cambios (IC 95% {lo}–{hi})",
         "claim_none_readiness": "«listo»: ningún borrador «listo» decidido todavía",

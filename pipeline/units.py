@@ -10,8 +10,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.headings import boundary
+from pipeline.text import STOPWORDS_ES
 
-UNITS_VERSION = 1  # bump when extraction or rendering changes: ingestion re-chunks and re-embeds every document
+UNITS_VERSION = 2  # bump when extraction or rendering changes: ingestion re-chunks and re-embeds every document
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -83,7 +84,7 @@ _MD_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
 _TABLE = re.compile(r"^\|.*\|$")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?$")
 _FIELD = re.compile(r"^([A-Za-zÁÉÍÓÚáéíóúñÑ_][A-Za-zÁÉÍÓÚáéíóúñÑ_ ]{1,24}):\s*(.*)$")
-_ITEM = re.compile(r"^(?:[-•*▪●]|\d{1,3}[.)]|[a-zA-Z][.)]|[IVXivx]{1,4}[.)])\s+(.+)$")
+_ITEM = re.compile(r"^(?:[-•*▪●]|\d{1,3}[.)]|[a-zA-Z]\.\)|[a-zA-Z]\.\d{1,2}\.?|[a-zA-Z][.)]|[IVXivx]{1,4}[.)])\s+(.+)$")  # 'a.)' and 'c.1' as PDFs of regulations number them
 _FAQ = re.compile(r"^(?:\d{1,3}\s*[.)-]\s*)?(¿.+)$")
 _SENT = re.compile(r"(?<=[.!?])[\"»”)]?\s+(?=[¿¡\"«(]?[A-ZÁÉÍÓÚÑ0-9])")
 _ABBREV = re.compile(r"(?:\b(?:art|arts|av|avda|no|núm|num|lic|ing|dr|dra|sr|sra|inc|lit|ej|etc|pág|tel|ext|aprox|máx|mín|prof|ref)|\b[A-Za-z]|^\S+\s+\d+[º°o]?)\.$", re.IGNORECASE)  # 'Art.', 'ARTÍCULO 5.' do not end a sentence
@@ -133,6 +134,19 @@ def _is_heading(line: str) -> str | None:
     if kind in ("caps", "chapter") and len(line) <= 90:
         return clean(line)
     return None
+
+
+def _subtitle(line: str) -> bool:
+    """A short numbered or capitalised title line ('13.1 Práctica Laboral')."""
+    return len(line.split()) <= 6 and bool(re.match(r"^(?:\d+(?:\.\d+)*\.?\s+)?[A-ZÁÉÍÓÚÑ]", line)) and not re.search(r"[.,;:!?)]$", line)
+
+
+def _article_title(line: str) -> str | None:
+    """An article's title on a line of its own ('ARTÍCULO 10. DURACIÓN DE LAS PRÁCTICAS'): the heading of what follows."""
+    if boundary(line) != "article" or len(line) > 90 or re.search(r"[.,;:]$", line):
+        return None
+    letters = [ch for ch in line if ch.isalpha()]
+    return clean(line) if letters and sum(ch.isupper() for ch in letters) >= 0.8 * len(letters) else None
 
 
 def _cells(line: str) -> list[str]:
@@ -237,7 +251,7 @@ class _Builder:
             return
         if self.header and not _TABLE.match(line):
             self.header = []
-        heading = _is_heading(line)
+        heading = _is_heading(line) or _article_title(line)
         if heading and not _FIELD.match(line):
             self.flush(faq=True)
             self.heading, self.lead = heading, ""
@@ -264,6 +278,10 @@ class _Builder:
             self.flush_record()
         it = _ITEM.match(line)
         if it:
+            if len(self.para) == 1 and _subtitle(self.para[0]) and self.heading and not self.lead:
+                sub = clean(self.para.pop())  # '13.1 Práctica Laboral' under 'ARTÍCULO 13. REQUISITOS ...' titles the list that follows
+                self.heading = f"{heading_case(self.heading.split(' — ')[0])} — {sub}"
+                self.units.append(Unit(kind="heading", text=sub, offset=self.para_at))
             self.flush_para()
             self.flush_item()
             self.item, self.item_at = [it.group(1)], at
@@ -373,16 +391,40 @@ def render(u: Unit, names: dict[str, str] | None = None) -> str:
     text = u.text
     if u.kind == "item":
         text = text.rstrip(";,. ")
-        ctx = u.context.rstrip(":").strip()
+        ctx = heading_case(u.context.rstrip(":").strip())
         if ctx and not _restates(text, ctx):
             sep = ", " if re.match(r"^[^:]{2,40}:\s", text) else ": "
-            return f"{ctx}{sep}{_lower_first(text)}."
-        return f"{text[:1].upper()}{text[1:]}."
+            return f"{ctx}{sep}{_lower_first(text)}" + ("" if text.endswith(":") else ".")
+        return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(":") else ".")
     if u.kind == "heading":
         return text
     if text.endswith(":"):
         text = text[:-1]  # a lead-in said on its own
     return text if re.search(r"[.!?:)»\"]$", text) else f"{text}."
+
+
+_SMALL = frozenset("a al con de del el en la las lo los o para por que se su sus u un una y e".split())
+
+
+def heading_case(ctx: str) -> str:
+    """A heading in capitals said as a sentence ('ARTÍCULO 10. DURACIÓN DE LAS PRÁCTICAS' → 'Artículo 10. Duración de las prácticas');
+    short acronyms (EPS, CUI) kept; a short all-capitals fragment (a watermark's letters, 'SPICUA CAROL') dropped."""
+    letters = [ch for ch in ctx if ch.isalpha()]
+    if not letters or sum(ch.isupper() for ch in letters) < 0.8 * len(letters):
+        return ctx
+    words = ctx.split()
+    if len([w for w in words if any(ch.isalpha() for ch in w)]) <= 2 and not re.match(r"(?i)^(?:art[ií]culo|t[ií]tulo|cap[ií]tulo)\b", ctx):
+        return ""
+    out = []
+    for i, w in enumerate(words):
+        core = w.strip(".,;:()°º\"“”'")
+        acronym = len(core) <= 3 or sum(ch in "AEIOUÁÉÍÓÚ" for ch in core) <= 1
+        if i > 0 and core.isalpha() and len(core) <= 4 and acronym and core.lower() not in _SMALL and core.lower() not in STOPWORDS_ES:
+            out.append(w)  # an acronym
+        else:
+            low = w.lower()
+            out.append(low[:1].upper() + low[1:] if i == 0 or re.search(r"[.:]\s*$", words[i - 1]) else low)
+    return " ".join(out)
 
 
 def _lower_first(text: str) -> str:

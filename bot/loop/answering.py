@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import date
 
 from bot.wiring.services import Services
 from pipeline.conversation import Turn, standalone_query
@@ -11,15 +12,16 @@ from pipeline.generation.parts import compose
 from pipeline.question_split import asked_sentence, split_questions
 
 
-def answer(services: Services, query: str, *, history: Sequence[Turn] = (), asked: str | None = None) -> tuple[Answer, list[str]]:
+def answer(services: Services, query: str, *, history: Sequence[Turn] = (), asked: str | None = None, today: date | None = None) -> tuple[Answer, list[str]]:
     """The drafted answer and the question parts it answers (one part unless the message asks about several topics).
 
     `query` is what retrieval searches (a follow-up made standalone); an LLM answers the student's own words
     (`asked`) with the earlier turns in its prompt, the offline generator the standalone query.
     A message is split only when its questions retrieve different top documents (two questions about the same
-    document are answered together, as before) and, offline, when the message as a whole is not a NoInfo."""
+    document are answered together, as before) and, offline, when the message as a whole is not a NoInfo.
+    `today`: the message's date (its Date header), from which the offline generator tells current periods from past ones."""
     r = services.settings.retrieval
-    gen = services.generator()
+    gen = _dated(services.generator(), today)
     hits = services.retriever.retrieve(query, r.k, support=r.support_chunks)
     with_llm_history = bool(asked and history and services.llm is not None)
     question = asked if with_llm_history else query
@@ -36,6 +38,18 @@ def answer(services: Services, query: str, *, history: Sequence[Turn] = (), aske
                 return compose([asked_sentence(p) for p in own], answers, services.settings.llm.language), parts
             return whole, [query]
     return gen.generate(question, hits, history=history), [query]
+
+
+class _dated:
+    """The generator measuring periods from `today` (the offline generator has a `today`; others ignore it)."""
+
+    def __init__(self, gen, today: date | None) -> None:
+        self.gen, self.today = gen, today
+
+    def generate(self, question: str, hits, *, history: Sequence[Turn] = ()) -> Answer:
+        if self.today is None or not hasattr(self.gen, "today"):
+            return self.gen.generate(question, hits, history=history)
+        return self.gen.generate(question, hits, history=history, today=self.today)
 
 
 def _parts(query: str, history: Sequence[Turn], asked: str | None) -> tuple[list[str], list[str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import socket
 import threading
+from datetime import date
 from functools import partial
 from collections.abc import Callable, Sequence
 from typing import TypeVar
@@ -47,7 +48,8 @@ def draft_for(services: Services, question: str, *, history: Sequence[Turn] = ()
     return _answer(services, asked, memory=memory)
 
 
-def _answer(services: Services, question: steps.Question, *, memory: bool = True, student: str | None = None) -> tuple[Answer, GateDecision | None]:
+def _answer(services: Services, question: steps.Question, *, memory: bool = True, student: str | None = None,
+            today: date | None = None) -> tuple[Answer, GateDecision | None]:
     """Steps 3–5 for a focused question: the gate, the approved-answer memory, then retrieval and generation.
 
     A reused approved answer's {nombre} slot is filled with `student` (the first name of who asked) or greets neutrally.
@@ -65,7 +67,7 @@ def _answer(services: Services, question: steps.Question, *, memory: bool = True
             drafted.text = fill_slots(drafted.text, student)
         else:
             price = lambda usage, model: usage.cost(prices_for(services.settings.llm, model))  # noqa: E731
-            drafted, parts = steps.answer(question, reuse, answerer=partial(answering.answer, services), price=price)
+            drafted, parts = steps.answer(question, reuse, answerer=partial(answering.answer, services, today=today), price=price)
     drafted.context = steps.context(question, parts)
     return drafted, verdict.decision
 
@@ -112,7 +114,8 @@ def draft_message(services: Services, session: Session, message: InboundMessage)
 
     def draft() -> tuple[Answer, GateDecision | None]:
         question = steps.focus(message, thread, max_chars=budget.question_max_chars, standalone=rewrite, model=llm.model if llm else None)
-        return _answer(services, question, student=student)
+        return _answer(services, question, student=student,
+                       today=message.received_at.date() if message.received_at else None)  # dates measured from the message's Date header
 
     try:
         drafted, decision = within_budget(draft, budget.time_budget_s, name=f"orienta-draft-{message.id}")

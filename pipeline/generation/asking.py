@@ -14,7 +14,7 @@ KINDS = ("consequence", "yes_no", "procedure", "date", "time", "amount", "place"
 
 _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("consequence", re.compile(r"\bque (?:pasa|sucede|ocurre|hago) (?:si|cuando)\b|\bconsecuencia|\bsancion|\bme (?:descubren|sorprenden|pillan)\b|\bque (?:pasa|sucede) con\b")),
-    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se puede|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|cuenta|aplica|es necesario|necesito)\b")),
+    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se pueden?|se podra|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|cuenta|aplica|es necesario|necesito)\b")),
     ("procedure", re.compile(r"\bcomo (?:me |se |puedo |hago |debo |hay que |realizo |solicito |obtengo |genero |tramito |pago |reali|solicit|obten|inscrib|asign|recuper|acced|pued|hag|deb)|\bpasos?\b|\bprocedimiento|\bproceso (?:para|de)\b|\btramite (?:para|de)\b|\bque debo hacer\b|\bque tengo que hacer\b")),
     ("date", re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bvence|\bcon cuanto tiempo|\bantes de que\b|\bdentro de cuanto")),
     ("time", re.compile(r"\bhorarios?\b|\ba que hora|\bhora\b|\batiende")),
@@ -72,7 +72,35 @@ def asked_parts(question: str) -> list[str]:
 
 def object_keys(question: str) -> tuple[str, ...]:
     """Content keys of the asked sentences that name what they are about (the words that only say the kind of answer removed)."""
-    return tuple(dict.fromkeys(k for k in query_keys(" ".join(asked_parts(question))) if k not in _TYPE_WORDS))
+    return tuple(dict.fromkeys(k for k in query_keys(" ".join(object_parts(question))) if k not in _TYPE_WORDS))
+
+
+_PRONOUN = re.compile(r"\b(?:la|lo|las|los)\s+(?:pido|pid[oa]|saco|sac[oa]|consigo|tramito|solicito|obtengo|hago|renuevo|presento|pago|gestiono|descargo|imprimo|retiro|entrego|necesito|uso)\b|\b\w{3,}(?:ar|er|ir)(?:la|lo|las|los)\b", re.IGNORECASE)
+
+
+def object_parts(question: str) -> list[str]:
+    """The asked sentences, each with the sentence before it when it refers back to it by a pronoun
+    ('Necesito una escolaridad… ¿Cómo *la* pido?': the object is the escolaridad)."""
+    parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
+    asked = asked_parts(question)
+    out: list[str] = []
+    for i, p in enumerate(parts):
+        if p not in asked:
+            continue
+        if i > 0 and parts[i - 1] not in asked and _PRONOUN.search(p.split("¿")[-1]):
+            out.append(parts[i - 1])
+        out.append(p)
+    return out or asked
+
+
+_COUNTED = re.compile(r"\bcu[aá]nt[oa]s\s+([a-záéíóúñ]{3,})", re.IGNORECASE)
+
+
+def counted(question: str) -> str | None:
+    """The key of what a '¿cuántos X…?' question counts ('¿cuántos semestres dura…?' → semestres), None otherwise."""
+    m = _COUNTED.search(" ".join(asked_parts(question)))
+    keys = query_keys(m.group(1)) if m else []
+    return keys[0] if keys else None
 
 
 def ask(question: str, today: date | None = None) -> Asked:

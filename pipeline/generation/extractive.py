@@ -14,8 +14,8 @@ import numpy as np
 from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
-from pipeline.generation.asking import Asked, ask, period_score
-from pipeline.generation.readiness import Readiness, assess, object_phrase, passages
+from pipeline.generation.asking import Asked, ask, object_parts, period_score
+from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.ranking import UnitRanker, featurize, pair_context
 from pipeline.generation.records import RecordBook
@@ -24,14 +24,15 @@ from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
 from pipeline.texts import t
-from pipeline.units import Unit, record_code, record_name, render, render_fields
+from pipeline.units import Unit, heading_case, record_code, record_name, render, render_fields
 from pipeline.verifier import StepVerifier
 
 MODEL_LABEL = "extractive (sin LLM)"
 PAST_PERIOD = 0.5  # score factor of a unit whose dates are all of a past period
 MAX_LIST = 10  # longer lists are not said whole
+YES_OBJECT = 0.75  # own object share of the best unit for a «listo» "Sí" read from a modal verb
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
-_NO = re.compile(r"\bno (?:podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
+_NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
 _YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben)\b")
 
 _ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
@@ -41,6 +42,7 @@ def question_weights(question: str, idf, context_weight: float) -> dict[str, flo
     """IDF weight of each question key; words outside the interrogative sentences count less."""
     parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", strip_placeholders(question)) if p.strip()]
     asked = [p for p in parts if "?" in p] or [p for p in parts if _ASKING.search(p.lower())] or parts
+    asked += [p for p in object_parts(strip_placeholders(question)) if p not in asked]  # the sentence a pronoun refers to weighs as asked
     weights: dict[str, float] = {}
     for part in parts:
         factor = 1.0 if part in asked else context_weight
@@ -93,7 +95,7 @@ class ExtractiveGenerator:
         min_coverage: float = 0.22,
         context_weight: float = 0.25,
         max_sentences: int = 3,
-        dense_weight: float = 0.35,
+        dense_weight: float = 0.6,
         rank_weight: float = 0.2,
         expand_documents: int = 1,
         ranker: UnitRanker | None = None,
@@ -200,16 +202,17 @@ class ExtractiveGenerator:
         return self.embedder.embed_queries([question])[0]
 
     # -- generation -------------------------------------------------------
-    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = ()) -> Answer:  # noqa: ARG002 - offline, the thread is already in the standalone question
+    def generate(self, question: str, hits: list[Hit], *, history: Sequence[Turn] = (), today: date | None = None) -> Answer:  # noqa: ARG002 - offline, the thread is already in the standalone question
+        """The draft; `today` is the message's date (default: the generator's, else the day it is drafted)."""
         start = time.perf_counter()
         weights, covs = self.coverage(question, hits)
         if not hits or max(covs, default=0.0) < self.min_coverage:
             return self._no_info(hits, start, covs)
         book = self._records(hits)
-        asked = ask(question, self.today or date.today())
+        asked = ask(question, today or self.today or date.today())
         cands = self.rank(question, hits, weights, asked)
         if max((c.cover for c in cands), default=0.0) < self.min_coverage:
-            return self._no_info(hits, start, covs)  # no unit (with its headings) covers enough of the question
+            return self._no_info(hits, start, covs, cands)  # no unit (with its headings) covers enough of the question: the closest passages for the reviewer
         chosen = select(cands, weights, question, self.selection)
         if asked.kind in ("date", "time", "amount") and chosen:
             chosen = current_period(asked, chosen, cands)
@@ -217,7 +220,7 @@ class ExtractiveGenerator:
             return self._no_info(hits, start, covs)
         d = _Steps(hits)
         head = next((c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)), chosen[0])  # a course the question names
-        lead = None
+        lead, by_docs = None, False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
         elif (listed := whole_list(asked, chosen[0], cands)) is not None:
@@ -232,14 +235,18 @@ class ExtractiveGenerator:
                 for c, line in zip(order, final.conclusion.splitlines(), strict=True):
                     said.setdefault(book.labels.get(c.chunk.doc_id, c.chunk.doc_title), []).append(line[2:])
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
+                by_docs = True
         final.is_final = True
         body = final.conclusion if lead is None else lead  # a lead replaces the conclusion: a question back, or values labelled by programme
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
-        if asked.yes_no and lead is None and not named_record:
-            answer = yes_or_no(chosen[0].text)
+        if asked.yes_no and (lead is None or by_docs) and not named_record:
+            figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
+            answer = figure or yes_or_no(chosen[0].text)
+            if answer == "yes" and figure is None and state.ready and not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT:
+                state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
                 body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
             elif state.ready:
@@ -257,6 +264,7 @@ class ExtractiveGenerator:
             n += 1
             lines.append(f"{n}. {_item_text(c)}" if numbered else f"- {_item_text(c)}")
             sub = c.unit.text.rstrip().endswith(":")
+        lead = caps_lead(heading_case(lead))
         return d.concat(parts, (f"{lead}:\n" if lead else "") + "\n".join(lines))
 
     def _render(self, c: Candidate, book: RecordBook, d: _Steps, twins: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
@@ -264,7 +272,7 @@ class ExtractiveGenerator:
         if c.unit.kind == "record":
             return self._record_line([(x.chunk, x.unit) for x in (c, *twins)], book, d)
         ex = d.concat([d.extract(x.chunk, x.unit) for x in (c, *twins)])
-        text = render(c.unit)
+        text = cite_article(render(c.unit)) if c.unit.kind == "sentence" else render(c.unit)
         return d.add("Refine", [ex.id], text) if twins or text != ex.conclusion else ex
 
     def _record_line(self, entries: list, book: RecordBook, d: _Steps, *, only: tuple[str, ...] | None = None, head: bool = True) -> Step:
@@ -287,6 +295,9 @@ class ExtractiveGenerator:
 
     def _units_answer(self, chosen: list[Candidate], book: RecordBook, d: _Steps, cands: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
         chosen = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+        ctx = chosen[0].unit.context
+        if len(chosen) > 1 and ctx and all(c.unit.kind == "item" and c.unit.context == ctx and c.chunk.doc_id == chosen[0].chunk.doc_id for c in chosen):
+            return self._list_answer(ctx.rstrip(": "), chosen, d, numbered=False)  # items of one list: their heading said once
         rendered = [self._render(c, book, d, _twins(c, cands)) for c in chosen]
         if len(rendered) == 1:
             return rendered[0]
@@ -344,7 +355,7 @@ class ExtractiveGenerator:
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f}"],
         )
 
-    def _no_info(self, hits: list[Hit], start: float, covs: list[float]) -> Answer:
+    def _no_info(self, hits: list[Hit], start: float, covs: list[float], cands: Sequence[Candidate] = ()) -> Answer:
         step = Step(id="s1", rule="NoInfo", premises=[], conclusion=t("no_info", self.lang), is_final=True)
         return Answer(
             text=format_reply(t("no_info", self.lang), [], self.lang),
@@ -355,7 +366,7 @@ class ExtractiveGenerator:
             hits=hits,
             latency_ms=(time.perf_counter() - start) * 1000,
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f} < {self.min_coverage:.3f}"],
-            extra_flags=[Readiness(False, t("no_info", self.lang)).flag(self.lang)],
+            extra_flags=[Readiness(False, t("no_info", self.lang), passages(cands)).flag(self.lang)],
         )
 
 
@@ -371,6 +382,74 @@ def _twins(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
 
 def _as_candidate(like: Candidate, chunk, unit: Unit) -> Candidate:
     return Candidate(unit, 0, chunk, like.doc_rank, render(unit), like.keys, like.score, dict(like.parts))
+
+
+_QNUM = re.compile(r"(?<![\d.,/])(\d{1,3})(?![\d.,/])")
+_RANGE = re.compile(r"\bentre (\d{1,3}) y (\d{1,3})\b")
+_AT_LEAST = re.compile(r"\b(?:al menos|como minimo|un minimo de|minimo de|minima de|no menos de|mas de|a partir de(?: los)?) (\d{1,3})\b")
+_OR_MORE = re.compile(r"\b(\d{1,3}) (?:\w+ )?o mas\b")
+_AT_MOST = re.compile(r"\b(?:como maximo|un maximo de|maximo de|hasta|no mas de|menos de) (\d{1,3})\b")
+
+
+def by_number(question: str, texts: Sequence[str]) -> str | None:
+    """'yes'/'no' when the student gives one figure ('con 22 puntos') and the rules state ranges or thresholds
+    ('entre 20 y 24 puntos', 'al menos 80 %'): yes when one of them admits the figure, None when none bounds it."""
+    nums = {int(n) for n in _QNUM.findall(question)}
+    if len(nums) != 1:
+        return None
+    n = nums.pop()
+    said = []
+    for text in texts:
+        t_ = fold(text)
+        if m := _RANGE.search(t_):
+            said.append(int(m.group(1)) <= n <= int(m.group(2)))
+        elif m := _AT_LEAST.search(t_) or _OR_MORE.search(t_):
+            said.append(n >= int(m.group(1)))
+        elif m := _AT_MOST.search(t_):
+            said.append(n <= int(m.group(1)))
+    if not said:
+        return None
+    return "yes" if any(said) else "no"  # one rule that admits the figure is a way to do it
+
+
+_ARTICLE = re.compile(r"^(?i:art[íi]culo)\s+(\d+)\s*[°º]?\.\s+(?=[A-ZÁÉÍÓÚÑ])")
+
+
+_CAPS_TITLE = re.compile(r"^(?:[A-ZÁÉÍÓÚÑ]{2,}\s+){0,6}[A-ZÁÉÍÓÚÑ]{3,}\s*:\s*(?=[A-ZÁÉÍÓÚÑa-záéíóúñ])")
+_CAPS_LEAD = re.compile(r"^((?:ART[ÍI]CULO|T[ÍI]TULO|CAP[ÍI]TULO)\s+[\dIVXLC]+\s*[°º]?\.?\s+(?:[A-ZÁÉÍÓÚÑ]{2,}\s*){1,8}):\s*")
+
+
+def caps_lead(text: str) -> str:
+    """'ARTÍCULO 30°. FALTA LEVE: se considera…' → 'Artículo 30°. Falta leve: se considera…' (a heading glued in capitals)."""
+    m = _CAPS_LEAD.match(text)
+    return f"{heading_case(m.group(1).strip())}: {text[m.end():]}" if m else text
+
+
+def cite_article(text: str) -> str:
+    """'Artículo 80°. Los estudiantes podrán…' said as 'Según el artículo 80, los estudiantes podrán…'."""
+    m = _ARTICLE.match(text)
+    if not m:
+        return text
+    rest = _CAPS_TITLE.sub("", text[m.end() :])  # 'DEL PROTOCOLO: Durante…' → 'Durante…'
+    first = rest.split(" ", 1)[0]
+    rest = rest if first.isupper() and len(first) > 1 else rest[:1].lower() + rest[1:]
+    return f"Según el artículo {m.group(1)}, {rest}"
+
+
+_DID = re.compile(r"\bya (?:lo |la )?([a-z]{3,})(?:e|i)\b")  # 'ya cursé', 'ya lo aprobé' (folded)
+_NOT_DONE = re.compile(r"\bno haber(?:lo|la|los|las)? ([a-z]{3,})(?:ado|ido)\b")
+
+
+def by_condition(question: str, texts: Sequence[str]) -> str | None:
+    """'no' when the student says they already did what a rule requires not to have done ('¿Puedo pedir suficiencia de un
+    curso que ya cursé?' against 'es no haberlo cursado anteriormente')."""
+    did = {m[:4] for m in _DID.findall(fold(question))}
+    if not did:
+        return None
+    for text in texts:
+        if any(m[:4] in did for m in _NOT_DONE.findall(fold(text))):
+            return "no"
+    return None
 
 
 def yes_or_no(text: str) -> str | None:
@@ -389,6 +468,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
     at = next((i for i, u in enumerate(units) if u is top.unit), None)
     if at is None:
         return None
+    if top.unit.kind == "row":
+        return _whole_table(top, units, at, cands)
     if top.unit.kind == "sentence" and top.unit.text.rstrip().endswith(":"):  # a lead-in: what it announces follows
         by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
         after = units[at + 1 :]
@@ -400,13 +481,13 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
                 after = units_of(nxt)
         follow = []
         for u in after:
-            if u.kind != "item" or id(u) not in by_unit:
+            if u.kind not in ("item", "row") or id(u) not in by_unit or (follow and u.kind != follow[0].unit.kind):
                 break
             follow.append(by_unit[id(u)])
-        return (top.unit.text.rstrip(": "), follow) if 1 <= len(follow) <= MAX_LIST else None
+        return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
-    if asked.kind not in ("procedure", "requirement") and not _led_in(units, at):
+    if asked.kind not in ("procedure", "requirement") and not _led_in(units, at) and not _close_lead(top, units, at, cands):
         return None  # other questions: only a list its own lead-in announces ('Se considera falta leve:') is said whole
     lo = hi = at
     while lo > 0 and units[lo - 1].kind == "item" and units[lo - 1].context == top.unit.context:
@@ -418,8 +499,52 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[st
     if not 2 <= len(items) <= MAX_LIST:
         return None
     before = units[lo - 1] if lo > 0 else None
-    lead = before.text.rstrip(": ") if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
+    lead = _with_antecedent(units, lo - 1, before.text.rstrip(": ")) if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
     return lead, items
+
+
+_CLITIC = re.compile(r"\b\w{3,}(?:ar|er|ir|ando|endo)(?:la|lo|las|los)\b")  # 'solicitarla', 'pedirlo': a pronoun whose antecedent is before
+
+
+def _with_antecedent(units: list[Unit], at: int, lead: str) -> str:
+    """A lead-in that refers back ('Pueden solicitarla los estudiantes que') said after the sentence it refers to."""
+    if at > 0 and _CLITIC.search(fold(lead)) and units[at - 1].kind == "sentence" and not units[at - 1].text.rstrip().endswith(":"):
+        return f"{units[at - 1].text.rstrip()} {lead}"
+    return lead
+
+
+TABLE_LEAD = 0.7  # a table's lead-in must score this share of its best row for the table to be said whole under it
+
+
+def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+    """The table a lead-in announces ('... distribuidos de la siguiente forma:'), said whole when its best row answers and
+    its lead-in is close: a row alone drops what the table is about (the total, the other components)."""
+    lo = hi = at
+    while lo > 0 and units[lo - 1].kind == "row":
+        lo -= 1
+    while hi + 1 < len(units) and units[hi + 1].kind == "row":
+        hi += 1
+    lead = units[lo - 1] if lo > 0 and units[lo - 1].kind == "sentence" and units[lo - 1].text.rstrip().endswith(":") else None
+    if lead is None:
+        return None
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    lead_c = by_unit.get(id(lead))
+    rows = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
+    if lead_c is None or lead_c.score < TABLE_LEAD * top.score or not 2 <= len(rows) <= MAX_LIST:
+        return None
+    return lead.text.rstrip(": "), rows
+
+
+def _close_lead(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> bool:
+    """Whether the list holding the best item follows a lead-in sentence ('La pasantía es obligatoria en todas las carreras:')
+    that scores close to it: the lead-in and its list answer together."""
+    i = at
+    while i > 0 and units[i - 1].kind == "item" and units[i - 1].context == units[at].context:
+        i -= 1
+    if i == 0 or units[i - 1].kind != "sentence" or not units[i - 1].text.rstrip().endswith(":"):
+        return False
+    lead = next((c for c in cands if c.unit is units[i - 1]), None)
+    return lead is not None and lead.score >= TABLE_LEAD * top.score
 
 
 def _led_in(units: list[Unit], at: int) -> bool:
@@ -432,7 +557,7 @@ def _led_in(units: list[Unit], at: int) -> bool:
 
 
 def _item_text(c: Candidate) -> str:
-    text = c.unit.text.rstrip(";,. ")
+    text = (render(c.unit) if c.unit.kind in ("row", "record") else c.unit.text).rstrip(";,. ")
     return f"{text[:1].upper()}{text[1:]}" + ("" if text.endswith(":") else ".")
 
 

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pipeline.generation.asking import Asked, asked_parts, period_score
+from pipeline.generation.asking import Asked, asked_parts, counted, period_score
 from pipeline.generation.ranking import NEEDS, unit_gives
 from pipeline.text import fold
 from pipeline.texts import t
@@ -57,6 +57,12 @@ def gives_type(asked: Asked, chosen: Sequence) -> bool:
     return False
 
 
+def _counts(question: str, chosen: Sequence) -> bool:
+    """Whether the best unit is about what a '¿cuántos X…?' question counts (a number of something else does not answer it)."""
+    key = counted(question)
+    return key is None or any(k[:4] == key[:4] for k in (chosen[0].keys if chosen else ()))
+
+
 def object_share(asked: Asked, chosen: Sequence, *, own: bool = False) -> float:
     """Share of the question's object keys the chosen units hold (their headings and lead-ins included unless `own`)."""
     keys = asked.object_keys
@@ -73,7 +79,7 @@ _GARBLED = (
     re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b"),
     re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
     re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
-    re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[a-záéíóúñ]{3,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
+    re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[A-Za-zÁÉÍÓÚÑáéíóúñ][a-záéíóúñ]{2,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
 )
 MAX_READY_WORDS = 70
 
@@ -95,11 +101,13 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_long", lang)
     elif record:
         pass
+    elif len({c.chunk.doc_id for c in chosen}) > 1:
+        missing = t("missing_sources", lang)  # a second document's passage beside the first: one of them is usually a neighbour
     elif not chosen:
         missing = t("missing_object", lang).format(object=obj)
     elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq"):
         missing = t("missing_open", lang).format(object=obj)
-    elif asked.kind != "other" and not gives_type(asked, chosen):
+    elif asked.kind != "other" and not gives_type(asked, chosen) or (asked.kind == "count" and not record and not _counts(question, chosen)):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
     elif object_share(asked, chosen) < MIN_OBJECT or object_share(asked, chosen[:1]) < MIN_OBJECT or object_share(asked, chosen[:1], own=True) < MIN_OWN_OBJECT:
         missing = t("missing_object", lang).format(object=obj)
@@ -108,15 +116,24 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
     elif learned and chosen[0].score < MIN_CONFIDENCE:
         missing = t("missing_confidence", lang).format(object=obj)
     ready = missing is None
-    return Readiness(ready, missing, [] if ready else passages(cands, n_passages), evidence(asked, chosen, learned=learned, body=body))
+    return Readiness(ready, missing, [] if ready else passages(cands, n_passages), evidence(asked, chosen, learned=learned, body=body, cands=cands))
 
 
-def evidence(asked: Asked, chosen: Sequence, *, learned: bool, body: str = "") -> dict[str, float]:
+def dense_rank(top, cands: Sequence) -> int:
+    """1 + how many candidates the embedding finds closer to the question than the chosen unit."""
+    mine = top.parts.get("dense", 0.0)
+    return 1 + sum(1 for c in cands if c.parts.get("dense", 0.0) > mine + 1e-9)
+
+
+def evidence(asked: Asked, chosen: Sequence, *, learned: bool, body: str = "", cands: Sequence = ()) -> dict[str, float]:
     """The measures behind the label, recorded on the flag: object shares (all chosen units, the best one with and without
     its headings), the learned ranker's confidence in the best unit, and the draft's length in words."""
     out: dict[str, float] = {"words": float(len(body.split()))} if body else {}
     if chosen:
         out |= {"object_share": object_share(asked, chosen), "top_object_share": object_share(asked, chosen[:1]), "own_object_share": object_share(asked, chosen[:1], own=True)}
+        dense = [c.parts.get("dense") for c in chosen[:1]]
+        if dense[0] is not None:
+            out["dense_rank"] = float(dense_rank(chosen[0], cands))
         if learned:
             out["confidence"] = float(chosen[0].score)
     return {k: round(v, 4) for k, v in out.items()}

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.chunking import Chunk
+from pipeline.generation.asking import asked_parts, counted, kind_of, object_keys
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
@@ -63,7 +64,7 @@ _DANGLING = re.compile(r"(?:\bsiguientes?|\ba continuaci[oó]n|\bcomo sigue|\blo
 
 def asked_types(question: str) -> set[str]:
     """The kinds of answer the question asks for (cuándo → date, horario → time, cuánto cuesta → amount, ...)."""
-    q = fold(question)
+    q = fold(" ".join(asked_parts(question)))  # what the question sentences ask, not the words around them ('no tengo dónde quedarme')
     out = {name for name, (ask, _) in ANSWER_TYPES.items() if ask.search(q)}
     if "amount" in out or "time" in out:
         out.discard("count")  # 'cuánto cuesta' asks for an amount, not any number
@@ -142,11 +143,15 @@ class SelectionConfig:
     long_words: int = 60
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
-    keep_ratio: float = 0.8  # a further unit must score this share of the best one
+    keep_ratio: float = 0.85  # a further unit must score this share of the best one
+    rescue_ratio: float = 0.75  # ... or this share, from the best-retrieved document, when the best unit comes from another one
     other_doc_ratio: float = 0.8  # ... also when it comes from another document (then shown with its source)
     min_gain: float = 0.15  # share of the question's weight a further unit must newly cover
     other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
     near_duplicate: float = 0.75  # key Jaccard above which two units say the same
+    definition_weight: float = 0.3  # '¿qué es X?': a unit that opens by defining X ('Asignación es el procedimiento…')
+    sufficient_object: float = 0.6  # share of the question's object keys the best unit must hold in its own text to answer alone
+    near_tie: float = 0.92  # ... unless another document's unit scores this share of it: too close to call, both are shown
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,6 +226,12 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
     qdigits = set(re.findall(r"\b\d{3,4}\b", question))
     focus = focus_key(question)
     qwords = name_words(question)
+    open_q = kind_of(question) == "other"
+    count_of = counted(question)
+    parts = asked_parts(question)
+    defining = bool(_DEFINITION_Q.search(" ".join(parts)))
+    untyped = len(parts) > 1 and any(not asked_types(p) for p in parts)  # '¿Es obligatoria? ¿Cuántas horas…?': any unit may answer the first
+    okeys = object_keys_of(question)
     doc_rank: dict[str, int] = {}
     cands: list[Candidate] = []
     for n, hit in enumerate(hits, start=1):
@@ -237,7 +248,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             lex = sum(w for k, w in weights.items() if k in f.own) / total
             lex_ctx = sum(w for k, w in weights.items() if k in ctx and k not in f.own) / total
             parts = {"lexical": lex, "context": cfg.context_weight * lex_ctx}
-            meets = bool(asked & f.types)
+            meets = bool(asked & f.types) and (count_of is None or "count" not in asked or _holds(count_of, f.own | ctx))  # '¿cuántos semestres…?' needs a unit about semestres
             if asked and meets:
                 parts["type"] = cfg.type_weight * (1.0 if asked & f.strong else cfg.weak_type)
             if f.label_query:
@@ -249,12 +260,16 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             parts["rank"] = cfg.rank_weight / doc_rank[c.doc_id]
             if c.doc_id in named_docs:
                 parts["programme"] = cfg.programme_weight
+            if defining and _defines(f.text, okeys):
+                parts["definition"] = cfg.definition_weight
             if f.words > cfg.long_words:
                 parts["length"] = -min(0.3, cfg.long_penalty * (f.words - cfg.long_words))
             cand = Candidate(u, n, c, doc_rank[c.doc_id], f.text, f.own | f.ctx, 0.0, parts)
-            cand.miss, cand.types, cand.strong, cand.vec, cand.cover = bool(asked) and not meets, f.types, f.strong, f.vec, lex + lex_ctx
+            cand.miss, cand.types, cand.strong, cand.vec, cand.cover = bool(asked) and not meets and not untyped, f.types, f.strong, f.vec, lex + lex_ctx
             cand.own = f.own
             cands.append(cand)
+    if open_q and okeys:
+        _not_the_record(cands, okeys)
     if qvec is not None and cands:
         vecs = [cand.vec for cand in cands]
         if all(v is not None for v in vecs):
@@ -279,10 +294,14 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     covered = set(top.keys)
     met = top.types & asked
     seen = {_norm(top.text)}
+    alone = answers_alone(top, question, asked, cfg)
+    rescue = cfg.rescue_ratio if top.doc_rank > 1 else cfg.keep_ratio
     for c in cands[1:]:
-        if len(chosen) >= cfg.max_units or c.score < cfg.keep_ratio * top.score:
+        if len(chosen) >= cfg.max_units or c.score < min(cfg.keep_ratio, rescue) * top.score:
             break
-        if _norm(c.text) in seen or any(jaccard(c.keys, x.keys) >= cfg.near_duplicate for x in chosen):
+        if c.score < cfg.keep_ratio * top.score and not (c.doc_rank == 1 and top.doc_rank > 1):
+            continue  # close enough only to show the best-retrieved document beside a best unit from another one
+        if _norm(c.text) in seen or any(jaccard(c.keys, x.keys) >= cfg.near_duplicate or _norm(c.text) in _norm(x.text) or _norm(x.text) in _norm(c.text) for x in chosen):
             continue
         if c.chunk.doc_id != top.chunk.doc_id and c.score < cfg.other_doc_ratio * top.score:
             continue
@@ -291,6 +310,10 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue  # the question's kind of answer is already given; this unit does not give it
         fills = bool((asked - met) & c.types)
         other_doc = c.chunk.doc_id != top.chunk.doc_id
+        if other_doc and c.unit.kind in ("record", "row") and top.unit.kind in ("record", "row"):
+            continue  # another curriculum's record: programme variants are said by the record answer, labelled, not pasted
+        if alone and not _listed_condition(c, top, asked) and not (other_doc and c.score >= cfg.near_tie * top.score):
+            continue  # the best unit answers the kind and the object asked: a neighbour would only be pasted next to it
         if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked):
             continue  # another document must add clearly more than the best one's own units
         chosen.append(c)
@@ -298,6 +321,73 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
         met |= c.types & asked
         seen.add(_norm(c.text))
     return chosen
+
+
+def object_keys_of(question: str) -> tuple[str, ...]:
+    return _cached(("object", question), lambda: object_keys(question))  # type: ignore[return-value]
+
+
+def _not_the_record(cands: list[Candidate], okeys: tuple[str, ...]) -> None:
+    """A course record the question names loses its name bonus when the question asks what the record does not hold and a
+    passage holds it with the course's name ('¿cuál es la modalidad de las Prácticas Iniciales?': the regulation's article, not the plan)."""
+    prose = [c for c in cands if c.unit.kind not in ("record", "row")]
+    for c in cands:
+        if c.unit.kind not in ("record", "row") or "name" not in c.parts:
+            continue
+        beyond = tuple(k for k in okeys if _asks_beyond((k,), c.own))
+        if not beyond:
+            continue
+        label = features(c.unit).label_doc
+        if any(not _asks_beyond(beyond, p.own | p.keys) and not _asks_beyond(tuple(label), p.own | p.keys) for p in prose):
+            del c.parts["name"]
+
+
+_DEFINITION_Q = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)
+_DEFINES = re.compile(r"\b(?:es|son|consiste en|consisten en|se denomina|se denominan|se define como|se entiende por|se considera)\b")
+
+
+_ARTICLE_HEAD = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*", re.IGNORECASE)
+_NAMING = re.compile(r"^(?:se denominan?|se define[n]? como|se entiende por|se considera[n]?)\b")
+
+
+def _defines(text: str, keys: tuple[str, ...]) -> bool:
+    """Whether a unit opens by defining what the question names: 'Asignación es el procedimiento…' (the keys, then a
+    defining verb within the first words) or 'Se denominan evaluaciones por suficiencia a…'."""
+    head = _ARTICLE_HEAD.sub("", fold(text))[:200]
+    if not keys:
+        return False
+    need = max(1, (len(keys) + 1) // 2)
+    m = _NAMING.match(head)
+    if m:
+        named = {k[:4] for k in doc_keys(" ".join(head[m.end() :].split()[:8]))}
+        return sum(1 for k in keys if k[:4] in named) >= need
+    m = _DEFINES.search(head)
+    if not m or len(head[: m.start()].split()) > 8:
+        return False
+    subject = {k[:4] for k in doc_keys(head[: m.start()])}
+    return sum(1 for k in keys if k[:4] in subject) >= need
+
+
+def _holds(key: str, keys: set[str]) -> bool:
+    return key in keys or any(k[:4] == key[:4] for k in keys)
+
+
+def _asks_beyond(keys: tuple[str, ...], own: set[str]) -> bool:
+    """Whether the question's object has a key the unit does not hold (nor a word of the same stem)."""
+    stems = {k[:4] for k in own}
+    return any(k not in own and k[:4] not in stems for k in keys)
+
+
+def answers_alone(top: Candidate, question: str, asked: set[str], cfg: SelectionConfig) -> bool:
+    """Whether the best unit by itself gives the kind of answer asked (when one is) and names the question's object."""
+    if asked and not (asked & top.types):
+        return False
+    keys = object_keys_of(question)
+    if not keys:
+        return False
+    have = top.own or top.keys
+    share = sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
+    return share >= cfg.sufficient_object
 
 
 def _listed_condition(c: Candidate, top: Candidate, asked: set[str]) -> bool:

@@ -193,3 +193,22 @@ def test_a_course_code_the_plan_does_not_give_is_never_swapped_silently():
     assert "prerrequisitos: 0112" in text
     same = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1 (0204)?", hits))
     assert "El plan de estudios lista" not in same
+
+
+def test_yes_or_no_decided_by_the_students_figure():
+    from pipeline.generation.extractive import by_number
+
+    rules = ["Con 25 puntos o más se obtiene la ganancia del curso.", "Pueden solicitarla quienes sumaron entre 20 y 24 puntos."]
+    assert by_number("¿Puedo salvar el curso con 22 puntos?", rules) == "yes"  # one rule admits it
+    assert by_number("¿Puedo salvar el curso con 12 puntos?", rules) == "no"
+    assert by_number("¿Puedo salvar el curso?", rules) is None  # no figure given
+    assert by_number("¿Puedo inscribirme con 30 créditos?", ["Se requiere un convenio con la empresa."]) is None
+
+
+def test_yes_or_no_from_what_the_student_already_did_and_what_is_not_needed():
+    from pipeline.generation.extractive import by_condition, yes_or_no
+
+    rule = ["El requisito para poder hacer la suficiencia de un curso es no haberlo cursado anteriormente."]
+    assert by_condition("¿Puedo solicitar suficiencia de un curso que ya cursé?", rule) == "no"
+    assert by_condition("¿Puedo solicitar suficiencia de un curso?", rule) is None
+    assert yes_or_no("Se les asigna automáticamente, no es necesario que realicen el procedimiento en el portal.") == "no"

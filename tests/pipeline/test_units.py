@@ -97,3 +97,18 @@ def test_chunks_get_the_units_that_start_in_them_and_units_round_trip_the_payloa
     u.set_vec([0.5, -0.25, 1.0])
     back = Unit.from_payload(u.as_payload())
     assert back.fields == u.fields and list(back.vec()) == [0.5, -0.25, 1.0]
+
+
+def test_regulation_lists_and_article_titles():
+    from pipeline.units import extract_units, heading_case, render
+
+    text = "ARTÍCULO 10. DURACIÓN DE LAS PRÁCTICAS\na.) La práctica inicial tendrá una duración de un semestre.\nb.) La práctica final tendrá una duración:\nb.1 La práctica final laboral tendrá una duración de 400 horas efectivas.\n"
+    units = extract_units(text)
+    items = [u for u in units if u.kind == "item"]
+    assert [u.text for u in items][0] == "La práctica inicial tendrá una duración de un semestre."
+    assert any("400 horas" in u.text and not u.text.startswith("b.1") for u in items)
+    assert {u.context for u in items} == {"ARTÍCULO 10. DURACIÓN DE LAS PRÁCTICAS"}
+    assert heading_case("ARTÍCULO 13. REQUISITOS DE LA PRÁCTICA FINAL DEL EPS") == "Artículo 13. Requisitos de la práctica final del EPS"
+    assert heading_case("SPICUA CAROL") == ""  # a watermark's letters, not a heading
+    assert heading_case("Requisitos del curso") == "Requisitos del curso"
+    assert all(not render(u).endswith(":.") for u in units)
