@@ -98,17 +98,6 @@ def staff_labels(services: Services) -> list[StaffLabel]:
     return out
 
 
-def weighted_feedback(services: Services, weight: int) -> tuple[list[Example], int]:
-    """Staff-labelled examples for `gate train --include-feedback`, each correction repeated `weight` times; and how many
-    corrections there were."""
-    out, corrections = [], 0
-    for s in staff_labels(services):
-        e = Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}")
-        corrections += s.correction
-        out += [e] * (weight if s.correction else 1)
-    return out, corrections
-
-
 def _options(services: Services) -> LearningOptions:
     g = services.settings.gate
     return LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
@@ -160,9 +149,12 @@ def last_report(services: Services) -> dict | None:
         return None
 
 
-def retrain_from_feedback(services: Services, *, options: LearningOptions | None = None) -> RetrainReport:
+def retrain_from_feedback(services: Services, *, options: LearningOptions | None = None, generator: str = "offline", near_misses: list[Example] | None = None) -> RetrainReport:
     """Learn a candidate gate from every staff decision, compare it out of fold with the gate that did not learn from
-    them, and adopt it only if it is no worse; the report is stored for the digest either way."""
+    them, and adopt it only if it is no worse; the report is stored for the digest either way.
+
+    The one way orienta learns the gate from staff: `gate retrain`, the weekly job and `gate train --include-feedback`
+    (which trains from the documents first, with `generator` and campus `near_misses`, then calls this)."""
     report = RetrainReport()
     staff = staff_labels(services)
     report.n_feedback, report.n_corrections = len(staff), sum(s.correction for s in staff)
@@ -175,7 +167,8 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     except GateError:
         current = None
     chunks, vectors, corpus_id = _corpus(services)
-    synthetic, path = synthetic_examples(services, chunks, vectors, corpus_id, "offline")
+    synthetic, path = synthetic_examples(services, chunks, vectors, corpus_id, generator)
+    synthetic = synthetic + list(near_misses or [])
     known = {e.text for e in synthetic}
     synthetic = synthetic + [e for e in curated_examples(services) if e.text not in known]
     g = services.settings.gate
@@ -203,7 +196,7 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
         return report
     candidate = result.gate
     candidate.meta.update({
-        "corpus_hash": corpus_id, "generator": "offline", "dataset": str(path), "features": space.name, "balanced": options.balanced,
+        "corpus_hash": corpus_id, "generator": generator, "dataset": str(path), "other_office_examples": len(near_misses or []), "features": space.name, "balanced": options.balanced,
         "embedder": services.embedder.name, "n_in": int(sum(e.label for e in synthetic) + sum(s.label for s in staff)),
         "n_out": int(sum(1 - e.label for e in synthetic) + sum(1 - s.label for s in staff)), "feedback_examples": len(staff), "curated_examples": 0,
         "heldout_accuracy": (report.synthetic_after or {}).get("accuracy"),

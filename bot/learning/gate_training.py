@@ -129,13 +129,11 @@ def train(services: Services, options: TrainOptions | None = None, *, directory:
     unless told otherwise) and use it (unless `use` is False)."""
     options = options or TrainOptions()
     g = services.settings.gate
+    if options.include_feedback and (options.model or g.model) not in ("logreg", "svm"):
+        raise GateError("learning from staff decisions (--include-feedback) needs a linear gate model: logreg or svm")
     chunks, vectors, corpus_id = _corpus(services)
     examples, path = synthetic_examples(services, chunks, vectors, corpus_id, options.generator)
     n_feedback = 0
-    if options.include_feedback:
-        fb = feedback_examples(services)
-        n_feedback = len(fb)
-        examples = examples + fb * g.feedback_weight
     if options.extra_examples:
         n_feedback += len({(e.text, e.label) for e in options.extra_examples})
         examples = examples + list(options.extra_examples)
@@ -162,6 +160,25 @@ def train(services: Services, options: TrainOptions | None = None, *, directory:
     gate.save(directory or services.settings.paths.gate_dir)
     if use:
         services._gate = gate
+    if options.include_feedback and use and directory is None:
+        gate = _learn_from_staff(services, options)
+    return gate
+
+
+def _learn_from_staff(services: Services, options: TrainOptions) -> Gate:
+    """`--include-feedback`: the gate just trained from the documents learns from staff decisions exactly as `gate retrain`
+    does (weighted corrections, the staff memory, adopted only when no worse on unseen decisions); the report is kept."""
+    from bot.learning.gate_retraining import retrain_from_feedback
+
+    from bot.learning.gate_retraining import _options
+
+    g = services.settings.gate
+    learning = _options(services)
+    learning.model = options.model or g.model
+    learning.balanced = g.balanced if options.balanced is None else options.balanced
+    report = retrain_from_feedback(services, options=learning, generator=options.generator, near_misses=options.near_misses)
+    gate = services.gate
+    gate.meta["staff_learning"] = {"adopted": report.adopted, "reason": report.reason, "n_feedback": report.n_feedback, "n_corrections": report.n_corrections}
     return gate
 
 

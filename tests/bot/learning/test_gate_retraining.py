@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from bot.learning.gate_retraining import figures_moved, retrain_from_feedback, weighted_feedback
-from bot.learning.gate_training import train_gate_offline
+import numpy as np
+
+from bot.learning.gate_retraining import figures_moved, retrain_from_feedback
+from bot.learning.gate_training import TrainOptions, train, train_gate_offline
 from bot.ops.documents import ingest_documents
 from bot.loop.scheduler import RETRAIN_JOB_ID, retrain_gate_weekly, start_scheduler
 from bot.wiring.services import Services
@@ -42,14 +44,22 @@ def _decide(services):
             queue.approve(session=session, draft_id=d.id, actor="ana")
 
 
-def test_corrections_weigh_more_than_confirmations(services):
+def test_gate_train_include_feedback_learns_from_staff_as_retrain_does(services, settings):
+    """One code path: `gate train --include-feedback` trains from the documents, then learns from staff exactly as
+    `gate retrain` does (weighted corrections, staff memory, the adoption decision), not by repeating corrections."""
     _decide(services)
-    weighted, corrections = weighted_feedback(services, 3)
-    assert corrections == len(OUTSIDE) + 1
-    counts = {}
-    for e in weighted:
-        counts[e.text] = counts.get(e.text, 0) + 1
-    assert all(counts[t] == 3 for t in OUTSIDE) and counts[INSIDE[3]] == 3 and counts[INSIDE[0]] == 1
+    via_train = train(services, TrainOptions(include_feedback=True))
+    report = json.loads((settings.paths.gate_dir / "retraining.json").read_text(encoding="utf-8"))
+    assert report["n_feedback"] == len(OUTSIDE) + len(INSIDE) and report["n_corrections"] == len(OUTSIDE) + 1
+    assert via_train.meta["staff_learning"]["adopted"] == report["adopted"] and via_train.meta["staff_learning"]["reason"] == report["reason"]
+    train_gate_offline(services)
+    via_retrain = retrain_from_feedback(services)
+    assert via_retrain.adopted == report["adopted"] and via_retrain.reason == report["reason"]
+    assert services.gate.threshold == pytest.approx(via_train.threshold)
+    assert np.allclose(services.gate.coef, via_train.coef)
+    if report["adopted"]:
+        assert len(via_train.memory) == report["n_feedback"] and via_train.meta["retraining"]["n_feedback"] == report["n_feedback"]
+        assert not via_train.decide(OUTSIDE[0], services.embedder).in_domain
 
 
 def test_retraining_reports_the_held_out_movement_and_adopts_a_gate_that_is_not_worse(services, settings):
