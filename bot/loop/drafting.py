@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
+from bot.learning.readiness_calibration import rule_in_use
 from bot.loop import answering, retrying, routing, steps
 from bot.email.intake import needs_processing, process_stored
 from bot.wiring.logs import message_context
@@ -61,6 +62,7 @@ def _answer(services: Services, question: steps.Question, *, memory: bool = True
         else:
             price = lambda usage, model: usage.cost(prices_for(services.settings.llm, model))  # noqa: E731
             drafted, parts = steps.answer(question, reuse, answerer=partial(answering.answer, services), price=price)
+            steps.calibrated_readiness(drafted, rule=rule_in_use(services, "readiness"), lang=services.settings.llm.language)
     drafted.context = steps.context(question, parts)
     return drafted, verdict.decision
 
