@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from bot.learning.gate_training import _corpus, curated_examples, embed_queries_cached, feedback_examples, synthetic_examples
+from bot.learning.gate_training import CachedQueries, _corpus, curated_examples, feedback_examples, synthetic_examples
 from bot.wiring.services import Services
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
@@ -53,16 +53,6 @@ class RetrainReport:
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-class _CachedEmbedder:
-    """The services' embedder behind the on-disk embedding cache (retraining re-reads the same texts every week)."""
-
-    def __init__(self, services: Services) -> None:
-        self.services, self.name, self.dim = services, services.embedder.name, services.embedder.dim
-
-    def embed_queries(self, texts):
-        return embed_queries_cached(self.services, list(texts))
 
 
 def _message_id(e: Example) -> int:
@@ -173,7 +163,7 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     synthetic = synthetic + [e for e in curated_examples(services) if e.text not in known]
     g = services.settings.gate
     space = FeatureSpace.fit(current.features if current is not None else g.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
-    embedder = _CachedEmbedder(services)
+    embedder = CachedQueries(services)  # the gate step cached every judged message: only texts never seen are embedded
     options = options or _options(services)
     threshold = current.threshold if current is not None and not current.is_stale(corpus_id) else None
     result, report.reviewers, staff = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=threshold, options=options)

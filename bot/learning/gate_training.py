@@ -98,6 +98,36 @@ def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray
         cache.close()
 
 
+class CachedQueries:
+    """The services' embedder with query embeddings kept in the embedding cache (keyed by embedder and text hash).
+
+    The gate step judges every message through it, so a message's segments are embedded once, when it arrives; the
+    retraining that later learns from the staff decision on it finds them there and embeds only texts it never saw.
+    `strict=False` (the gate step): a cache that cannot be read or written only costs the embedding, never the verdict."""
+
+    def __init__(self, services: Services, *, strict: bool = True) -> None:
+        self.services, self.strict = services, strict
+        self.name, self.inner = services.embedder.name, services.embedder
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_passages(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        import sqlite3
+
+        try:
+            return embed_queries_cached(self.services, list(texts))
+        except (sqlite3.Error, OSError) as exc:
+            if self.strict:
+                raise
+            log.warning("embedding cache unavailable (%s): embedding without it", exc)
+            return self.inner.embed_queries(list(texts))
+
+
 def dataset_path(services: Services, generator: str, corpus_id: str) -> Path:
     return services.settings.paths.gate_dir / "datasets" / f"{generator}-{corpus_id}.jsonl"
 

@@ -14,6 +14,7 @@ from sqlmodel import Session
 
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
+from bot.learning.gate_training import CachedQueries
 from bot.learning.readiness_calibration import rule_in_use
 from bot.loop import answering, retrying, routing, steps
 from bot.email.intake import needs_processing, process_stored
@@ -52,7 +53,7 @@ def _answer(services: Services, question: steps.Question, *, memory: bool = True
     A message the gate judges in domain but without information in the documents is still drafted from them: the
     generator says NoInfo when nothing answers it, and the card shows the gate's doubt and its reasons."""
     gate = services.gate_or_none() if services.settings.gate.enabled else None
-    verdict = steps.gate(question, gate=gate, embedder=services.embedder)
+    verdict = steps.gate(question, gate=gate, embedder=CachedQueries(services, strict=False) if gate is not None else services.embedder)
     if verdict.out_of_domain:
         drafted, parts = steps.out_of_domain_reply(services.settings.llm.language), [question.query]
     else:

@@ -115,3 +115,25 @@ def test_weekly_job_skips_without_a_gate_or_new_decisions_and_is_scheduled(servi
         assert job is not None and job.next_run_time.hour == 3
     finally:
         scheduler.shutdown(wait=False)
+
+
+def test_a_message_judged_by_the_gate_is_not_embedded_again_when_the_gate_learns_from_its_decision(services, monkeypatch):
+    from bot.learning.gate_training import CachedQueries
+    from bot.loop.drafting import draft_message
+    from classifiers.gate import message_segments
+    from review.models import InboundMessageCreate
+
+    train_gate_offline(services)
+    text = "Hola, buenas tardes. ¿Hasta cuándo me inscribo a los exámenes de febrero? Gracias"
+    with session_scope(services.engine) as session:
+        message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key="t:1", sender="e@x.example", subject="consulta", cleaned_text=text, redacted_text=text))
+        draft_message(services, session, message)
+    embedded: list[str] = []
+    inner = services.embedder.embed_queries
+    monkeypatch.setattr(services.embedder, "embed_queries", lambda texts: embedded.extend(texts) or inner(texts))
+    segments = message_segments([text])[0]
+    assert len(segments) > 1  # the whole text and its question
+    vecs = CachedQueries(services).embed_queries(segments)  # what retraining asks for this message
+    assert embedded == [] and vecs.shape == (len(segments), services.embedder.dim)  # all from the gate step's cache
+    CachedQueries(services).embed_queries(segments + ["¿Cuánto cuesta la reválida de un curso?"])
+    assert embedded == ["¿Cuánto cuesta la reválida de un curso?"]  # only a text never seen is embedded
