@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from bot.learning.gate_training import CachedQueries, _corpus, curated_examples, feedback_examples, synthetic_examples
+from bot.learning.gate_training import CachedQueries, TrainOptions, _corpus, curated_examples, feedback_examples, synthetic_examples, train
 from bot.wiring.services import Services
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
@@ -199,6 +199,25 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     save_report(services, report)
     log.info("gate retrained from %d staff decisions (%d corrections): %s", report.n_feedback, report.n_corrections, figures_moved(report))
     return report
+
+
+def train_with_feedback(services: Services, options: TrainOptions | None = None) -> Gate:
+    """`gate train --include-feedback` (and the console's retrain button): train the gate from the documents, then learn
+    from staff decisions exactly as `gate retrain` does (weighted corrections, the staff memory, adopted only when no
+    worse on unseen decisions); the report is kept for the digest and summarised in the gate's meta."""
+    options = options or TrainOptions()
+    g = services.settings.gate
+    model = options.model or g.model
+    if model not in ("logreg", "svm"):
+        raise GateError("learning from staff decisions (--include-feedback) needs a linear gate model: logreg or svm")
+    train(services, options)
+    learning = _options(services)
+    learning.model = model
+    learning.balanced = g.balanced if options.balanced is None else options.balanced
+    report = retrain_from_feedback(services, options=learning, generator=options.generator, near_misses=options.near_misses)
+    gate = services.gate
+    gate.meta["staff_learning"] = {"adopted": report.adopted, "reason": report.reason, "n_feedback": report.n_feedback, "n_corrections": report.n_corrections}
+    return gate
 
 
 def figures_moved(report: RetrainReport) -> str:

@@ -22,6 +22,7 @@ from review.db import session_scope
 from review.models import Decision, Draft, InboundMessage
 
 log = logging.getLogger(__name__)
+CACHE_BATCH = 512  # query embeddings written to the cache every this many texts
 
 
 @dataclass
@@ -32,7 +33,6 @@ class TrainOptions:
     features: str | None = None
     model: str | None = None
     balanced: bool | None = None
-    include_feedback: bool = False
     extra_examples: list[Example] | None = None  # labelled examples added as they are (already weighted)
     near_misses: list[Example] | None = None  # campus mode: questions of the other offices' documents, out of this office's domain
 
@@ -88,9 +88,10 @@ def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray
         keys = [text_key(t) for t in texts]
         found = cache.get_many(model, list(dict.fromkeys(keys)))
         todo = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items())
-        if todo:
-            vecs = embedder.embed_queries([t for _, t in todo])
-            new = {k: v for (k, _), v in zip(todo, vecs, strict=True)}
+        for start in range(0, len(todo), CACHE_BATCH):  # stored as it goes: an interrupted run keeps what it embedded
+            part = todo[start : start + CACHE_BATCH]
+            vecs = embedder.embed_queries([t for _, t in part])
+            new = {k: v for (k, _), v in zip(part, vecs, strict=True)}
             cache.put_many(model, new)
             found.update(new)
         return np.stack([found[k] for k in keys]).astype(np.float32)
@@ -159,8 +160,6 @@ def train(services: Services, options: TrainOptions | None = None, *, directory:
     unless told otherwise) and use it (unless `use` is False)."""
     options = options or TrainOptions()
     g = services.settings.gate
-    if options.include_feedback and (options.model or g.model) not in ("logreg", "svm"):
-        raise GateError("learning from staff decisions (--include-feedback) needs a linear gate model: logreg or svm")
     chunks, vectors, corpus_id = _corpus(services)
     examples, path = synthetic_examples(services, chunks, vectors, corpus_id, options.generator)
     n_feedback = 0
@@ -190,25 +189,6 @@ def train(services: Services, options: TrainOptions | None = None, *, directory:
     gate.save(directory or services.settings.paths.gate_dir)
     if use:
         services._gate = gate
-    if options.include_feedback and use and directory is None:
-        gate = _learn_from_staff(services, options)
-    return gate
-
-
-def _learn_from_staff(services: Services, options: TrainOptions) -> Gate:
-    """`--include-feedback`: the gate just trained from the documents learns from staff decisions exactly as `gate retrain`
-    does (weighted corrections, the staff memory, adopted only when no worse on unseen decisions); the report is kept."""
-    from bot.learning.gate_retraining import retrain_from_feedback
-
-    from bot.learning.gate_retraining import _options
-
-    g = services.settings.gate
-    learning = _options(services)
-    learning.model = options.model or g.model
-    learning.balanced = g.balanced if options.balanced is None else options.balanced
-    report = retrain_from_feedback(services, options=learning, generator=options.generator, near_misses=options.near_misses)
-    gate = services.gate
-    gate.meta["staff_learning"] = {"adopted": report.adopted, "reason": report.reason, "n_feedback": report.n_feedback, "n_corrections": report.n_corrections}
     return gate
 
 

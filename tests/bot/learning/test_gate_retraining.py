@@ -8,8 +8,8 @@ import pytest
 
 import numpy as np
 
-from bot.learning.gate_retraining import figures_moved, retrain_from_feedback
-from bot.learning.gate_training import TrainOptions, train, train_gate_offline
+from bot.learning.gate_retraining import figures_moved, retrain_from_feedback, train_with_feedback
+from bot.learning.gate_training import TrainOptions, train_gate_offline
 from bot.ops.documents import ingest_documents
 from bot.loop.scheduler import RETRAIN_JOB_ID, retrain_gate_weekly, start_scheduler
 from bot.wiring.services import Services
@@ -48,7 +48,7 @@ def test_gate_train_include_feedback_learns_from_staff_as_retrain_does(services,
     """One code path: `gate train --include-feedback` trains from the documents, then learns from staff exactly as
     `gate retrain` does (weighted corrections, staff memory, the adoption decision), not by repeating corrections."""
     _decide(services)
-    via_train = train(services, TrainOptions(include_feedback=True))
+    via_train = train_with_feedback(services, TrainOptions())
     report = json.loads((settings.paths.gate_dir / "retraining.json").read_text(encoding="utf-8"))
     assert report["n_feedback"] == len(OUTSIDE) + len(INSIDE) and report["n_corrections"] == len(OUTSIDE) + 1
     assert via_train.meta["staff_learning"]["adopted"] == report["adopted"] and via_train.meta["staff_learning"]["reason"] == report["reason"]

@@ -209,3 +209,13 @@ def test_an_adopted_reuse_minimum_is_stored_and_used_by_the_reuse_step_and_noise
     assert r["adopted"] and r["stored"] and r["rule"]["feature"] == "similarity" and 0.966 < r["rule"]["minimum"] <= 0.98
     assert _reused(office, close) is None  # below the adopted minimum: drafted the normal way
     assert _reused(office, same) is not None
+
+
+def test_the_weekly_job_calibrates_and_never_raises(office, monkeypatch):
+    from bot.learning import readiness_calibration
+    from bot.loop.scheduler import calibrate_weekly
+
+    report = calibrate_weekly(office)
+    assert report is not None and report["readiness"]["adopted"] is False and report["readiness"]["rule_in_use"] is None
+    monkeypatch.setattr(readiness_calibration, "calibration_report", lambda *a, **k: 1 / 0)
+    assert calibrate_weekly(office) is None  # a failure keeps the rules in use
