@@ -1,7 +1,7 @@
 """Split-and-replay benchmark of learning the gate from staff (issue 28).
 
 Protocol:
-  PYTHONPATH=$PWD python benchmarks/gate_learning.py [--data-dir /tmp/i28gl] [--splits 2] [--scale 10000]
+  PYTHONPATH=$PWD python benchmarks/gate_learning.py [--data-dir /tmp/i28gl] [--splits 2] [--fresh-seeds 101,102]
 The gate is trained offline from the FIUSAC text documents (shared corpora, read by path). The dev set
 benchmarks/data/gate_learning_dev.jsonl (informal in-domain messages and near-miss out-of-domain ones, written for this
 benchmark and used nowhere in training) is split in two halves, stratified, per seed:
@@ -12,8 +12,14 @@ benchmark and used nowhere in training) is split in two halves, stratified, per 
   - poisoned: the same, but 30 in-domain messages of the first half are rejected as out of domain by reviewer "mallory";
     the share of in-domain messages of the unseen half turned away, before and after;
   - reach: memory radius -> unseen messages it decides, mistakes it fixes, right verdicts it breaks (split 1 chooses it);
-  - a deliberately worse retrain (labels flipped) to show adoption refuses it;
-  - timing: learning from `--scale` staff decisions (embeddings cached, as the retrain's embedding cache keeps them).
+  - a deliberately worse retrain (labels flipped) to show adoption refuses it.
+The correction weight, the memory radius and the adoption margins were chosen on the dev set's splits 1 and 2 ("tuning"
+in the results: optimistic by construction). The figures to quote are the "fresh" ones: 100 messages written afterwards
+(benchmarks/data/gate_learning_fresh.jsonl: 50 informal in-domain, 50 near misses, kept out of all training and tuning),
+split with seeds 101 and 102 that were never used, the configured parameters unchanged; and "dev_to_fresh": every dev
+message reviewed as staff traffic, every fresh message unseen. "unseen_after" is what the office would serve (the
+candidate if adopted, else the gate as it was); "unseen_after_candidate" is the candidate either way.
+Timing at 10,000 decisions: benchmarks/gate_retrain_scale.py.
 Writes benchmarks/results/gate_learning.json.
 """
 
@@ -22,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -41,6 +46,7 @@ from pipeline.settings import load_settings  # noqa: E402
 
 SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora") if p.exists()), ROOT.parent / "shared" / "corpora")
 DEV = ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl"
+FRESH = ROOT / "benchmarks" / "data" / "gate_learning_fresh.jsonl"
 RADII = (0.86, 0.88, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98)
 
 
@@ -84,11 +90,58 @@ def traffic(gate, rows, embedder, reviewer: str = "staff") -> list[StaffLabel]:
     return out
 
 
+def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: list[dict], unseen: list[dict], *, seed: int, choose: bool) -> dict:
+    """One replay: staff review `seen`, the gate learns, `unseen` is judged before and after (and with 30 poisoned
+    corrections). `choose`: pick the memory radius on this split's reach curve (a tuning split), else keep the configured one."""
+    y_unseen = [int(r["label"] == "in") for r in unseen]
+    before = figures(y_unseen, verdicts(gate, unseen, embedder))
+    staff = traffic(gate, seen, embedder)
+    # reach of the memory: staff labels of the seen half against the gate's verdicts on the unseen half
+    vec_seen, vec_unseen = embedder.embed_queries([r["text"] for r in seen]), embedder.embed_queries([r["text"] for r in unseen])
+    curve = reach_curve(vec_seen, [s.label for s in staff], vec_unseen, y_unseen, verdicts(gate, unseen, embedder).tolist(), RADII)
+    radius = choose_radius(curve, default=options.radius) if choose else options.radius
+    opts = LearningOptions(**{**options.__dict__, "radius": radius})
+    res, reviewers, _ = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
+    served_after = res.gate if res.verdict.adopted else gate
+    after = figures(y_unseen, verdicts(served_after, unseen, embedder))
+    after_candidate = figures(y_unseen, verdicts(res.gate, unseen, embedder))
+    after_no_memory = figures(y_unseen, (res.gate.probabilities([r["text"] for r in unseen], embedder, memory=False) >= res.gate.threshold).astype(int))
+    # poisoned: 30 in-domain messages of the seen half rejected as out of domain by one reviewer
+    ins = [i for i, s in enumerate(staff) if s.label == 1][:30]
+    poisoned = [StaffLabel(text=s.text, label=0, message_id=s.message_id, reviewer="mallory", date=s.date, correction=True) if i in ins else s for i, s in enumerate(staff)]
+    pres, previewers, kept = learn_from_staff(synthetic, poisoned, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
+    served = pres.gate if pres.verdict.adopted else gate
+    after_poison = figures(y_unseen, verdicts(served, unseen, embedder))
+    forced = figures(y_unseen, verdicts(pres.gate, unseen, embedder))
+    split = {
+        "seed": seed, "n_seen": len(seen), "n_unseen": len(unseen), "corrections_fed": sum(s.correction for s in staff),
+        "unseen_before": before, "unseen_after": after, "unseen_after_candidate": after_candidate, "unseen_after_without_memory": after_no_memory,
+        "adopted": res.verdict.adopted, "adoption_reason": res.verdict.reason, "threshold": res.threshold,
+        "evidence": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in res.verdict.sets.items()},
+        "reach": curve, "radius": radius, "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
+        "poisoned": {"adopted": pres.verdict.adopted, "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
+                     "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
+                     "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
+    }
+    print(f"  seed {seed}: corrections {split['corrections_fed']}; unseen mistakes {before['mistakes']} -> {after['mistakes']} (candidate {after_candidate['mistakes']}, without memory {after_no_memory['mistakes']}); "
+          f"F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
+          f"radius {radius}; poisoned: set aside {split['poisoned']['set_aside']}, adopted {pres.verdict.adopted}, in turned away {before['in_turned_away']} -> {after_poison['in_turned_away']} (forced {forced['in_turned_away']}); {res.seconds:.1f}s", flush=True)
+    return split
+
+
+def total(splits: list[dict]) -> dict:
+    b = sum(s["unseen_before"]["mistakes"] for s in splits)
+    a = sum(s["unseen_after"]["mistakes"] for s in splits)
+    return {"before": b, "after": a, "fall": round(1 - a / max(1, b), 3),
+            "f1_worse_in_any_split": any(s["unseen_after"]["f1_in"] < s["unseen_before"]["f1_in"] or s["unseen_after"]["f1_out"] < s["unseen_before"]["f1_out"] for s in splits),
+            "max_in_turned_away_points_poisoned": max(s["poisoned"]["in_turned_away_points"] for s in splits)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data-dir", type=Path, default=Path("/tmp/i28gl"))
     ap.add_argument("--splits", type=int, default=2)
-    ap.add_argument("--scale", type=int, default=10000)
+    ap.add_argument("--fresh-seeds", default="101,102", help="seeds of the fresh splits (never used to choose anything)")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
     services = Services(load_settings(data_dir=args.data_dir))
@@ -101,44 +154,20 @@ def main() -> None:
     space = FeatureSpace.fit(gate.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     g = services.settings.gate
     options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
-    rows = read_jsonl(DEV)
-    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "correction_weight": options.correction_weight, "splits": []}
-    chosen_radius = None
-    for seed in range(1, args.splits + 1):
-        seen, unseen = halves(rows, seed)
-        y_unseen = [int(r["label"] == "in") for r in unseen]
-        before = figures(y_unseen, verdicts(gate, unseen, embedder))
-        staff = traffic(gate, seen, embedder)
-        # reach of the memory: staff labels of the seen half against the gate's verdicts on the unseen half
-        vec_seen, vec_unseen = embedder.embed_queries([r["text"] for r in seen]), embedder.embed_queries([r["text"] for r in unseen])
-        curve = reach_curve(vec_seen, [s.label for s in staff], vec_unseen, y_unseen, verdicts(gate, unseen, embedder).tolist(), RADII)
-        if chosen_radius is None:  # the first split is the dev split for the radius
-            chosen_radius = choose_radius(curve, default=options.radius)
-        opts = LearningOptions(**{**options.__dict__, "radius": chosen_radius})
-        res, reviewers, _ = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
-        after = figures(y_unseen, verdicts(res.gate, unseen, embedder))
-        after_no_memory = figures(y_unseen, (res.gate.probabilities([r["text"] for r in unseen], embedder, memory=False) >= res.gate.threshold).astype(int))
-        # poisoned: 30 in-domain messages of the seen half rejected as out of domain by one reviewer
-        ins = [i for i, s in enumerate(staff) if s.label == 1][:30]
-        poisoned = [StaffLabel(text=s.text, label=0, message_id=s.message_id, reviewer="mallory", date=s.date, correction=True) if i in ins else s for i, s in enumerate(staff)]
-        pres, previewers, kept = learn_from_staff(synthetic, poisoned, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
-        served = pres.gate if pres.verdict.adopted else gate
-        after_poison = figures(y_unseen, verdicts(served, unseen, embedder))
-        forced = figures(y_unseen, verdicts(pres.gate, unseen, embedder))
-        split = {
-            "seed": seed, "n_seen": len(seen), "n_unseen": len(unseen), "corrections_fed": sum(s.correction for s in staff),
-            "unseen_before": before, "unseen_after": after, "unseen_after_without_memory": after_no_memory,
-            "adopted": res.verdict.adopted, "adoption_reason": res.verdict.reason, "threshold": res.threshold,
-            "evidence": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in res.verdict.sets.items()},
-            "reach": curve, "radius": chosen_radius, "learn_seconds": round(res.seconds, 1),
-            "poisoned": {"adopted": pres.verdict.adopted, "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
-                         "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
-                         "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
-        }
-        result["splits"].append(split)
-        print(f"split {seed}: corrections {split['corrections_fed']}; unseen mistakes {before['mistakes']} -> {after['mistakes']} (without memory {after_no_memory['mistakes']}); "
-              f"F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
-              f"radius {chosen_radius}; poisoned: set aside {split['poisoned']['set_aside']}, adopted {pres.verdict.adopted}, in turned away {before['in_turned_away']} -> {after_poison['in_turned_away']} (forced {forced['in_turned_away']}); {res.seconds:.1f}s", flush=True)
+    rows, fresh = read_jsonl(DEV), read_jsonl(FRESH)
+    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "correction_weight": options.correction_weight, "memory_radius": options.radius}
+    # 1. the tuning splits: the correction weight (100), the memory radius (0.93) and the adoption margins were chosen on
+    #    these very splits of the dev set; their figures are optimistic by construction
+    print("tuning splits (dev set, seeds the parameters were chosen on):", flush=True)
+    result["tuning"] = [run_split(gate, synthetic, space, embedder, options, *halves(rows, seed), seed=seed, choose=seed == 1) for seed in range(1, args.splits + 1)]
+    # 2. fresh splits: messages written afterwards (benchmarks/data/gate_learning_fresh.jsonl), split with seeds never
+    #    used, the configured parameters as they are: nothing here was looked at before these figures were written
+    print("fresh splits (fresh messages, new seeds, parameters as configured):", flush=True)
+    seeds = [int(x) for x in args.fresh_seeds.split(",") if x.strip()]
+    result["fresh"] = [run_split(gate, synthetic, space, embedder, options, *halves(fresh, seed), seed=seed, choose=False) for seed in seeds]
+    # 3. learning from all of the dev set's staff decisions, judged on every fresh message
+    print("dev decisions -> every fresh message:", flush=True)
+    result["dev_to_fresh"] = run_split(gate, synthetic, space, embedder, options, rows, fresh, seed=0, choose=False)
     # a deliberately worse retrain: every staff label flipped
     seen, _ = halves(rows, 1)
     staff = traffic(gate, seen, embedder)
@@ -146,23 +175,11 @@ def main() -> None:
     worse, _, _ = learn_from_staff(synthetic, flipped, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
     result["worse_on_purpose"] = {"adopted": worse.verdict.adopted, "reason": worse.verdict.reason}
     print(f"worse on purpose: adopted {worse.verdict.adopted} ({worse.verdict.reason})", flush=True)
-    # timing at scale: staff decisions drawn (with repeats) from the dev set, whose embeddings the cache already holds;
-    # embedding new texts is timed apart, per text, on the first 200 of them with a distinguishing suffix
-    if args.scale:
-        rng = np.random.default_rng(0)
-        picks = rng.integers(0, len(rows), args.scale)
-        big = [StaffLabel(text=rows[i]["text"], label=int(rows[i]["label"] == "in"), message_id=k, reviewer=f"r{k % 5}", date="2026-11-12", correction=bool(rng.random() < 0.1)) for k, i in enumerate(picks)]
-        t0 = time.perf_counter()
-        embedder.embed_queries([f"{s.text} ({k}-{time.time_ns()})" for k, s in enumerate(big[:200])])  # never cached
-        embed_s = (time.perf_counter() - t0) / 200 * args.scale
-        t0 = time.perf_counter()
-        bres, _, _ = learn_from_staff(synthetic, big, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
-        result["scale"] = {"n_staff": args.scale, "embedding_new_texts_seconds_extrapolated": round(embed_s, 1), "learn_seconds": round(time.perf_counter() - t0, 1), "adopted": bres.verdict.adopted}
-        print(f"scale: {args.scale} staff decisions learnt in {result['scale']['learn_seconds']}s (embedding that many new texts: about {embed_s:.0f}s more)", flush=True)
-    tot_b = sum(s["unseen_before"]["mistakes"] for s in result["splits"])
-    tot_a = sum(s["unseen_after"]["mistakes"] for s in result["splits"])
-    result["total_unseen_mistakes"] = {"before": tot_b, "after": tot_a, "fall": round(1 - tot_a / max(1, tot_b), 3)}
-    print(f"total unseen mistakes {tot_b} -> {tot_a}")
+    result["total_unseen_mistakes_tuning"] = total(result["tuning"])
+    result["total_unseen_mistakes_fresh"] = total(result["fresh"])
+    result["scale"] = "see benchmarks/gate_retrain_scale.py (benchmarks/results/gate_retrain_scale.json)"
+    print(f"total unseen mistakes, tuning splits: {result['total_unseen_mistakes_tuning']}")
+    print(f"total unseen mistakes, fresh splits: {result['total_unseen_mistakes_fresh']}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     services.close()

@@ -214,10 +214,9 @@ class GateSettings(BaseModel):
     auto_reply_out_of_domain: bool = False
     min_in_recall: float = Field(default=0.98, gt=0.0, le=1.0, description="Held-out in-domain recall the threshold must keep.")
     knn_k: int = Field(default=15, ge=1)
-    feedback_weight: int = Field(default=3, ge=1, description="How many times each staff correction counts in `gate train --include-feedback`.")
-    correction_weight: float = Field(default=100.0, gt=0, description="`gate retrain`: the weight of one staff correction against one synthetic example.")
+    correction_weight: float = Field(default=100.0, gt=0, description="`gate retrain` and `gate train --include-feedback`: the weight of one staff correction against one synthetic example.")
     memory_radius: float = Field(default=0.93, gt=0, le=1.0, description="Cosine similarity within which a staff-labelled message decides a new one (chosen on the replay benchmark).")
-    retrain_weekly: bool = Field(default=True, description="`orienta run` retrains the gate from staff decisions every week (adopted only if not worse).")
+    retrain_weekly: bool = Field(default=True, description="`orienta run` retrains the gate (and, in campus mode, the router) from staff decisions every week, and calibrates the readiness label and answer reuse (each adopted only if not worse on held-out decisions).")
     llm_in_domain: int = Field(default=300, ge=1)
     llm_out_of_domain: int = Field(default=300, ge=0)
 

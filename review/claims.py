@@ -1,4 +1,4 @@
-"""What a draft claimed and whether staff bore it out: an offline draft labelled «listo», or a draft made from an approved
+"""What a draft claimed and whether staff bore it out (precision counts the label the card showed): an offline draft labelled «listo», or a draft made from an approved
 answer, claims it can be sent as it is; staff sending it unchanged confirms the claim, an edit or a rejection refutes it.
 
 Shared by the digest (the week's precision of each claim) and `bot.learning.readiness_calibration` (a stricter rule
@@ -25,8 +25,13 @@ class Case:
 
     draft_id: int
     sent: bool
-    claimed: bool
+    claimed: bool  # the claim drafting made, before any calibrated rule (what calibration learns from)
     features: dict[str, float] = field(default_factory=dict)
+    shown: bool | None = None  # the claim the card showed (after a calibrated rule), when it differs from `claimed`
+
+    @property
+    def labelled(self) -> bool:
+        return self.claimed if self.shown is None else self.shown
 
 
 def sent_unchanged(draft: Draft, decision: Decision) -> bool:
@@ -40,7 +45,8 @@ def readiness_case(draft: Draft, decision: Decision) -> Case | None:
     if flag is None or draft.id is None:
         return None
     ev = {k: float(v) for k, v in (flag.get("evidence") or {}).items() if isinstance(v, (int, float))}
-    return Case(draft.id, sent_unchanged(draft, decision), flag.get("flag") == READY, ev)
+    raw, shown = flag.get("uncalibrated", flag.get("flag")) == READY, flag.get("flag") == READY
+    return Case(draft.id, sent_unchanged(draft, decision), raw, ev, None if shown == raw else shown)
 
 
 def reuse_case(draft: Draft, decision: Decision) -> Case | None:
@@ -64,11 +70,11 @@ def cases(pairs: Iterable[tuple[Draft, Decision]]) -> dict[str, list[Case]]:
 
 def precision(found: Sequence[Case], *, seed: int = 0) -> dict:
     """How many drafts claimed to be sendable, how many of those staff sent unchanged, the share and its 95% bootstrap interval."""
-    claimed = [c for c in found if c.claimed]
+    claimed = [c for c in found if c.labelled]
     sent = sum(c.sent for c in claimed)
     lo, hi = proportion_interval([c.sent for c in claimed], seed=seed)
     return {
         "decisions": len(found), "claimed": len(claimed), "claimed_sent_unchanged": sent,
         "precision": round(sent / len(claimed), 4) if claimed else None, "interval": [round(lo, 4), round(hi, 4)],
-        "not_claimed": len(found) - len(claimed), "not_claimed_sent_unchanged": sum(c.sent for c in found if not c.claimed),
+        "not_claimed": len(found) - len(claimed), "not_claimed_sent_unchanged": sum(c.sent for c in found if not c.labelled),
     }

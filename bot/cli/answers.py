@@ -173,16 +173,15 @@ def faq_cmd(
 def calibrate_cmd(
     ctx: typer.Context,
     min_cases: int = typer.Option(30, "--min-cases", min=2, help="Decisiones mínimas sobre borradores que se dicen listos para proponer una regla más estricta."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Solo medir: no guardar la regla adoptada."),
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
-    """Mide la etiqueta «listo» de los borradores offline y la reutilización de respuestas aprobadas contra lo que el equipo envió sin cambios; propone una regla más estricta solo si es mejor en decisiones no vistas."""
-    from bot.learning.readiness_calibration import calibration_report
+    """Mide la etiqueta «listo» de los borradores offline y la reutilización de respuestas aprobadas contra lo que el equipo envió sin cambios; una regla más estricta se adopta (se guarda y se aplica a los borradores nuevos) solo si es mejor que la regla en uso en decisiones no vistas."""
+    from bot.learning.readiness_calibration import adopt_calibration
     from pipeline.texts import t
     from review.report import claim_line
 
-    svc = services(ctx)
-    with session_scope(svc.engine) as session:
-        report = calibration_report(session, min_cases=min_cases)
+    report = adopt_calibration(services(ctx), min_cases=min_cases, store=not dry_run)
     if as_json:
         print_json(report)
         return
@@ -192,8 +191,12 @@ def calibrate_cmd(
         if r["adopted"]:
             h = r["held_out"]
             console.print("  " + t("calibration_adopted").format(feature=r["rule"]["feature"], minimum=f"{r['rule']['minimum']:.3f}", before=h["errors_before"], after=h["errors_after"], n=h["n"], precision=f"{r['precision_after']:.2f}"))
+            if r["stored"]:
+                console.print("  " + t("calibration_stored").format(path=report["path"]), highlight=False)
         elif "held_out" in r:
             h = r["held_out"]
             console.print("  " + t("calibration_kept").format(before=h["errors_before"], after=h["errors_after"], n=h["n"], lo=f"{h['interval'][0]:+.3f}", hi=f"{h['interval'][1]:+.3f}"))
         else:
             console.print("  " + t("calibration_thin").format(claimed=r["claimed"], minimum=min_cases))
+        if r.get("rule_in_use") and not r.get("stored"):
+            console.print("  " + t("calibration_in_use").format(feature=r["rule_in_use"]["feature"], minimum=f"{r['rule_in_use']['minimum']:.3f}"))

@@ -27,7 +27,7 @@ def train_cmd(
     features: Optional[str] = typer.Option(None, "--features", help="Unidas con '+': embedding, similarity, tfidf, lexical, intent."),
     model: Optional[str] = typer.Option(None, "--model", help="svm, logreg o knn."),
     balanced: Optional[bool] = typer.Option(None, "--balanced/--full", help="Entrenar con el conjunto balanceado por clase o con el completo."),
-    include_feedback: bool = typer.Option(False, "--include-feedback", help="Agregar las decisiones del equipo (rechazos por fuera de alcance, aprobaciones)."),
+    include_feedback: bool = typer.Option(False, "--include-feedback", help="Después, aprender de las decisiones del equipo como `gate retrain` (correcciones con peso, memoria; se adopta solo si no empeora)."),
     as_json: bool = typer.Option(False, "--json", help="Salida en JSON."),
 ) -> None:
     """Entrena el gate con los documentos del índice (preguntas sintéticas, más las decisiones del equipo si se pide)."""
@@ -39,10 +39,15 @@ def train_cmd(
     from bot.learning.routing import other_office_negatives
 
     near_misses = other_office_negatives(svc, svc.office)  # campus mode: the other offices' business is not this office's
-    options = TrainOptions(generator="llm" if llm else "offline", features=features, model=model, balanced=balanced, include_feedback=include_feedback, near_misses=near_misses or None)
+    options = TrainOptions(generator="llm" if llm else "offline", features=features, model=model, balanced=balanced, near_misses=near_misses or None)
     try:
         with console.status("Entrenando el gate…"):
-            gate = train(svc, options)
+            if include_feedback:  # the same learning from staff as `gate retrain`
+                from bot.learning.gate_retraining import train_with_feedback
+
+                gate = train_with_feedback(svc, options)
+            else:
+                gate = train(svc, options)
     except GateError as exc:
         fail(describe(exc))
     from bot.learning.unit_ranking import train_unit_ranker

@@ -6,6 +6,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from bot.learning.readiness_calibration import rule_in_use
 from pipeline.anonymization import findings
 from pipeline.answer_memory.check import verify_reuse
 from pipeline.answer_memory.match import Match, MatchThresholds, best_match, candidates
@@ -32,6 +33,13 @@ def current_hashes(services: "Services") -> dict[str, str | None]:
 def thresholds(services: "Services") -> MatchThresholds:
     d = services.settings.drafting
     return MatchThresholds(similarity=d.reuse_similarity, lexical=d.reuse_lexical)
+
+
+def calibrated(services: "Services", match: Match) -> bool:
+    """Whether a match clears the reuse rule `orienta answers calibrate` adopted from what staff sent unchanged (a minimum
+    similarity or lexical agreement, measured on held-out decisions, never adopted worse); always, when none was."""
+    rule = rule_in_use(services, "reuse")
+    return rule is None or getattr(match, rule.feature, rule.minimum) >= rule.minimum
 
 
 def refresh_staleness(services: "Services") -> list[int]:
@@ -153,6 +161,8 @@ def _checked(services: "Services", llm, question: str, qvec, rows, vectors) -> R
     closest = closest_answers(services, question, qvec, rows, vectors)
     usage = Usage()
     for found, wording, match in closest:
+        if not calibrated(services, match):  # below the adopted rule: staff usually changed such reuses
+            continue
         verdict = verify_reuse(llm, question, wording, found.text)
         usage = usage + (verdict.usage or Usage())
         if verdict.answers is None:
@@ -174,7 +184,7 @@ def _offline(services: "Services", question: str, qvec, rows, vectors) -> Answer
             return None
         found = rows[match.index][0]
         hashes = current_hashes(services) if hashes is None else hashes
-        if not answers.changed_documents(found, hashes) and _retrieval_agrees(services, question, found, match.similarity, top_doc):
+        if calibrated(services, match) and not answers.changed_documents(found, hashes) and _retrieval_agrees(services, question, found, match.similarity, top_doc):
             return _answer(services, found, match.similarity, match.lexical)
         keep = [i for i, (a, _) in enumerate(rows) if a.id != found.id]
         rows, vectors = [rows[i] for i in keep], vectors[keep]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from sqlmodel import select
 
-from bot.learning.gate_training import _corpus, curated_examples, embed_queries_cached, feedback_examples, synthetic_examples
+from bot.learning.gate_training import CachedQueries, TrainOptions, _corpus, curated_examples, feedback_examples, synthetic_examples, train
 from bot.wiring.services import Services
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
@@ -55,16 +55,6 @@ class RetrainReport:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-class _CachedEmbedder:
-    """The services' embedder behind the on-disk embedding cache (retraining re-reads the same texts every week)."""
-
-    def __init__(self, services: Services) -> None:
-        self.services, self.name, self.dim = services, services.embedder.name, services.embedder.dim
-
-    def embed_queries(self, texts):
-        return embed_queries_cached(self.services, list(texts))
-
-
 def _message_id(e: Example) -> int:
     return int((e.topic or "message:0").split(":", 1)[1])
 
@@ -96,17 +86,6 @@ def staff_labels(services: Services) -> list[StaffLabel]:
         reviewer, date = who.get(mid, ("", ""))
         out.append(StaffLabel(text=e.text, label=e.label, message_id=mid, reviewer=reviewer, date=date, correction=bool(correction), no_info=e.source == "feedback-no-info"))
     return out
-
-
-def weighted_feedback(services: Services, weight: int) -> tuple[list[Example], int]:
-    """Staff-labelled examples for `gate train --include-feedback`, each correction repeated `weight` times; and how many
-    corrections there were."""
-    out, corrections = [], 0
-    for s in staff_labels(services):
-        e = Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}")
-        corrections += s.correction
-        out += [e] * (weight if s.correction else 1)
-    return out, corrections
 
 
 def _options(services: Services) -> LearningOptions:
@@ -160,9 +139,12 @@ def last_report(services: Services) -> dict | None:
         return None
 
 
-def retrain_from_feedback(services: Services, *, options: LearningOptions | None = None) -> RetrainReport:
+def retrain_from_feedback(services: Services, *, options: LearningOptions | None = None, generator: str = "offline", near_misses: list[Example] | None = None) -> RetrainReport:
     """Learn a candidate gate from every staff decision, compare it out of fold with the gate that did not learn from
-    them, and adopt it only if it is no worse; the report is stored for the digest either way."""
+    them, and adopt it only if it is no worse; the report is stored for the digest either way.
+
+    The one way orienta learns the gate from staff: `gate retrain`, the weekly job and `gate train --include-feedback`
+    (which trains from the documents first, with `generator` and campus `near_misses`, then calls this)."""
     report = RetrainReport()
     staff = staff_labels(services)
     report.n_feedback, report.n_corrections = len(staff), sum(s.correction for s in staff)
@@ -175,12 +157,13 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     except GateError:
         current = None
     chunks, vectors, corpus_id = _corpus(services)
-    synthetic, path = synthetic_examples(services, chunks, vectors, corpus_id, "offline")
+    synthetic, path = synthetic_examples(services, chunks, vectors, corpus_id, generator)
+    synthetic = synthetic + list(near_misses or [])
     known = {e.text for e in synthetic}
     synthetic = synthetic + [e for e in curated_examples(services) if e.text not in known]
     g = services.settings.gate
     space = FeatureSpace.fit(current.features if current is not None else g.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
-    embedder = _CachedEmbedder(services)
+    embedder = CachedQueries(services)  # the gate step cached every judged message: only texts never seen are embedded
     options = options or _options(services)
     threshold = current.threshold if current is not None and not current.is_stale(corpus_id) else None
     result, report.reviewers, staff = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=threshold, options=options)
@@ -203,7 +186,7 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
         return report
     candidate = result.gate
     candidate.meta.update({
-        "corpus_hash": corpus_id, "generator": "offline", "dataset": str(path), "features": space.name, "balanced": options.balanced,
+        "corpus_hash": corpus_id, "generator": generator, "dataset": str(path), "other_office_examples": len(near_misses or []), "features": space.name, "balanced": options.balanced,
         "embedder": services.embedder.name, "n_in": int(sum(e.label for e in synthetic) + sum(s.label for s in staff)),
         "n_out": int(sum(1 - e.label for e in synthetic) + sum(1 - s.label for s in staff)), "feedback_examples": len(staff), "curated_examples": 0,
         "heldout_accuracy": (report.synthetic_after or {}).get("accuracy"),
@@ -216,6 +199,25 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     save_report(services, report)
     log.info("gate retrained from %d staff decisions (%d corrections): %s", report.n_feedback, report.n_corrections, figures_moved(report))
     return report
+
+
+def train_with_feedback(services: Services, options: TrainOptions | None = None) -> Gate:
+    """`gate train --include-feedback` (and the console's retrain button): train the gate from the documents, then learn
+    from staff decisions exactly as `gate retrain` does (weighted corrections, the staff memory, adopted only when no
+    worse on unseen decisions); the report is kept for the digest and summarised in the gate's meta."""
+    options = options or TrainOptions()
+    g = services.settings.gate
+    model = options.model or g.model
+    if model not in ("logreg", "svm"):
+        raise GateError("learning from staff decisions (--include-feedback) needs a linear gate model: logreg or svm")
+    train(services, options)
+    learning = _options(services)
+    learning.model = model
+    learning.balanced = g.balanced if options.balanced is None else options.balanced
+    report = retrain_from_feedback(services, options=learning, generator=options.generator, near_misses=options.near_misses)
+    gate = services.gate
+    gate.meta["staff_learning"] = {"adopted": report.adopted, "reason": report.reason, "n_feedback": report.n_feedback, "n_corrections": report.n_corrections}
+    return gate
 
 
 def figures_moved(report: RetrainReport) -> str:

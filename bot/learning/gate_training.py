@@ -22,6 +22,7 @@ from review.db import session_scope
 from review.models import Decision, Draft, InboundMessage
 
 log = logging.getLogger(__name__)
+CACHE_BATCH = 512  # query embeddings written to the cache every this many texts
 
 
 @dataclass
@@ -32,7 +33,6 @@ class TrainOptions:
     features: str | None = None
     model: str | None = None
     balanced: bool | None = None
-    include_feedback: bool = False
     extra_examples: list[Example] | None = None  # labelled examples added as they are (already weighted)
     near_misses: list[Example] | None = None  # campus mode: questions of the other offices' documents, out of this office's domain
 
@@ -88,14 +88,45 @@ def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray
         keys = [text_key(t) for t in texts]
         found = cache.get_many(model, list(dict.fromkeys(keys)))
         todo = sorted({k: t for k, t in zip(keys, texts) if k not in found}.items())
-        if todo:
-            vecs = embedder.embed_queries([t for _, t in todo])
-            new = {k: v for (k, _), v in zip(todo, vecs, strict=True)}
+        for start in range(0, len(todo), CACHE_BATCH):  # stored as it goes: an interrupted run keeps what it embedded
+            part = todo[start : start + CACHE_BATCH]
+            vecs = embedder.embed_queries([t for _, t in part])
+            new = {k: v for (k, _), v in zip(part, vecs, strict=True)}
             cache.put_many(model, new)
             found.update(new)
         return np.stack([found[k] for k in keys]).astype(np.float32)
     finally:
         cache.close()
+
+
+class CachedQueries:
+    """The services' embedder with query embeddings kept in the embedding cache (keyed by embedder and text hash).
+
+    The gate step judges every message through it, so a message's segments are embedded once, when it arrives; the
+    retraining that later learns from the staff decision on it finds them there and embeds only texts it never saw.
+    `strict=False` (the gate step): a cache that cannot be read or written only costs the embedding, never the verdict."""
+
+    def __init__(self, services: Services, *, strict: bool = True) -> None:
+        self.services, self.strict = services, strict
+        self.name, self.inner = services.embedder.name, services.embedder
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed_passages(self, texts: Sequence[str]) -> np.ndarray:
+        return self.inner.embed_passages(texts)
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        import sqlite3
+
+        try:
+            return embed_queries_cached(self.services, list(texts))
+        except (sqlite3.Error, OSError) as exc:
+            if self.strict:
+                raise
+            log.warning("embedding cache unavailable (%s): embedding without it", exc)
+            return self.inner.embed_queries(list(texts))
 
 
 def dataset_path(services: Services, generator: str, corpus_id: str) -> Path:
@@ -132,10 +163,6 @@ def train(services: Services, options: TrainOptions | None = None, *, directory:
     chunks, vectors, corpus_id = _corpus(services)
     examples, path = synthetic_examples(services, chunks, vectors, corpus_id, options.generator)
     n_feedback = 0
-    if options.include_feedback:
-        fb = feedback_examples(services)
-        n_feedback = len(fb)
-        examples = examples + fb * g.feedback_weight
     if options.extra_examples:
         n_feedback += len({(e.text, e.label) for e in options.extra_examples})
         examples = examples + list(options.extra_examples)

@@ -15,6 +15,7 @@ from sqlmodel import col, select
 from bot.wiring.campus import Campus, OfficeInfo, campus_of
 from bot.learning.gate_training import embed_queries_cached
 from bot.wiring.services import Services
+from classifiers.adoption import AdoptionVerdict, decide
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
 from classifiers.gate import corpus_hash
@@ -155,16 +156,29 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         router.meta["heldout_staff"] = {"n": len(staff_held), "accuracy": new["accuracy"]}
         current = _stored_router(services)
         if current is not None and current.offices == offices:
+            verdict = router_adoption(current, router, held_vecs, held_texts, truth)
             old = routing_report(truth, current.choose(held_vecs, held_texts), offices=offices)
-            router.meta["heldout_staff"]["previous_accuracy"] = old["accuracy"]
-            if new["accuracy"] < old["accuracy"]:
-                log.warning("the retrained router is worse on held-out staff decisions (%.3f < %.3f): keeping the stored one", new["accuracy"], old["accuracy"])
+            router.meta["heldout_staff"] |= {"previous_accuracy": old["accuracy"], "adoption": verdict.as_dict() | {"sets": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in verdict.sets.items()}}}
+            if not verdict.adopted:
+                log.warning("the retrained router is not adopted: %s; keeping the stored one", verdict.reason)
                 current.meta["rejected_retraining"] = router.meta
                 return current
     if save:
         router.save(services.settings.paths.router_dir)
     services.__dict__["_router"] = router
     return router
+
+
+def router_adoption(current: Router, candidate: Router, held_vecs: np.ndarray, held_texts: Sequence[str], truth: Sequence[str], *, seed: int = 0) -> AdoptionVerdict:
+    """The same rule as every learner from staff (classifiers.adoption.decide): the retrained router replaces the stored
+    one only when it sends no more of the held-out staff decisions (messages neither router learnt from) to the wrong
+    office, with the paired bootstrap interval of the change."""
+    offices = list(current.offices)
+    index = {o: i for i, o in enumerate(offices)}
+    code = lambda names: [index.get(n, -1) if n is not None else -1 for n in names]  # noqa: E731  (None: no office / out of domain)
+    y = code(truth)
+    before, after = code(current.choose(held_vecs, held_texts)), code(candidate.choose(held_vecs, held_texts))
+    return decide({"staff_decisions_heldout": (y, before, after)}, protected_label=None, seed=seed)
 
 
 def _campus_gate(services: Services, corpora: Sequence[OfficeCorpus]):

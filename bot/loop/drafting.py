@@ -15,6 +15,8 @@ from sqlmodel import Session
 
 from bot.learning import conversations
 from bot.learning.answer_memory import Reuse, after_draft, find_reuse
+from bot.learning.gate_training import CachedQueries
+from bot.learning.readiness_calibration import rule_in_use
 from bot.loop import answering, retrying, routing, steps
 from bot.email.intake import needs_processing, process_stored
 from bot.wiring.logs import message_context
@@ -57,7 +59,7 @@ def _answer(services: Services, question: steps.Question, *, memory: bool = True
     A message the gate judges in domain but without information in the documents is still drafted from them: the
     generator says NoInfo when nothing answers it, and the card shows the gate's doubt and its reasons."""
     gate = services.gate_or_none() if services.settings.gate.enabled else None
-    verdict = steps.gate(question, gate=gate, embedder=services.embedder)
+    verdict = steps.gate(question, gate=gate, embedder=CachedQueries(services, strict=False) if gate is not None else services.embedder)
     if verdict.out_of_domain:
         drafted, parts = steps.out_of_domain_reply(services.settings.llm.language), [question.query]
     else:
@@ -68,6 +70,7 @@ def _answer(services: Services, question: steps.Question, *, memory: bool = True
         else:
             price = lambda usage, model: usage.cost(prices_for(services.settings.llm, model))  # noqa: E731
             drafted, parts = steps.answer(question, reuse, answerer=partial(answering.answer, services, today=today), price=price)
+            steps.calibrated_readiness(drafted, rule=rule_in_use(services, "readiness"), lang=services.settings.llm.language)
     drafted.context = steps.context(question, parts)
     return drafted, verdict.decision
 

@@ -101,7 +101,7 @@ def start_scheduler(services: "Services", *, deliver: Deliver | None = None, cat
     if services.settings.gate.retrain_weekly:
         from bot.learning.routing import retrain_router_weekly
 
-        retrain = lambda: (retrain_gate_weekly(services), retrain_router_weekly(services))  # noqa: E731  (campus mode: the router too)
+        retrain = lambda: (retrain_gate_weekly(services), retrain_router_weekly(services), calibrate_weekly(services))  # noqa: E731  (campus mode: the router too)
         scheduler.add_job(retrain, CronTrigger(day_of_week=d.weekday, hour=RETRAIN_HOUR, timezone=tz), id=RETRAIN_JOB_ID, coalesce=True, max_instances=1, misfire_grace_time=6 * 3600, replace_existing=True)
     scheduler.start()
     return scheduler
@@ -127,6 +127,21 @@ def retrain_gate_weekly(services: "Services") -> dict | None:
         return report.as_dict()
     except Exception:  # the edge: a failed retraining keeps the current gate and must not kill the scheduler
         log.exception("weekly gate retraining failed; the current gate stays")
+        return None
+
+
+def calibrate_weekly(services: "Services") -> dict | None:
+    """Calibrate the readiness label and answer reuse against the week's staff decisions (a rule is stored only when
+    surely better than the one in use on held-out decisions); never raises."""
+    from bot.learning.readiness_calibration import adopt_calibration
+
+    try:
+        report = adopt_calibration(services)
+        for kind in ("readiness", "reuse"):
+            log.info("weekly calibration of %s: %s", kind, report[kind].get("reason"))
+        return report
+    except Exception:  # the edge: a failed calibration keeps the rules in use and must not kill the scheduler
+        log.exception("weekly calibration failed; the rules in use stay")
         return None
 
 

@@ -19,6 +19,7 @@ from classifiers.gate import GateDecision
 from pipeline.conversation import Turn
 from pipeline.embeddings import Embedder
 from pipeline.generation import Answer, format_reply
+from pipeline.generation.readiness import apply_rule
 from pipeline.links import foreign_links
 from pipeline.llm.base import Usage
 from pipeline.question import focus_question
@@ -123,6 +124,13 @@ def answer(question: Question, reuse: Reuse, *, answerer: Answerer, price: Calla
             drafted.usage = drafted.usage + usage
             drafted.cost_usd += price(usage, model)
     return drafted, parts
+
+
+def calibrated_readiness(drafted: Answer, *, rule, lang: str) -> None:
+    """An offline draft's «listo» checked against the rule learnt from what staff sent unchanged (adopted only when
+    better on held-out decisions: `orienta answers calibrate`); below it, the draft is «necesita revisión» and says why."""
+    if rule is not None:
+        apply_rule(drafted.extra_flags, rule.as_dict(), lang)
 
 
 def context(question: Question, parts: list[str]) -> dict:

@@ -155,6 +155,23 @@ def passages(cands: Sequence, n: int = 3, limit: int = 400) -> list[dict]:
     return out
 
 
+def apply_rule(flags: list[dict], rule: dict | None, lang: str = "es") -> bool:
+    """Apply a calibrated rule ({"feature", "minimum"}, learnt from what staff sent unchanged and adopted only when better
+    on held-out decisions) to a draft's readiness flags, in place: a «listo» whose recorded measure is below the minimum
+    becomes «necesita revisión» and says why. The label drafting gave is kept as `uncalibrated` (what calibration learns
+    from). True when the label changed."""
+    changed = False
+    for flag in (f for f in flags if f.get("kind") == READINESS_FLAG) if rule else ():
+        flag.setdefault("uncalibrated", flag.get("flag"))
+        value = (flag.get("evidence") or {}).get(rule["feature"])
+        if flag.get("flag") != READY or not isinstance(value, (int, float)) or value >= rule["minimum"]:
+            continue
+        flag |= {"flag": NEEDS_REVIEW, "label": t("needs_review", lang), "calibration": dict(rule),
+                 "missing": t("missing_calibrated", lang).format(feature=rule["feature"], value=f"{value:.2f}", minimum=f"{rule['minimum']:.2f}")}
+        changed = True
+    return changed
+
+
 def readiness_of(flags: Sequence[dict] | None) -> dict | None:
     """The readiness flag among a draft's flags, if any."""
     return next((f for f in flags or [] if f.get("kind") == READINESS_FLAG), None)

@@ -180,14 +180,15 @@ def delete(request: Request, doc_id: str, me: StaffAccount = Depends(lead), offi
 @router.post("/gate/retrain")
 def retrain(request: Request, me: StaffAccount = Depends(lead), office: str | None = Depends(current_office)):
     """Train the gate on the current documents (the same training as `orienta gate train`), in the background."""
-    from bot.learning.gate_training import TrainOptions, train
+    from bot.learning.gate_retraining import train_with_feedback
+    from bot.learning.gate_training import TrainOptions
     from review import queue
     from review.db import session_scope
 
     svc = office_services(request, office)
 
     def work(job: Job) -> str:
-        gate = train(svc, TrainOptions(generator="offline", include_feedback=True))
+        gate = train_with_feedback(svc, TrainOptions(generator="offline"))
         with session_scope(svc.engine) as session:
             queue.audit(session=session, actor=actor_of(me), event="gate_trained", details={"threshold": gate.threshold, "n_in": gate.meta.get("n_in"), "n_out": gate.meta.get("n_out")})
         held = gate.meta.get("heldout", {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -30,13 +31,17 @@ def _decide(**sizes) -> None:
 
 def test_calibrate_json_proposes_the_stricter_rule_the_held_out_decisions_support(cli):
     _decide(ready_high=48, ready_low=24)
-    result = cli("answers", "calibrate", "--json")
+    result = cli("answers", "calibrate", "--json", "--dry-run")
     assert result.exit_code == 0, result.output
     r = json.loads(result.stdout)
     assert r["readiness"]["claimed"] == 72 and r["readiness"]["adopted"] is True and r["readiness"]["rule"]["feature"] == "confidence"
+    assert r["readiness"]["stored"] is False and r["readiness"]["rule_in_use"] is None and not Path(r["path"]).exists()  # --dry-run measures only
     assert r["reuse"]["claimed"] == 0 and r["reuse"]["adopted"] is False
     text = cli("answers", "calibrate").output
     assert "«listo»: 47 de 72 enviados sin cambios (IC 95%" in text and "confidence ≥" in text and "mejor en decisiones no vistas" in text
+    assert "regla adoptada y guardada" in text and Path(r["path"]).exists()
+    again = cli("answers", "calibrate").output  # the same decisions: the stored rule stays in use
+    assert "regla en uso: confidence ≥" in again and "regla adoptada" not in again
 
 
 def test_calibrate_keeps_the_label_on_thin_evidence(cli):

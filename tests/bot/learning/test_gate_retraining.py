@@ -6,8 +6,10 @@ import json
 
 import pytest
 
-from bot.learning.gate_retraining import figures_moved, retrain_from_feedback, weighted_feedback
-from bot.learning.gate_training import train_gate_offline
+import numpy as np
+
+from bot.learning.gate_retraining import figures_moved, retrain_from_feedback, train_with_feedback
+from bot.learning.gate_training import TrainOptions, train_gate_offline
 from bot.ops.documents import ingest_documents
 from bot.loop.scheduler import RETRAIN_JOB_ID, retrain_gate_weekly, start_scheduler
 from bot.wiring.services import Services
@@ -42,14 +44,22 @@ def _decide(services):
             queue.approve(session=session, draft_id=d.id, actor="ana")
 
 
-def test_corrections_weigh_more_than_confirmations(services):
+def test_gate_train_include_feedback_learns_from_staff_as_retrain_does(services, settings):
+    """One code path: `gate train --include-feedback` trains from the documents, then learns from staff exactly as
+    `gate retrain` does (weighted corrections, staff memory, the adoption decision), not by repeating corrections."""
     _decide(services)
-    weighted, corrections = weighted_feedback(services, 3)
-    assert corrections == len(OUTSIDE) + 1
-    counts = {}
-    for e in weighted:
-        counts[e.text] = counts.get(e.text, 0) + 1
-    assert all(counts[t] == 3 for t in OUTSIDE) and counts[INSIDE[3]] == 3 and counts[INSIDE[0]] == 1
+    via_train = train_with_feedback(services, TrainOptions())
+    report = json.loads((settings.paths.gate_dir / "retraining.json").read_text(encoding="utf-8"))
+    assert report["n_feedback"] == len(OUTSIDE) + len(INSIDE) and report["n_corrections"] == len(OUTSIDE) + 1
+    assert via_train.meta["staff_learning"]["adopted"] == report["adopted"] and via_train.meta["staff_learning"]["reason"] == report["reason"]
+    train_gate_offline(services)
+    via_retrain = retrain_from_feedback(services)
+    assert via_retrain.adopted == report["adopted"] and via_retrain.reason == report["reason"]
+    assert services.gate.threshold == pytest.approx(via_train.threshold)
+    assert np.allclose(services.gate.coef, via_train.coef)
+    if report["adopted"]:
+        assert len(via_train.memory) == report["n_feedback"] and via_train.meta["retraining"]["n_feedback"] == report["n_feedback"]
+        assert not via_train.decide(OUTSIDE[0], services.embedder).in_domain
 
 
 def test_retraining_reports_the_held_out_movement_and_adopts_a_gate_that_is_not_worse(services, settings):
@@ -105,3 +115,25 @@ def test_weekly_job_skips_without_a_gate_or_new_decisions_and_is_scheduled(servi
         assert job is not None and job.next_run_time.hour == 3
     finally:
         scheduler.shutdown(wait=False)
+
+
+def test_a_message_judged_by_the_gate_is_not_embedded_again_when_the_gate_learns_from_its_decision(services, monkeypatch):
+    from bot.learning.gate_training import CachedQueries
+    from bot.loop.drafting import draft_message
+    from classifiers.gate import message_segments
+    from review.models import InboundMessageCreate
+
+    train_gate_offline(services)
+    text = "Hola, buenas tardes. ¿Hasta cuándo me inscribo a los exámenes de febrero? Gracias"
+    with session_scope(services.engine) as session:
+        message, _ = queue.store_inbound(session=session, data=InboundMessageCreate(channel="email", source_key="t:1", sender="e@x.example", subject="consulta", cleaned_text=text, redacted_text=text))
+        draft_message(services, session, message)
+    embedded: list[str] = []
+    inner = services.embedder.embed_queries
+    monkeypatch.setattr(services.embedder, "embed_queries", lambda texts: embedded.extend(texts) or inner(texts))
+    segments = message_segments([text])[0]
+    assert len(segments) > 1  # the whole text and its question
+    vecs = CachedQueries(services).embed_queries(segments)  # what retraining asks for this message
+    assert embedded == [] and vecs.shape == (len(segments), services.embedder.dim)  # all from the gate step's cache
+    CachedQueries(services).embed_queries(segments + ["¿Cuánto cuesta la reválida de un curso?"])
+    assert embedded == ["¿Cuánto cuesta la reválida de un curso?"]  # only a text never seen is embedded

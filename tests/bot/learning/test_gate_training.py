@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from bot.learning.gate_retraining import train_with_feedback
 from bot.learning.gate_training import TrainOptions, evaluate_gate, feedback_examples, train, train_gate_offline
 from bot.ops.documents import ingest_documents
 from bot.wiring.services import Services
@@ -81,7 +82,7 @@ def test_staff_decisions_become_examples_and_retraining_uses_them(services):
     offline = train_gate_offline(services)
     before = offline.probabilities([rejected_text], services.embedder)[0]
     assert before >= offline.threshold
-    gate = train(services, TrainOptions(include_feedback=True))
+    gate = train_with_feedback(services, TrainOptions())
     after = gate.probabilities([rejected_text], services.embedder)[0]
     assert gate.meta["feedback_examples"] == 3
     assert after < before

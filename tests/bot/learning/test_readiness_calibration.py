@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from bot.learning.readiness_calibration import Case, calibrate, calibration_report, fit_rule
+from bot.learning.readiness_calibration import Case, Rule, calibrate, calibration_report, fit_rule
 from pipeline.generation.readiness import NEEDS_REVIEW, READY, READINESS_FLAG
 from review import queue
 from review.answer_memory import CURATED_FLAG, CURATED_METHOD
@@ -106,3 +106,116 @@ def test_an_edit_that_changes_nothing_counts_as_sent_unchanged(engine):
     with session_scope(engine) as session:
         r = calibration_report(session)["readiness"]
     assert r["claimed"] == 1 and r["claimed_sent_unchanged"] == 1
+
+
+# --- the adopted rule is stored and applied; a worse one never replaces the rule in use -----------------------------------
+
+def test_a_calibration_worse_than_the_rule_in_use_is_not_adopted():
+    rng = random.Random(4)
+    cases = []
+    for i in range(90):  # staff send a «listo» draft unchanged when its best passage holds the asked object; confidence is noise
+        share = rng.choice((0.5, 0.67, 1.0))
+        cases.append(Case(i, share == 1.0 if i % 10 else share != 1.0, True, {"top_object_share": share, "confidence": rng.uniform(0.5, 1.0)}))
+    in_use = Rule("top_object_share", 1.0)
+    r = calibrate(cases, ["confidence"], current=in_use)  # the only rule it can learn is on the noisy measure
+    held = r["held_out"]
+    assert held["errors_after"] > held["errors_before"]  # worse than the rule in use on held-out decisions...
+    assert r["adopted"] is False and r["rule"] is None and "rule in use stays" in r["reason"]  # ...so never adopted
+    assert calibrate(cases, ["confidence"])["held_out"]["errors_before"] > held["errors_before"]  # (the raw label is worse still)
+
+
+@pytest.fixture
+def office(settings, tmp_path):
+    import shutil
+
+    from bot.demo import sample
+    from bot.ops.documents import ingest_documents
+    from bot.wiring.services import Services
+
+    docs = tmp_path / "docs"
+    shutil.copytree(sample.docs_dir(), docs)
+    settings.paths.documents = [docs]
+    settings.gate.enabled = False
+    svc = Services(settings)
+    ingest_documents(svc, [docs])
+    yield svc
+    svc.close()
+
+
+READY_PARTLY = "¿Hasta cuándo me inscribo a los exámenes de febrero?"  # «listo», its best passage holds 2 of the 3 asked words
+READY_FULLY = "¿Qué horario tiene Bedelía?"  # «listo», every asked word in its best passage
+
+
+def _label(svc, question: str) -> dict:
+    from bot.loop.drafting import draft_for
+    from pipeline.generation.readiness import readiness_of
+
+    return readiness_of(draft_for(svc, question)[0].flags)
+
+
+def test_an_adopted_readiness_rule_is_stored_and_changes_new_drafts_labels(office):
+    from bot.learning.readiness_calibration import adopt_calibration, calibration_path, rule_in_use
+
+    assert _label(office, READY_PARTLY)["flag"] == READY and _label(office, READY_FULLY)["flag"] == READY
+    assert adopt_calibration(office)["readiness"]["adopted"] is False and not calibration_path(office).exists()  # no decisions yet
+    rng = random.Random(2)
+    with session_scope(office.engine) as session:  # «listo» drafts whose best passage misses part of the question are mostly edited
+        for i in range(60):
+            share = rng.choice((0.5, 0.6667, 1.0))
+            sent = (share == 1.0) == (i % 10 != 0)
+            flags = [{"kind": READINESS_FLAG, "flag": READY, "label": READY, "missing": None, "passages": [], "evidence": {"top_object_share": share, "object_share": 1.0}}]
+            _draft(session, flags=flags, outcome="approve" if sent else "edit")
+    report = adopt_calibration(office)
+    r = report["readiness"]
+    assert r["adopted"] and r["stored"] and r["rule"]["feature"] == "top_object_share" and 0.6667 < r["rule"]["minimum"] <= 1.0
+    assert rule_in_use(office, "readiness").minimum == r["rule"]["minimum"] and report["reuse"]["stored"] is False
+    partly, fully = _label(office, READY_PARTLY), _label(office, READY_FULLY)
+    assert partly["flag"] == NEEDS_REVIEW and partly["uncalibrated"] == READY and partly["calibration"] == r["rule"]
+    assert "top_object_share 0.67" in partly["missing"]
+    assert fully["flag"] == READY and fully["uncalibrated"] == READY  # above the minimum: still «listo»
+    again = adopt_calibration(office)["readiness"]  # the same evidence again: the rule in use is not replaced
+    assert again["adopted"] is False and again["rule_in_use"] == r["rule"] and again["current_rule"] == r["rule"]
+
+
+def _reused(svc, question: str):
+    from bot.learning.answer_memory import find_reuse
+
+    return find_reuse(svc, question).answer
+
+
+def test_an_adopted_reuse_minimum_is_stored_and_used_by_the_reuse_step_and_noise_changes_nothing(office):
+    from bot.learning.readiness_calibration import adopt_calibration, calibration_path
+    from tests.bot.learning.test_answer_memory import QUESTION, _approve, _ask
+
+    _approve(office, _ask(office, QUESTION), text="Hola: la inscripción a febrero va del 11 al 22 de enero de 2027, por el SIGE. Saludos")
+    close = "Hola, ¿hasta cuándo me puedo inscribir a los exámenes de febrero?"  # reused at similarity 0.966 (model-free embedder)
+    same = "¿hasta cuándo me puedo inscribir a los exámenes de febrero?"  # reused at similarity 1.0
+    assert _reused(office, close) is not None and _reused(office, same) is not None
+    rng = random.Random(5)
+
+    def decide_reuses(n: int, sent_if) -> None:
+        with session_scope(office.engine) as session:
+            for i in range(n):
+                sim = round(rng.uniform(0.94, 1.0), 4)
+                flag = {"kind": CURATED_FLAG, "answer_id": 1, "approved_at": "2026-11-01T10:00:00", "approved_by": "ana", "similarity": sim, "lexical": 0.9}
+                _draft(session, flags=[flag], outcome="approve" if sent_if(i, sim) else "edit", method=CURATED_METHOD)
+
+    decide_reuses(40, lambda i, sim: i % 4 != 0)  # edits unrelated to similarity: no stricter minimum is surely better
+    r = adopt_calibration(office)["reuse"]
+    assert r["claimed"] == 40 and r["adopted"] is False and r["rule_in_use"] is None and not calibration_path(office).exists()
+    assert _reused(office, close) is not None  # the reuse step is unchanged
+    decide_reuses(80, lambda i, sim: (sim >= 0.975) == (i % 12 != 0))  # reuses below 0.975 are nearly always edited
+    r = adopt_calibration(office)["reuse"]
+    assert r["adopted"] and r["stored"] and r["rule"]["feature"] == "similarity" and 0.966 < r["rule"]["minimum"] <= 0.98
+    assert _reused(office, close) is None  # below the adopted minimum: drafted the normal way
+    assert _reused(office, same) is not None
+
+
+def test_the_weekly_job_calibrates_and_never_raises(office, monkeypatch):
+    from bot.learning import readiness_calibration
+    from bot.loop.scheduler import calibrate_weekly
+
+    report = calibrate_weekly(office)
+    assert report is not None and report["readiness"]["adopted"] is False and report["readiness"]["rule_in_use"] is None
+    monkeypatch.setattr(readiness_calibration, "calibration_report", lambda *a, **k: 1 / 0)
+    assert calibrate_weekly(office) is None  # a failure keeps the rules in use
