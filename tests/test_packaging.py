@@ -80,6 +80,8 @@ def test_no_unused_or_benchmark_only_dependencies_in_the_main_set():
         ("anthropic", (1, 0), "with_raw_response/retries_taken as claude.py reads them, count_tokens, search-result citations"),
         ("sqlalchemy", (2, 0, 22), "imported directly"),
         ("prometheus-client", (0, 20), "the /metrics page"),
+        ("apscheduler", (3, 10, 2), "3.10.0/3.10.1 import pkg_resources, which setuptools 81+ does not ship"),
+        ("snowballstemmer", (3, 0, 0, 1), "Snowball 2.x leaves the folded (unaccented) -acion/-ucion endings unstemmed"),
     ],
 )
 def test_lower_bounds_allow_no_version_the_code_cannot_run_on(dist, minimum, why):

@@ -76,8 +76,12 @@ VALUE = [
     (r"Input should be greater than (.+)", r"tiene que ser mayor que \1"),
     (r"Input should be less than or equal to (.+)", r"tiene que ser menor o igual que \1"),
     (r"Input should be less than (.+)", r"tiene que ser menor que \1"),
-    (r"'(.+)' is not a valid integer\.", r"'\1' no es un número entero"),
-    (r"'(.+)' is not a valid float\.", r"'\1' no es un número"),
+    (r"'(.+)' is not a valid integer\.", r"tiene que ser un número entero (se recibió '\1')"),  # said as pydantic's is
+    (r"'(.+)' is not a valid float\.", r"tiene que ser un número (se recibió '\1')"),
+    (r"(.+) is not in the range x>=(\S+)\.", r"tiene que ser mayor o igual que \2 (se recibió \1)"),  # click's IntRange
+    (r"(.+) is not in the range x>(\S+)\.", r"tiene que ser mayor que \2 (se recibió \1)"),
+    (r"(.+) is not in the range x<=(\S+)\.", r"tiene que ser menor o igual que \2 (se recibió \1)"),
+    (r"(.+) is not in the range x<(\S+)\.", r"tiene que ser menor que \2 (se recibió \1)"),
     (r"(.+) is not in the range (.+)\.", r"\1 está fuera del rango \2"),
     (r"(.+) is not one of (.+)\.", r"\1 no es ninguna de estas opciones: \2"),
     (r"Input should be ('.+') or ('.+')", r"tiene que ser \1 o \2"),

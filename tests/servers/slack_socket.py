@@ -106,7 +106,7 @@ class FakeSocketMode:
         with self._cond:
             self.connections.append(ws)
             self.connects += 1
-            n = sum(1 for c in self.connections if c.state.name == "OPEN")
+            n = len(self.open_connections())
             self._cond.notify_all()
         ws.send(json.dumps({
             "type": "hello", "num_connections": n,
@@ -142,9 +142,14 @@ class FakeSocketMode:
             if not self._cond.wait_for(lambda: self.connects >= count and self.connections, timeout):
                 raise TimeoutError(f"no Socket Mode connection #{count} within {timeout}s")
 
+    def open_connections(self) -> list[ServerConnection]:
+        """The connections still open.  ``connection.protocol.state``, not ``connection.state``: the latter only
+        exists from websockets 14 on, and the test extra allows 13."""
+        return [c for c in self.connections if c.protocol.state.name == "OPEN"]
+
     def _send(self, env: Envelope) -> None:
         with self._cond:
-            live = [c for c in self.connections if c.state.name == "OPEN"]
+            live = self.open_connections()
         if not live:
             raise RuntimeError("no Socket Mode connection is open")
         env.attempts += 1
@@ -184,6 +189,6 @@ class FakeSocketMode:
     def request_refresh(self) -> None:
         """Ask the app to reconnect, as Slack does every few hours."""
         with self._cond:
-            live = [c for c in self.connections if c.state.name == "OPEN"]
+            live = self.open_connections()
         for c in live:
             c.send(json.dumps({"type": "disconnect", "reason": "refresh_requested", "debug_info": {"host": "applink-fake"}}))

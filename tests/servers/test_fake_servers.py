@@ -143,10 +143,9 @@ def test_429_with_retry_after_is_retried_then_succeeds(anthropic_server):
 def test_529_overloaded_raises_after_retries_exhausted(anthropic_server):
     for _ in range(3):
         anthropic_server.enqueue_error(529, "overloaded_error", "Overloaded", headers={"retry-after": "0.01"})
-    with pytest.raises(anthropic.InternalServerError) as ei:
+    with pytest.raises(anthropic.OverloadedError) as ei:  # an APIStatusError; a subclass of InternalServerError only from SDK 2.x on
         _client(anthropic_server, max_retries=2).messages.create(model=MODEL, max_tokens=10, messages=_user("x"))
-    assert ei.value.status_code == 529
-    assert isinstance(ei.value, getattr(anthropic, "OverloadedError", anthropic.InternalServerError))
+    assert ei.value.status_code == 529 and isinstance(ei.value, anthropic.APIStatusError)
     assert ei.value.body["type"] == "error" and ei.value.body["error"]["type"] == "overloaded_error"
     assert ei.value.request_id and ei.value.request_id.startswith("req_")
     assert len(anthropic_server.message_requests) == 3

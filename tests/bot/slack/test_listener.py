@@ -193,4 +193,4 @@ def test_orienta_run_receives_slack_over_socket_mode(socket_services, socket_mod
         assert _wait(lambda: len(_rows(socket_services)) == 1)
     finally:
         app.stop()
-    assert _wait(lambda: not [c for c in socket_mode.connections if c.state.name == "OPEN"])  # stop() closed the socket
+    assert _wait(lambda: not socket_mode.open_connections())  # stop() closed the socket
