@@ -274,13 +274,36 @@ def test_week_two_drafts_repeated_questions_from_approved_answers_and_the_right_
     assert result.weeks[1].reused_approved == sum(r.decision == "approve" for r in reused)
 
 
-def test_questions_asked_again_in_week_two_need_fewer_edits_than_when_first_asked(demo):
-    """Measured on the demo, not assumed: the reviewer's rewrites of a question fall once its answer is approved."""
-    _, result = demo
+def _rewritten(engine, row) -> bool:
+    """The reviewer wrote the reply: an edit whose text is not a suggested approved answer sent as offered."""
+    from review.answer_memory import for_student, suggestions_of
+    from review.answer_models import CuratedAnswer
+    from review.models import Decision
+
+    if row.decision != "edit":
+        return False
+    with Session(engine) as session:
+        draft = session.get(Draft, row.draft_id)
+        message = session.get(InboundMessage, draft.message_id)
+        decision = session.exec(select(Decision).where(Decision.draft_id == draft.id, Decision.action == "edit")).first()
+        offered = {for_student(a.text, message).strip() for f in suggestions_of(draft) if (a := session.get(CuratedAnswer, int(f["answer_id"]))) is not None}
+        return (decision.final_text or "").strip() not in offered
+
+
+def test_questions_asked_again_in_week_two_need_fewer_rewrites_than_when_first_asked(demo):
+    """Measured on the demo, not assumed: the reviewer's rewrites of a question fall once its answer is approved.
+
+    A rewrite is an edit the reviewer wrote; sending the approved answer the card offered («Editar desde la respuesta
+    #N») is the cheap path the memory exists for, and is counted apart (as the demo's week table does). A question
+    whose first draft was already approved unchanged cannot need fewer edits, so edits alone would punish better
+    first drafts."""
+    settings, result = demo
+    engine = Services(settings).engine
     by_key = sample.expectations()
     row_of = {_key(r.source): r for r in result.rows}
     again = [r for r in _week(result, 2) if "repeat_of" in r.expected]
     first = [row_of[sample.intent(_key(r.source), by_key)] for r in again]
     assert len(again) >= 5 and all(r.week == 1 for r in first)
-    edits_again, edits_first = sum(r.decision == "edit" for r in again), sum(r.decision == "edit" for r in first)
-    assert edits_again < edits_first, [(r.source, r.decision, r.reused_from) for r in again]
+    rewrites_again = sum(_rewritten(engine, r) for r in again)
+    rewrites_first = sum(_rewritten(engine, r) for r in first)
+    assert rewrites_again < rewrites_first, [(r.source, r.decision, r.reused_from) for r in again]
