@@ -17,7 +17,8 @@ from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
-from pipeline.generation.ranking import UnitRanker, featurize, pair_context
+from pipeline.generation.ranking import UnitRanker, pair_context
+from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
 from pipeline.generation.selection import Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
@@ -173,7 +174,7 @@ class ExtractiveGenerator:
         named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
         cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
         if self.ranker is not None and cands:
-            probs = self.ranker.scores(self.features(question, asked, cands))
+            probs = self.ranker.scores(self.features(question, asked, cands, weights))
             for c, p in zip(cands, probs, strict=True):
                 c.score = float(p)
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
@@ -183,17 +184,19 @@ class ExtractiveGenerator:
         cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
         return cands
 
-    def features(self, question: str, asked: Asked, cands: list[Candidate]) -> np.ndarray:
-        """The ranker's feature rows of the candidates."""
-        pc = pair_context(question, asked)
+    def features(self, question: str, asked: Asked, cands: list[Candidate], weights: dict[str, float] | None = None) -> np.ndarray:
+        """The ranker's feature rows of the candidates (`weights`: the question keys' idf weights, computed when not given)."""
+        if weights is None:
+            weights = self.coverage(question, [Hit(c.chunk, 0.0) for c in cands[:1]])[0]
         titles: dict[str, set[str]] = {}
-        rows = []
-        for c in cands:
-            tk = titles.get(c.chunk.doc_id)
+
+        def title_keys(chunk) -> set[str]:
+            tk = titles.get(chunk.doc_id)
             if tk is None:
-                tk = titles[c.chunk.doc_id] = doc_keys(f"{c.chunk.doc_title} {c.chunk.doc_id.replace('_', ' ')}")
-            rows.append(featurize(pc, c, tk))
-        return np.stack(rows)
+                tk = titles[chunk.doc_id] = doc_keys(f"{chunk.doc_title} {chunk.doc_id.replace('_', ' ')}")
+            return tk
+
+        return ranker_rows(pair_context(question, asked, weights), cands, title_keys)
 
     def _query_vector(self, question: str, hits: list[Hit]):
         """The question's embedding, only when the hits carry unit vectors stored at ingestion."""

@@ -131,7 +131,7 @@ def build_pairs(generator, retrieve: Callable[[str], list[Hit]], items: Iterable
         y = labels_for(item, cands)
         if y is None:
             continue
-        out.append(Pair(generator.features(item.question, asked, cands), y, item.source))
+        out.append(Pair(generator.features(item.question, asked, cands, weights), y, item.source))
     return out
 
 

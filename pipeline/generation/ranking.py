@@ -15,7 +15,7 @@ from pipeline.generation.asking import Asked, period_score
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import fold
 
-RANKER_VERSION = 1
+RANKER_VERSION = 2
 
 # What a unit gives beyond selection.ANSWER_TYPES (on the folded unit): a consequence, a permission or a prohibition, a step.
 CONSEQUENCE = re.compile(r"sancion|sancionad|perdera|pierde[n]? |anulad|anulara|se anula|reprobad|no tendra derecho|suspension|suspendid|expulsi|cero puntos|nota de cero|debera repetir|quedara|se le aplicara|causa de|perdida de")
@@ -45,19 +45,54 @@ FEATURES = (
     "u_sentence", "u_item", "u_faq", "u_record", "u_row",
     "faq_question", "topic", "hand",
     "proc_item", "yesno_permission", "record_named",
+    # version 2: embedding similarity itself, idf-weighted object coverage, where the unit sits, the question's kind
+    "sim", "object_idf", "object_idf_ctx", "chunk_pos", "unit_pos", "has_vec",
+    "q_date", "q_amount", "q_procedure", "q_yes_no", "q_consequence", "q_requirement", "q_place", "q_count", "q_role", "q_other",
 )
 
-RELATIVE = ("hand_share", "hand_rank")  # computed over one question's candidates
+# Computed over one question's candidates: each value against the best candidate's, its rank, and how the unit's
+# chunk and document compare (the best similarity of any unit in the same chunk / document).
+RELATIVE_OF = ("hand", "lexical", "sim", "object_idf", "cover")
+RELATIVE = (
+    "hand_share", "hand_rank", "hand_gap", "lexical_share", "lexical_rank", "sim_gap", "sim_rank",
+    "object_idf_gap", "cover_share", "chunk_sim_gap", "doc_sim_gap", "doc_hand_gap", "chunk_best_hand",
+)
+_Q_KINDS = ("date", "amount", "procedure", "yes_no", "consequence", "requirement", "place", "count", "role", "other")
 
 
-def with_relative(x: np.ndarray) -> np.ndarray:
-    """One question's feature rows with the hand score relative to its best candidate and the inverse of its rank."""
-    h = x[:, FEATURES.index("hand")]
-    order = np.argsort(-h, kind="stable")
-    rank = np.empty(len(h), dtype=np.float32)
-    rank[order] = np.arange(1, len(h) + 1)
-    top = float(h.max()) if len(h) else 1.0
-    return np.hstack([x, np.stack([h / (top or 1.0), 1.0 / rank], axis=1).astype(np.float32)])
+def _rank_of(v: np.ndarray) -> np.ndarray:
+    order = np.argsort(-v, kind="stable")
+    rank = np.empty(len(v), dtype=np.float32)
+    rank[order] = np.arange(1, len(v) + 1)
+    return rank
+
+
+def relative(x: np.ndarray, cover: np.ndarray, chunk_ids: Sequence, doc_ids: Sequence) -> np.ndarray:
+    """The RELATIVE columns of one question's candidates (rows of FEATURES)."""
+    col = {name: x[:, FEATURES.index(name)] for name in ("hand", "lexical", "sim", "object_idf")}
+    h, lex, sim, obj = col["hand"], col["lexical"], col["sim"], col["object_idf"]
+    top_h = float(h.max()) or 1.0
+    chunk_sim, doc_sim, doc_hand, chunk_hand = {}, {}, {}, {}
+    for i, (c, d) in enumerate(zip(chunk_ids, doc_ids, strict=True)):
+        chunk_sim[c] = max(chunk_sim.get(c, -1.0), float(sim[i]))
+        doc_sim[d] = max(doc_sim.get(d, -1.0), float(sim[i]))
+        doc_hand[d] = max(doc_hand.get(d, -1e9), float(h[i]))
+        chunk_hand[c] = max(chunk_hand.get(c, -1e9), float(h[i]))
+    top_sim = float(sim.max())
+    out = np.stack(
+        [
+            h / top_h, 1.0 / _rank_of(h), h - float(h.max()),
+            lex / (float(lex.max()) or 1.0), 1.0 / _rank_of(lex),
+            sim - top_sim, 1.0 / _rank_of(sim),
+            obj - float(obj.max()), cover / (float(cover.max()) or 1.0),
+            np.array([chunk_sim[c] for c in chunk_ids]) - top_sim,
+            np.array([doc_sim[d] for d in doc_ids]) - top_sim,
+            np.array([doc_hand[d] for d in doc_ids]) - float(h.max()),
+            np.array([float(chunk_hand[c] == h[i]) for i, c in enumerate(chunk_ids)]),
+        ],
+        axis=1,
+    )
+    return np.hstack([x, out]).astype(np.float32)
 
 
 def unit_gives(text: str, kind: str, context: str, strong: set[str], types: set[str]) -> tuple[set[str], set[str]]:
@@ -88,10 +123,17 @@ class PairContext:
     asked: Asked
     qkeys: frozenset[str]
     okeys: frozenset[str]
+    weights: dict[str, float]  # the question keys' idf weights (empty: each key weighs 1)
 
 
-def pair_context(question: str, asked: Asked) -> PairContext:
-    return PairContext(asked, frozenset(query_keys(question)), frozenset(asked.object_keys))
+def pair_context(question: str, asked: Asked, weights: dict[str, float] | None = None) -> PairContext:
+    return PairContext(asked, frozenset(query_keys(question)), frozenset(asked.object_keys), dict(weights or {}))
+
+
+def rows(pc: PairContext, cands: Sequence, title_keys_of) -> np.ndarray:
+    """One question's feature rows (FEATURES + RELATIVE); `title_keys_of(chunk)` gives a document's title keys."""
+    x = np.stack([featurize(pc, c, title_keys_of(c.chunk)) for c in cands])
+    return relative(x, np.array([c.cover for c in cands], dtype=np.float32), [c.chunk.id for c in cands], [c.chunk.doc_id for c in cands])
 
 
 def featurize(pc: PairContext, cand, title_keys: set[str] | None = None) -> np.ndarray:
@@ -124,6 +166,9 @@ def featurize(pc: PairContext, cand, title_keys: set[str] | None = None) -> np.n
             float(u.kind == "sentence"), float(u.kind == "item"), float(u.kind == "faq"), float(u.kind == "record"), float(u.kind == "row"),
             faq_q, topic, cand.hand,
             float(a.kind == "procedure" and u.kind == "item"), float(a.kind == "yes_no" and "permission" in have), float(u.kind == "record" and named),
+            cand.sim if cand.sim is not None else 0.0, _weighted(pc, own), _weighted(pc, cand.keys),
+            math.log1p(cand.chunk.position), math.log1p(u.offset), float(cand.sim is not None),
+            *(float(a.kind == k) for k in _Q_KINDS),
         ],
         dtype=np.float32,
     )
@@ -133,25 +178,44 @@ def _has(key: str, keys: set[str]) -> bool:
     return key in keys or key[:4] in keys
 
 
+def _weighted(pc: PairContext, keys: set[str]) -> float:
+    """The idf-weighted share of the question's object the keys hold."""
+    if not pc.okeys:
+        return 0.0
+    w = {k: pc.weights.get(k, 1.0) for k in pc.okeys}
+    total = sum(w.values()) or 1.0
+    return sum(v for k, v in w.items() if _has(k, keys)) / total
+
+
 @dataclass
 class UnitRanker:
-    """A logistic model over FEATURES (standardised), stored as plain JSON."""
+    """A learned scorer over FEATURES + RELATIVE, stored as plain JSON: a logistic model on standardised features
+    ("linear") or gradient-boosted trees exported node by node ("trees"); `scores` reads as the probability that a unit answers."""
 
     mean: np.ndarray
     scale: np.ndarray
     coef: np.ndarray
     intercept: float
     meta: dict
+    kind: str = "linear"
+    trees: list[dict] | None = None  # per tree: feature, threshold, left, right, leaf, value, missing_left (arrays)
 
     def scores(self, x: np.ndarray) -> np.ndarray:
         """Probability that each row's unit answers the question."""
-        z = ((with_relative(x) - self.mean) / self.scale) @ self.coef + self.intercept
+        if self.kind == "trees":
+            z = np.full(len(x), self.intercept, dtype=np.float64)
+            for t in self.trees or ():
+                z += _tree_values(t, x)
+        else:
+            z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-z))
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"version": RANKER_VERSION, "features": list(FEATURES + RELATIVE), "mean": self.mean.tolist(), "scale": self.scale.tolist(), "coef": self.coef.tolist(), "intercept": self.intercept, "meta": self.meta}
-        path.write_text(json.dumps(payload, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        payload = {"version": RANKER_VERSION, "features": list(FEATURES + RELATIVE), "kind": self.kind, "mean": self.mean.tolist(), "scale": self.scale.tolist(), "coef": self.coef.tolist(), "intercept": self.intercept, "meta": self.meta}
+        if self.trees is not None:
+            payload["trees"] = [{k: v.tolist() for k, v in t.items()} for t in self.trees]
+        path.write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
         return path
 
     @classmethod
@@ -162,7 +226,25 @@ class UnitRanker:
         d = json.loads(path.read_text(encoding="utf-8"))
         if d.get("version") != RANKER_VERSION or d.get("features") != list(FEATURES + RELATIVE):
             return None
-        return cls(np.array(d["mean"], dtype=np.float32), np.array(d["scale"], dtype=np.float32), np.array(d["coef"], dtype=np.float32), float(d["intercept"]), d.get("meta") or {})
+        trees = [{k: np.array(v, dtype=_TREE_DTYPES[k]) for k, v in t.items()} for t in d["trees"]] if d.get("trees") else None
+        return cls(np.array(d["mean"], dtype=np.float32), np.array(d["scale"], dtype=np.float32), np.array(d["coef"], dtype=np.float32), float(d["intercept"]), d.get("meta") or {}, d.get("kind", "linear"), trees)
+
+
+_TREE_DTYPES = {"feature": np.int32, "threshold": np.float64, "left": np.int32, "right": np.int32, "leaf": bool, "value": np.float64, "missing_left": bool}
+
+
+def _tree_values(t: dict, x: np.ndarray) -> np.ndarray:
+    """One exported tree's leaf values for the rows of x (a row goes left when its feature is <= the threshold)."""
+    node = np.zeros(len(x), dtype=np.int32)
+    rows = np.arange(len(x))
+    for _ in range(64):
+        inner = ~t["leaf"][node]
+        if not inner.any():
+            break
+        v = x[rows, t["feature"][node]]
+        left = np.where(np.isnan(v), t["missing_left"][node], v <= t["threshold"][node])
+        node = np.where(inner, np.where(left, t["left"][node], t["right"][node]), node)
+    return t["value"][node]
 
 
 @dataclass(slots=True)
@@ -174,17 +256,27 @@ class Pair:
     source: str  # synthetic | dev | approved
 
 
-def fit(pairs: Sequence[Pair], *, c: float = 1.0, max_negatives: int = 30, seed: int = 0) -> UnitRanker:
+def _usable(pairs: Sequence[Pair]) -> tuple[list[Pair], dict[str, int]]:
+    by_source: dict[str, int] = {}
+    for p in pairs:
+        by_source[p.source] = by_source.get(p.source, 0) + 1
+    usable = [p for p in pairs if p.y.any() and not p.y.all()]
+    if not usable:
+        raise ValueError("no labelled question has both an answering and a non-answering unit")
+    return usable, by_source
+
+
+def fit(pairs: Sequence[Pair], *, kind: str = "trees", **kw) -> UnitRanker:
+    """A ranker of the given kind ("trees" or "linear") fitted on labelled questions."""
+    return fit_trees(pairs, **kw) if kind == "trees" else fit_linear(pairs, **kw)
+
+
+def fit_linear(pairs: Sequence[Pair], *, c: float = 1.0, max_negatives: int = 30, seed: int = 0) -> UnitRanker:
     """A pairwise logistic model (an answering unit against each question's hardest and some random non-answering ones), sources weighted alike."""
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(seed)
-    by_source: dict[str, int] = {}
-    for p in pairs:
-        by_source[p.source] = by_source.get(p.source, 0) + 1
-    usable = [Pair(with_relative(p.x), p.y, p.source) for p in pairs if p.y.any() and not p.y.all()]
-    if not usable:
-        raise ValueError("no labelled question has both an answering and a non-answering unit")
+    usable, by_source = _usable(pairs)
     allx = np.concatenate([p.x for p in usable])
     mean, scale = allx.mean(axis=0), allx.std(axis=0)
     scale[scale < 1e-6] = 1.0
@@ -216,16 +308,82 @@ def fit(pairs: Sequence[Pair], *, c: float = 1.0, max_negatives: int = 30, seed:
     return UnitRanker(mean.astype(np.float32), scale.astype(np.float32), (coef * a).astype(np.float32), b, meta)
 
 
-def precision_at_1(ranker: UnitRanker | None, pairs: Iterable[Pair]) -> tuple[float, int]:
-    """Share of questions whose best-ranked candidate answers them (None: the hand score), and how many were counted."""
-    hits = n = 0
+def fit_trees(pairs: Sequence[Pair], *, max_iter: int = 200, learning_rate: float = 0.05, max_leaf_nodes: int = 15, min_samples_leaf: int = 40, l2: float = 1.0, max_negatives: int = 60, seed: int = 0) -> UnitRanker:
+    """Gradient-boosted trees (sklearn HistGradientBoostingClassifier) on each question's answering units and its
+    hardest and some random other candidates; every question weighs alike, and every source alike."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.default_rng(seed)
+    usable, by_source = _usable(pairs)
+    xs, ys, ws = [], [], []
+    hand = FEATURES.index("hand")
+    for p in usable:
+        pos, neg = np.flatnonzero(p.y), np.flatnonzero(p.y == 0)
+        hard = neg[np.argsort(-p.x[neg, hand])][: max_negatives // 2]
+        rest = np.setdiff1d(neg, hard)
+        easy = rng.choice(rest, size=min(len(rest), max_negatives - len(hard)), replace=False) if len(rest) else rest
+        keep = np.concatenate([pos, hard, easy])
+        xs.append(p.x[keep])
+        ys.append(p.y[keep])
+        ws.append(np.full(len(keep), 1.0 / (by_source[p.source] * len(keep))))
+    x, y, w = np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+    w = w * len(w) / w.sum()
+    model = HistGradientBoostingClassifier(max_iter=max_iter, learning_rate=learning_rate, max_leaf_nodes=max_leaf_nodes, min_samples_leaf=min_samples_leaf, l2_regularization=l2, early_stopping=False, random_state=seed)
+    model.fit(x, y, sample_weight=w)
+    trees = [_export(pred) for it in model._predictors for pred in it]
+    base = float(np.ravel(model._baseline_prediction)[0])
+    meta = {"pairs": by_source, "rows": int(len(y)), "kind": f"gradient-boosted trees ({len(trees)}), sklearn HistGradientBoostingClassifier"}
+    n = x.shape[1]
+    return UnitRanker(np.zeros(n, dtype=np.float32), np.ones(n, dtype=np.float32), np.zeros(n, dtype=np.float32), base, meta, "trees", trees)
+
+
+def _export(pred) -> dict:
+    """A fitted sklearn tree predictor's nodes as plain arrays."""
+    nodes = pred.nodes
+    return {
+        "feature": nodes["feature_idx"].astype(np.int32),
+        "threshold": nodes["num_threshold"].astype(np.float64),
+        "left": nodes["left"].astype(np.int32),
+        "right": nodes["right"].astype(np.int32),
+        "leaf": nodes["is_leaf"].astype(bool),
+        "value": nodes["value"].astype(np.float64),
+        "missing_left": nodes["missing_go_to_left"].astype(bool),
+    }
+
+
+def hits_at_1(ranker: UnitRanker | None, pairs: Iterable[Pair]) -> list[int]:
+    """Per counted question, 1 when its best-ranked candidate answers it (None: the hand score); questions with no answering candidate are not counted."""
+    out = []
     for p in pairs:
         if not p.y.any():
             continue
         s = p.x[:, FEATURES.index("hand")] if ranker is None else ranker.scores(p.x)
-        hits += int(p.y[int(np.argmax(s))] == 1)
-        n += 1
-    return (hits / n if n else 0.0), n
+        out.append(int(p.y[int(np.argmax(s))] == 1))
+    return out
+
+
+def precision_at_1(ranker: UnitRanker | None, pairs: Iterable[Pair]) -> tuple[float, int]:
+    """Share of questions whose best-ranked candidate answers them (None: the hand score), and how many were counted."""
+    h = hits_at_1(ranker, pairs)
+    return (sum(h) / len(h) if h else 0.0), len(h)
+
+
+def bootstrap_ci(hits: Sequence[int], *, rounds: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """The 95% bootstrap interval of a share of hits."""
+    if not hits:
+        return 0.0, 0.0
+    a = np.asarray(hits, dtype=np.float64)
+    means = np.random.default_rng(seed).choice(a, size=(rounds, len(a)), replace=True).mean(axis=1)
+    return float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
+
+
+def paired_gain_ci(learned: Sequence[int], hand: Sequence[int], *, rounds: int = 2000, seed: int = 0) -> tuple[float, float, float]:
+    """The mean gain of one scorer over another on the same questions, with its 95% paired bootstrap interval."""
+    d = np.asarray(learned, dtype=np.float64) - np.asarray(hand, dtype=np.float64)
+    if not len(d):
+        return 0.0, 0.0, 0.0
+    means = np.random.default_rng(seed).choice(d, size=(rounds, len(d)), replace=True).mean(axis=1)
+    return float(d.mean()), float(np.quantile(means, 0.025)), float(np.quantile(means, 0.975))
 
 
 def title_keys(title: str) -> set[str]:

@@ -117,6 +117,7 @@ class Candidate:
     cover: float = 0.0  # weighted share of the question's keys the unit and its headings contain
     own: set[str] = field(default_factory=set)  # the unit's own keys (without its headings)
     hand: float = 0.0  # the hand-weighted score, kept when a learned ranker replaces `score`
+    sim: float | None = None  # cosine of the question's and the unit's embeddings (None: no vectors)
 
 
 def units_of(chunk: Chunk) -> list[Unit]:
@@ -277,6 +278,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             lo, hi = float(sims.min()), float(sims.max())
             for cand, s in zip(cands, sims, strict=True):
                 cand.parts["dense"] = cfg.dense_weight * (float(s) - lo) / ((hi - lo) or 1.0)
+                cand.sim = float(s)
     for cand in cands:
         cand.score = cand.hand = sum(cand.parts.values()) * (cfg.type_miss if cand.miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and _DANGLING.search(cand.unit.text) else 1.0)
     cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
