@@ -173,10 +173,10 @@ class ExtractiveGenerator:
         courses = " ".join(dict.fromkeys(record_name(u) for _, u in book.named_in(question)))  # 'Química 2' names a course, not the programme
         named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
         cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
-        if self.ranker is not None and cands:
+        if self.ranker is not None and cands and self.ranker.applies(cands[0].unit.kind):  # cands are in the hand score's order here
             probs = self.ranker.scores(self.features(question, asked, cands, weights))
             for c, p in zip(cands, probs, strict=True):
-                c.score = float(p)
+                c.score, c.learned = float(p), True
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
             for c in cands:
                 if period_score(c.text, asked) < 0:
@@ -244,7 +244,7 @@ class ExtractiveGenerator:
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
-        state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
+        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
             answer = figure or yes_or_no(chosen[0].text)

@@ -198,21 +198,36 @@ class UnitRanker:
     intercept: float
     meta: dict
     kind: str = "linear"
+    scope: str = "all"  # "prose": used only when the hand score's best unit is not a course-plan record or row (the hand score keeps those)
     trees: list[dict] | None = None  # per tree: feature, threshold, left, right, leaf, value, missing_left (arrays)
+    _stacked: dict | None = None
+
+    def _forest(self) -> dict:
+        if self._stacked is None:
+            self._stacked = _stack(self.trees or [])
+        return self._stacked
+
+    def applies(self, top_kind: str) -> bool:
+        """Whether this ranker orders a question's candidates, given the kind of unit the hand score ranks first."""
+        return self.scope == "all" or top_kind not in ("record", "row")
+
+    def applies_to(self, x: np.ndarray) -> bool:
+        """The same, read on the question's feature rows."""
+        top = x[int(np.argmax(x[:, FEATURES.index("hand")]))]
+        kind = "record" if top[FEATURES.index("u_record")] else "row" if top[FEATURES.index("u_row")] else "other"
+        return self.applies(kind)
 
     def scores(self, x: np.ndarray) -> np.ndarray:
         """Probability that each row's unit answers the question."""
         if self.kind == "trees":
-            z = np.full(len(x), self.intercept, dtype=np.float64)
-            for t in self.trees or ():
-                z += _tree_values(t, x)
+            z = self.intercept + _forest_values(self._forest(), x)
         else:
             z = ((x - self.mean) / self.scale) @ self.coef + self.intercept
         return 1.0 / (1.0 + np.exp(-z))
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"version": RANKER_VERSION, "features": list(FEATURES + RELATIVE), "kind": self.kind, "mean": self.mean.tolist(), "scale": self.scale.tolist(), "coef": self.coef.tolist(), "intercept": self.intercept, "meta": self.meta}
+        payload = {"version": RANKER_VERSION, "features": list(FEATURES + RELATIVE), "kind": self.kind, "scope": self.scope, "mean": self.mean.tolist(), "scale": self.scale.tolist(), "coef": self.coef.tolist(), "intercept": self.intercept, "meta": self.meta}
         if self.trees is not None:
             payload["trees"] = [{k: v.tolist() for k, v in t.items()} for t in self.trees]
         path.write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -227,7 +242,7 @@ class UnitRanker:
         if d.get("version") != RANKER_VERSION or d.get("features") != list(FEATURES + RELATIVE):
             return None
         trees = [{k: np.array(v, dtype=_TREE_DTYPES[k]) for k, v in t.items()} for t in d["trees"]] if d.get("trees") else None
-        return cls(np.array(d["mean"], dtype=np.float32), np.array(d["scale"], dtype=np.float32), np.array(d["coef"], dtype=np.float32), float(d["intercept"]), d.get("meta") or {}, d.get("kind", "linear"), trees)
+        return cls(np.array(d["mean"], dtype=np.float32), np.array(d["scale"], dtype=np.float32), np.array(d["coef"], dtype=np.float32), float(d["intercept"]), d.get("meta") or {}, d.get("kind", "linear"), d.get("scope", "all"), trees)
 
 
 _TREE_DTYPES = {"feature": np.int32, "threshold": np.float64, "left": np.int32, "right": np.int32, "leaf": bool, "value": np.float64, "missing_left": bool}
@@ -235,16 +250,38 @@ _TREE_DTYPES = {"feature": np.int32, "threshold": np.float64, "left": np.int32, 
 
 def _tree_values(t: dict, x: np.ndarray) -> np.ndarray:
     """One exported tree's leaf values for the rows of x (a row goes left when its feature is <= the threshold)."""
-    node = np.zeros(len(x), dtype=np.int32)
-    rows = np.arange(len(x))
+    return _forest_values(_stack([t]), x)
+
+
+def _stack(trees: Sequence[dict]) -> dict:
+    """The trees' nodes in one set of arrays (children renumbered), with each tree's root."""
+    out: dict[str, list] = {k: [] for k in _TREE_DTYPES}
+    roots, at = [], 0
+    for t in trees:
+        roots.append(at)
+        for k in _TREE_DTYPES:
+            v = t[k]
+            out[k].append(v + at if k in ("left", "right") else v)
+        at += len(t["leaf"])
+    stacked = {k: np.concatenate(v).astype(_TREE_DTYPES[k]) if v else np.zeros(0, dtype=_TREE_DTYPES[k]) for k, v in out.items()}
+    stacked["roots"] = np.array(roots, dtype=np.int32)
+    return stacked
+
+
+def _forest_values(f: dict, x: np.ndarray) -> np.ndarray:
+    """The sum over all trees of each row's leaf value, every tree walked at once."""
+    if not len(f["roots"]):
+        return np.zeros(len(x))
+    node = np.broadcast_to(f["roots"], (len(x), len(f["roots"]))).copy()
+    rows = np.arange(len(x))[:, None]
     for _ in range(64):
-        inner = ~t["leaf"][node]
+        inner = ~f["leaf"][node]
         if not inner.any():
             break
-        v = x[rows, t["feature"][node]]
-        left = np.where(np.isnan(v), t["missing_left"][node], v <= t["threshold"][node])
-        node = np.where(inner, np.where(left, t["left"][node], t["right"][node]), node)
-    return t["value"][node]
+        v = x[rows, f["feature"][node]]
+        left = np.where(np.isnan(v), f["missing_left"][node], v <= f["threshold"][node])
+        node = np.where(inner, np.where(left, f["left"][node], f["right"][node]), node)
+    return f["value"][node].sum(axis=1)
 
 
 @dataclass(slots=True)
@@ -266,9 +303,13 @@ def _usable(pairs: Sequence[Pair]) -> tuple[list[Pair], dict[str, int]]:
     return usable, by_source
 
 
-def fit(pairs: Sequence[Pair], *, kind: str = "trees", **kw) -> UnitRanker:
-    """A ranker of the given kind ("trees" or "linear") fitted on labelled questions."""
-    return fit_trees(pairs, **kw) if kind == "trees" else fit_linear(pairs, **kw)
+def fit(pairs: Sequence[Pair], *, kind: str = "linear", scope: str = "prose", **kw) -> UnitRanker:
+    """A ranker of the given kind ("linear" or "trees") fitted on labelled questions, used in `scope` ("prose" or "all").
+    The default is what measured best on held-out fiusac questions (benchmarks/results/unit_ranking.json)."""
+    model = fit_trees(pairs, **kw) if kind == "trees" else fit_linear(pairs, **kw)
+    model.scope = scope
+    model.meta["scope"] = scope
+    return model
 
 
 def fit_linear(pairs: Sequence[Pair], *, c: float = 1.0, max_negatives: int = 30, seed: int = 0) -> UnitRanker:
@@ -334,7 +375,7 @@ def fit_trees(pairs: Sequence[Pair], *, max_iter: int = 200, learning_rate: floa
     base = float(np.ravel(model._baseline_prediction)[0])
     meta = {"pairs": by_source, "rows": int(len(y)), "kind": f"gradient-boosted trees ({len(trees)}), sklearn HistGradientBoostingClassifier"}
     n = x.shape[1]
-    return UnitRanker(np.zeros(n, dtype=np.float32), np.ones(n, dtype=np.float32), np.zeros(n, dtype=np.float32), base, meta, "trees", trees)
+    return UnitRanker(np.zeros(n, dtype=np.float32), np.ones(n, dtype=np.float32), np.zeros(n, dtype=np.float32), base, meta, "trees", "all", trees)
 
 
 def _export(pred) -> dict:
@@ -357,7 +398,7 @@ def hits_at_1(ranker: UnitRanker | None, pairs: Iterable[Pair]) -> list[int]:
     for p in pairs:
         if not p.y.any():
             continue
-        s = p.x[:, FEATURES.index("hand")] if ranker is None else ranker.scores(p.x)
+        s = p.x[:, FEATURES.index("hand")] if ranker is None or not ranker.applies_to(p.x) else ranker.scores(p.x)
         out.append(int(p.y[int(np.argmax(s))] == 1))
     return out
 

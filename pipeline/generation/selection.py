@@ -117,6 +117,7 @@ class Candidate:
     cover: float = 0.0  # weighted share of the question's keys the unit and its headings contain
     own: set[str] = field(default_factory=set)  # the unit's own keys (without its headings)
     hand: float = 0.0  # the hand-weighted score, kept when a learned ranker replaces `score`
+    learned: bool = False  # `score` is the learned ranker's probability (else the hand score)
     sim: float | None = None  # cosine of the question's and the unit's embeddings (None: no vectors)
 
 

@@ -45,6 +45,7 @@ def _toy_pairs(n: int, seed: int = 1) -> list[Pair]:
     pairs = []
     for i in range(n):  # the answering unit has the higher 'object' feature; the hand score is noise
         x = rng.random((8, len(FEATURES) + len(RELATIVE))).astype(np.float32)
+        x[:, [FEATURES.index("u_record"), FEATURES.index("u_row")]] = 0.0  # prose units
         y = np.zeros(8, dtype=np.int8)
         best = int(np.argmax(x[:, FEATURES.index("object")]))
         y[best] = 1
@@ -69,6 +70,19 @@ def test_a_fitted_ranker_is_stored_as_json_and_scores_the_same_after_loading(tmp
     assert UnitRanker.load(tmp_path / "missing.json") is None
 
 
+def test_a_prose_ranker_leaves_a_question_whose_hand_best_is_a_course_record_to_the_hand_score():
+    pairs = _toy_pairs(200)
+    prose, everywhere = fit(pairs, scope="prose"), fit(pairs, scope="all")
+    x = pairs[0].x.copy()
+    x[:, FEATURES.index("hand")] = np.arange(8)
+    assert prose.applies_to(x) and everywhere.applies_to(x)
+    x[7, FEATURES.index("u_record")] = 1.0  # the hand score's best is a course-plan record
+    assert not prose.applies_to(x) and everywhere.applies_to(x)
+    p = Pair(x, np.eye(8, dtype=np.int8)[7], "dev")
+    assert precision_at_1(prose, [p]) == (1.0, 1) == precision_at_1(None, [p])
+    assert prose.applies("item") and not prose.applies("record") and not prose.applies("row")
+
+
 def test_exported_trees_score_as_sklearn_does():
     from sklearn.ensemble import HistGradientBoostingClassifier
 
@@ -79,7 +93,7 @@ def test_exported_trees_score_as_sklearn_does():
     ref = HistGradientBoostingClassifier(max_iter=30, random_state=0).fit(x, y)
     from pipeline.generation.ranking import _export
 
-    model = UnitRanker(np.zeros(x.shape[1]), np.ones(x.shape[1]), np.zeros(x.shape[1]), float(np.ravel(ref._baseline_prediction)[0]), {}, "trees", [_export(p) for it in ref._predictors for p in it])
+    model = UnitRanker(np.zeros(x.shape[1]), np.ones(x.shape[1]), np.zeros(x.shape[1]), float(np.ravel(ref._baseline_prediction)[0]), {}, "trees", trees=[_export(p) for it in ref._predictors for p in it])
     assert np.allclose(model.scores(x), ref.predict_proba(x)[:, 1], atol=1e-6)
 
 
