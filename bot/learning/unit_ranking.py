@@ -9,11 +9,13 @@ from sqlmodel import select
 
 from bot.wiring.services import Services
 from pipeline.generation.ranker_data import Labelled, build_pairs, split, synthetic_questions
-from pipeline.generation.ranking import UnitRanker, fit, precision_at_1
+from pipeline.generation.ranking import UnitRanker, fit, hits_at_1, paired_gain_ci, precision_at_1
 from review.answer_models import CuratedAnswer
 from review.db import session_scope
 
 log = logging.getLogger(__name__)
+
+MIN_REAL = 30  # held-out questions with a staff-approved answer needed to judge a ranker; it is adopted only when its paired gain's 95% interval is above 0
 
 
 def ranker_path(services: Services) -> Path:
@@ -33,7 +35,8 @@ def approved_questions(services: Services) -> list[Labelled]:
 
 
 def train_unit_ranker(services: Services, *, per_document: int = 40, extra: list[Labelled] | None = None) -> dict:
-    """Fit on synthetic questions from the index's units and staff-approved answers; keep the model only when its held-out precision@1 beats the hand score."""
+    """Fit on synthetic questions from the index's units and staff-approved answers; keep the model only when, on held-out
+    staff-approved questions (at least MIN_REAL), its precision@1 beats the hand score's with a paired bootstrap interval above 0."""
     chunks = [c for c, _ in services.index.all_chunks()]
     if not chunks:
         return {"adopted": False, "reason": "el índice está vacío"}
@@ -53,16 +56,25 @@ def train_unit_ranker(services: Services, *, per_document: int = 40, extra: list
         return report | {"adopted": False, "reason": str(exc)}
     hand, n = precision_at_1(None, held)
     learned, _ = precision_at_1(model, held)
-    report |= {"precision_at_1_hand": round(hand, 4), "precision_at_1_learned": round(learned, 4), "held_out_counted": n}
+    # Adoption is judged on questions people asked (staff-approved answers), never on synthetic ones: on fiusac a ranker
+    # that won on synthetic questions lost on real ones (benchmarks/results/unit_ranking.json).
+    real = [p for p in held if p.source != "synthetic"]
+    h_real, l_real = hits_at_1(None, real), hits_at_1(model, real)
+    gain, lo, hi = paired_gain_ci(l_real, h_real)
+    report |= {
+        "precision_at_1_hand": round(hand, 4), "precision_at_1_learned": round(learned, 4), "held_out_counted": n,
+        "real_held_out_counted": len(h_real), "real_gain": round(gain, 4), "real_gain_ci95": [round(lo, 4), round(hi, 4)],
+    }
     path = ranker_path(services)
-    if n and learned > hand:
+    if len(h_real) >= MIN_REAL and lo > 0.0:
         model.meta |= {k: v for k, v in report.items() if k != "sources"}
         model.save(path)
         report |= {"adopted": True, "path": str(path)}
     else:
         if path.exists():
-            path.unlink()  # a model no better than the hand score is never used
-        report |= {"adopted": False, "reason": "no supera al puntaje manual en las preguntas reservadas"}
+            path.unlink()  # a model not measured better than the hand score is never used
+        why = "pocas respuestas aprobadas para medirlo" if len(h_real) < MIN_REAL else "no supera al puntaje manual en las preguntas reales reservadas"
+        report |= {"adopted": False, "reason": why}
     gen.ranker = load_ranker(services)
     return report
 
