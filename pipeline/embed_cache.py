@@ -97,3 +97,36 @@ class CachedEmbedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed_queries(texts)
+
+    def __getattr__(self, name: str):
+        if name == "late_name":  # late pooling only when the wrapped embedder has it
+            return getattr(self.inner, "late_name")
+        raise AttributeError(name)
+
+    def embed_late(self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]], progress: Progress | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Late-pooled (passage vector, span vectors) per (text, spans), cached under the late-pooling name and
+        the text with its spans (the engine's own vectors, under `name`, never mix with these)."""
+        model, dim = self.late_name, self.dim
+        keys = [text_key(t + "\x00" + ";".join(f"{a}:{b}" for a, b in spans)) for t, spans in items]
+        found = self.cache.get_many(model, list(dict.fromkeys(keys)))
+        first = {k: i for i, k in reversed(list(enumerate(keys)))}
+        todo = [i for k, i in first.items() if k not in found]
+        self.hits += len(items) - len(todo)
+        self.misses += len(todo)
+        done = len(items) - len(todo)
+        if progress:
+            progress(done, len(items))
+        for start in range(0, len(todo), self.batch_size):
+            batch = todo[start : start + self.batch_size]
+            res = self.inner.embed_late([items[i] for i in batch])  # type: ignore[attr-defined]
+            new = {keys[i]: np.concatenate([v[None, :], np.asarray(sv, dtype=np.float32).reshape(-1, dim)]).reshape(-1) for i, (v, sv) in zip(batch, res, strict=True)}
+            self.cache.put_many(model, new)
+            found.update(new)
+            done += len(batch)
+            if progress:
+                progress(done, len(items))
+        out = []
+        for k in keys:
+            m = np.asarray(found[k], dtype=np.float32).reshape(-1, dim)
+            out.append((m[0], m[1:]))
+        return out

