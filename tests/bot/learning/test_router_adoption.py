@@ -80,7 +80,6 @@ def test_train_router_keeps_the_stored_router_when_the_retrained_one_is_worse(ca
     kept = train_router(campus)
     adoption = kept.meta["rejected_retraining"]["heldout_staff"]["adoption"]
     assert adoption["adopted"] is False and "worse" in adoption["reason"]
-    assert set(adoption["sets"]) == {"staff_decisions_heldout", "synthetic_heldout"}  # the synthetic held-out is compared too
     assert kept.meta["campus_hash"] == good.meta["campus_hash"] and kept.weights.tolist() == good.weights.tolist()
     assert (campus.settings.paths.router_dir / "router.json").read_bytes() == stored  # the stored router is untouched
     json.dumps(kept.meta)  # reportable
