@@ -2,6 +2,7 @@
 
 Protocol:
   PYTHONPATH=$PWD python benchmarks/gate_learning.py [--data-dir /tmp/i28gl] [--splits 2] [--fresh-seeds 101,102]
+      [--fresh2-seeds 201,202] [--parts tuning,fresh,fresh2,dev_to_fresh,worse] [--out PATH]
 The gate is trained offline from the FIUSAC text documents (shared corpora, read by path). The dev set
 benchmarks/data/gate_learning_dev.jsonl (informal in-domain messages and near-miss out-of-domain ones, written for this
 benchmark and used nowhere in training) is split in two halves, stratified, per seed:
@@ -19,6 +20,11 @@ in the results: optimistic by construction). The figures to quote are the "fresh
 split with seeds 101 and 102 that were never used, the configured parameters unchanged; and "dev_to_fresh": every dev
 message reviewed as staff traffic, every fresh message unseen. "unseen_after" is what the office would serve (the
 candidate if adopted, else the gate as it was); "unseen_after_candidate" is the candidate either way.
+"fresh2": a second, larger fresh file written in the third session (benchmarks/data/gate_learning_fresh2.jsonl: 119
+informal in-domain, 120 near misses and far ones, by family), never used for training or for choosing anything, split
+with seeds 201 and 202 (about 120 unseen messages per split); each total carries a 95% bootstrap interval of the fall
+(unseen messages resampled within each split, both verdicts paired). "carry_by_family": how far staff labels reach, per
+family of unseen message (other universities' procedures, homework, ...), at several cosine radii.
 Timing at 10,000 decisions: benchmarks/gate_retrain_scale.py.
 Writes benchmarks/results/gate_learning.json.
 """
@@ -47,6 +53,7 @@ from pipeline.settings import load_settings  # noqa: E402
 SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora") if p.exists()), ROOT.parent / "shared" / "corpora")
 DEV = ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl"
 FRESH = ROOT / "benchmarks" / "data" / "gate_learning_fresh.jsonl"
+FRESH2 = ROOT / "benchmarks" / "data" / "gate_learning_fresh2.jsonl"
 RADII = (0.86, 0.88, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98)
 
 
@@ -99,10 +106,12 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
     # reach of the memory: staff labels of the seen half against the gate's verdicts on the unseen half
     vec_seen, vec_unseen = embedder.embed_queries([r["text"] for r in seen]), embedder.embed_queries([r["text"] for r in unseen])
     curve = reach_curve(vec_seen, [s.label for s in staff], vec_unseen, y_unseen, verdicts(gate, unseen, embedder).tolist(), RADII)
+    carry = family_carry(vec_seen, seen, staff, vec_unseen, unseen)
     radius = choose_radius(curve, default=options.radius) if choose else options.radius
     opts = LearningOptions(**{**options.__dict__, "radius": radius})
     res, reviewers, _ = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
     served_after = res.gate if res.verdict.adopted else gate
+    old_rule = adopted_under_previous_rule(res.verdict)
     after = figures(y_unseen, verdicts(served_after, unseen, embedder))
     after_candidate = figures(y_unseen, verdicts(res.gate, unseen, embedder))
     after_no_memory = figures(y_unseen, (res.gate.probabilities([r["text"] for r in unseen], embedder, memory=False) >= res.gate.threshold).astype(int))
@@ -116,9 +125,12 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
     split = {
         "seed": seed, "n_seen": len(seen), "n_unseen": len(unseen), "corrections_fed": sum(s.correction for s in staff),
         "unseen_before": before, "unseen_after": after, "unseen_after_candidate": after_candidate, "unseen_after_without_memory": after_no_memory,
-        "adopted": res.verdict.adopted, "adoption_reason": res.verdict.reason, "threshold": res.threshold,
+        "adopted": res.verdict.adopted, "adoption_reason": res.verdict.reason, "adopted_under_previous_rule": old_rule,
+        "unseen_after_under_previous_rule": after_candidate if old_rule else before, "threshold": res.threshold,
         "evidence": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in res.verdict.sets.items()},
-        "reach": curve, "radius": radius, "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
+        "reach": curve, "carry_by_family": carry, "radius": radius,
+        "wrong_before": [int(a != b) for a, b in zip(y_unseen, verdicts(gate, unseen, embedder))],
+        "wrong_after": [int(a != b) for a, b in zip(y_unseen, verdicts(served_after, unseen, embedder))], "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
         "poisoned": {"adopted": pres.verdict.adopted, "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
                      "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
                      "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
@@ -129,10 +141,67 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
     return split
 
 
-def total(splits: list[dict]) -> dict:
+def adopted_under_previous_rule(verdict) -> bool:
+    """The adoption rule of the second session (3-point margin on staff decisions, half a point on the synthetic
+    held-out, no 'surely no worse' margin, no Brier check), read from the same evidence."""
+    tol = {"staff_decisions": 0.03, "synthetic_heldout": 0.005}
+    rise = {"staff_decisions": 0.02, "synthetic_heldout": 0.01}
+    for name, c in verdict.sets.items():
+        if c.errors_after > c.errors_before and (c.error_rate_change > tol.get(name, 0.0) + 1e-12 or c.interval[0] > 0):
+            return False
+        if c.protected_rise > rise.get(name, 0.0) + 1e-12:
+            return False
+    return bool(verdict.sets) and any(c.n for c in verdict.sets.values())
+
+
+CARRY_RADII = (0.80, 0.84, 0.86, 0.88, 0.90, 0.93)
+
+
+def family_carry(vec_seen, seen: list[dict], staff: list[StaffLabel], vec_unseen, unseen: list[dict]) -> dict:
+    """How far a staff label carries, per family of unseen message: at each cosine radius, the share of the unseen
+    messages of that family with a staff-labelled message of the same family that close (the correction reaches them),
+    and the share whose nearest staff-labelled message within the radius has the other label (overreach / conflict).
+    "another university's procedure" -> other universities is family other_institution; homework -> homework."""
+    a = np.asarray(vec_seen, dtype=np.float32)
+    b = np.asarray(vec_unseen, dtype=np.float32)
+    a /= np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-9)
+    b /= np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-9)
+    sims = b @ a.T
+    fam_seen = np.array([r.get("family", "?") for r in seen])
+    lab_seen = np.array([s.label for s in staff])
+    out: dict = {}
+    for fam in sorted({r.get("family", "?") for r in unseen}):
+        rows = [i for i, r in enumerate(unseen) if r.get("family", "?") == fam]
+        if not rows or not (fam_seen == fam).any():
+            continue
+        label = int(unseen[rows[0]]["label"] == "in")
+        same = sims[rows][:, fam_seen == fam].max(axis=1)
+        other = sims[rows][:, lab_seen != label].max(axis=1) if (lab_seen != label).any() else np.full(len(rows), -1.0)
+        nearest_wrong = other > np.maximum(same, sims[rows][:, lab_seen == label].max(axis=1))
+        out[fam] = {"n": len(rows), "nearest_label_wrong": int(nearest_wrong.sum()),
+                    "reached_by_same_family": {f"{r:.2f}": round(float((same >= r).mean()), 3) for r in CARRY_RADII},
+                    "other_label_within": {f"{r:.2f}": round(float((other >= r).mean()), 3) for r in CARRY_RADII}}
+    return out
+
+
+def total(splits: list[dict], *, n_boot: int = 2000, seed: int = 0) -> dict:
     b = sum(s["unseen_before"]["mistakes"] for s in splits)
     a = sum(s["unseen_after"]["mistakes"] for s in splits)
-    return {"before": b, "after": a, "fall": round(1 - a / max(1, b), 3),
+    prev = sum(s["unseen_after_under_previous_rule"]["mistakes"] for s in splits)
+    cand = sum(s["unseen_after_candidate"]["mistakes"] for s in splits)
+    # 95% bootstrap interval of the fall: unseen messages resampled within each split, both verdicts paired
+    rng = np.random.default_rng(seed)
+    wb = [np.asarray(s["wrong_before"]) for s in splits]
+    wa = [np.asarray(s["wrong_after"]) for s in splits]
+    falls = []
+    for _ in range(n_boot):
+        sb = sa = 0
+        for x, y in zip(wb, wa):
+            idx = rng.integers(0, len(x), len(x))
+            sb += int(x[idx].sum())
+            sa += int(y[idx].sum())
+        falls.append(1 - sa / sb if sb else 0.0)
+    return {"before": b, "after": a, "after_under_previous_rule": prev, "after_candidate_always": cand, "fall": round(1 - a / max(1, b), 3), "fall_95": [round(float(np.percentile(falls, 2.5)), 3), round(float(np.percentile(falls, 97.5)), 3)],
             "f1_worse_in_any_split": any(s["unseen_after"]["f1_in"] < s["unseen_before"]["f1_in"] or s["unseen_after"]["f1_out"] < s["unseen_before"]["f1_out"] for s in splits),
             "max_in_turned_away_points_poisoned": max(s["poisoned"]["in_turned_away_points"] for s in splits)}
 
@@ -142,6 +211,8 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, default=Path("/tmp/i28gl"))
     ap.add_argument("--splits", type=int, default=2)
     ap.add_argument("--fresh-seeds", default="101,102", help="seeds of the fresh splits (never used to choose anything)")
+    ap.add_argument("--fresh2-seeds", default="201,202", help="seeds of the splits of the second, larger fresh file")
+    ap.add_argument("--parts", default="tuning,fresh,fresh2,dev_to_fresh,worse", help="which parts to run")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
     services = Services(load_settings(data_dir=args.data_dir))
@@ -154,35 +225,57 @@ def main() -> None:
     space = FeatureSpace.fit(gate.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     g = services.settings.gate
     options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
-    rows, fresh = read_jsonl(DEV), read_jsonl(FRESH)
-    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "correction_weight": options.correction_weight, "memory_radius": options.radius}
+    rows, fresh, fresh2 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2)
+    parts = {p.strip() for p in args.parts.split(",")}
+    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "parts": sorted(parts), "correction_weight": options.correction_weight, "memory_radius": options.radius}
+    # 2b. the second, larger fresh file (benchmarks/data/gate_learning_fresh2.jsonl, 239 messages written in the third
+    #     session, kept out of all training and tuning): about 120 unseen messages per split
+    if "fresh2" in parts:
+        print("fresh2 splits (larger fresh file, seeds 201/202):", flush=True)
+        seeds = [int(x) for x in args.fresh2_seeds.split(",") if x.strip()]
+        result["fresh2"] = [run_split(gate, synthetic, space, embedder, options, *halves(fresh2, seed), seed=seed, choose=False) for seed in seeds]
+        result["total_unseen_mistakes_fresh2"] = total(result["fresh2"])
+        print(f"total unseen mistakes, fresh2 splits: {result['total_unseen_mistakes_fresh2']}")
+        save(args.out, result)
     # 1. the tuning splits: the correction weight (100), the memory radius (0.93) and the adoption margins were chosen on
     #    these very splits of the dev set; their figures are optimistic by construction
-    print("tuning splits (dev set, seeds the parameters were chosen on):", flush=True)
-    result["tuning"] = [run_split(gate, synthetic, space, embedder, options, *halves(rows, seed), seed=seed, choose=seed == 1) for seed in range(1, args.splits + 1)]
+    if "tuning" in parts:
+        print("tuning splits (dev set, seeds the parameters were chosen on):", flush=True)
+        result["tuning"] = [run_split(gate, synthetic, space, embedder, options, *halves(rows, seed), seed=seed, choose=seed == 1) for seed in range(1, args.splits + 1)]
+        result["total_unseen_mistakes_tuning"] = total(result["tuning"])
+        print(f"total unseen mistakes, tuning splits: {result['total_unseen_mistakes_tuning']}")
+        save(args.out, result)
     # 2. fresh splits: messages written afterwards (benchmarks/data/gate_learning_fresh.jsonl), split with seeds never
-    #    used, the configured parameters as they are: nothing here was looked at before these figures were written
-    print("fresh splits (fresh messages, new seeds, parameters as configured):", flush=True)
-    seeds = [int(x) for x in args.fresh_seeds.split(",") if x.strip()]
-    result["fresh"] = [run_split(gate, synthetic, space, embedder, options, *halves(fresh, seed), seed=seed, choose=False) for seed in seeds]
+    #    used, the configured parameters as they are
+    if "fresh" in parts:
+        print("fresh splits (fresh messages, new seeds, parameters as configured):", flush=True)
+        seeds = [int(x) for x in args.fresh_seeds.split(",") if x.strip()]
+        result["fresh"] = [run_split(gate, synthetic, space, embedder, options, *halves(fresh, seed), seed=seed, choose=False) for seed in seeds]
+        result["total_unseen_mistakes_fresh"] = total(result["fresh"])
+        print(f"total unseen mistakes, fresh splits: {result['total_unseen_mistakes_fresh']}")
+        save(args.out, result)
     # 3. learning from all of the dev set's staff decisions, judged on every fresh message
-    print("dev decisions -> every fresh message:", flush=True)
-    result["dev_to_fresh"] = run_split(gate, synthetic, space, embedder, options, rows, fresh, seed=0, choose=False)
+    if "dev_to_fresh" in parts:
+        print("dev decisions -> every fresh message (both fresh files):", flush=True)
+        result["dev_to_fresh"] = run_split(gate, synthetic, space, embedder, options, rows, fresh + fresh2, seed=0, choose=False)
+        result["total_unseen_mistakes_dev_to_fresh"] = total([result["dev_to_fresh"]])
+        save(args.out, result)
     # a deliberately worse retrain: every staff label flipped
-    seen, _ = halves(rows, 1)
-    staff = traffic(gate, seen, embedder)
-    flipped = [StaffLabel(text=s.text, label=1 - s.label, message_id=s.message_id, reviewer=f"r{i % 4}", date=s.date, correction=True) for i, s in enumerate(staff)]
-    worse, _, _ = learn_from_staff(synthetic, flipped, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
-    result["worse_on_purpose"] = {"adopted": worse.verdict.adopted, "reason": worse.verdict.reason}
-    print(f"worse on purpose: adopted {worse.verdict.adopted} ({worse.verdict.reason})", flush=True)
-    result["total_unseen_mistakes_tuning"] = total(result["tuning"])
-    result["total_unseen_mistakes_fresh"] = total(result["fresh"])
+    if "worse" in parts:
+        seen, _ = halves(rows, 1)
+        staff = traffic(gate, seen, embedder)
+        flipped = [StaffLabel(text=s.text, label=1 - s.label, message_id=s.message_id, reviewer=f"r{i % 4}", date=s.date, correction=True) for i, s in enumerate(staff)]
+        worse, _, _ = learn_from_staff(synthetic, flipped, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
+        result["worse_on_purpose"] = {"adopted": worse.verdict.adopted, "reason": worse.verdict.reason}
+        print(f"worse on purpose: adopted {worse.verdict.adopted} ({worse.verdict.reason})", flush=True)
     result["scale"] = "see benchmarks/gate_retrain_scale.py (benchmarks/results/gate_retrain_scale.json)"
-    print(f"total unseen mistakes, tuning splits: {result['total_unseen_mistakes_tuning']}")
-    print(f"total unseen mistakes, fresh splits: {result['total_unseen_mistakes_fresh']}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    save(args.out, result)
     services.close()
+
+
+def save(out: Path, result: dict) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
 if __name__ == "__main__":

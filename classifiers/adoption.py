@@ -29,6 +29,12 @@ class SetComparison:
     broken: list[int] = field(default_factory=list)  # right before, wrong after
     error_rate_change: float = 0.0  # after - before, as a share of n
     interval: tuple[float, float] = (0.0, 0.0)  # 95% paired bootstrap interval of that change
+    # given each case's score (probability of the positive label) under both models: the mean Brier score before and
+    # after and the 95% paired bootstrap interval of its change. Far more sensitive than error counts on a small set: a
+    # candidate pushing unseen cases towards the wrong side shows here before it shows as one more error.
+    brier_before: float | None = None
+    brier_after: float | None = None
+    brier_interval: tuple[float, float] | None = None
 
     @property
     def protected_rise(self) -> float:
@@ -39,6 +45,8 @@ class SetComparison:
         d = asdict(self)
         d["protected_rise"] = self.protected_rise
         d["interval"] = list(self.interval)
+        if self.brier_interval is not None:
+            d["brier_interval"] = list(self.brier_interval)
         return d
 
 
@@ -55,8 +63,9 @@ class AdoptionVerdict:
 
 
 def paired_bootstrap(wrong_before: np.ndarray, wrong_after: np.ndarray, *, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """95% interval of the change in error rate (after - before), resampling cases with both verdicts paired."""
-    diff = wrong_after.astype(np.float64) - wrong_before.astype(np.float64)
+    """95% interval of the change in error rate (after - before), resampling cases with both verdicts paired (also used
+    for any per-case loss, e.g. the Brier score)."""
+    diff = np.asarray(wrong_after, dtype=np.float64) - np.asarray(wrong_before, dtype=np.float64)
     if len(diff) == 0:
         return 0.0, 0.0
     rng = np.random.default_rng(seed)
@@ -65,8 +74,10 @@ def paired_bootstrap(wrong_before: np.ndarray, wrong_after: np.ndarray, *, n_boo
     return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
 
 
-def compare(y: Sequence[int], before: Sequence[int], after: Sequence[int], *, protected_label: int | None = 1, seed: int = 0) -> SetComparison:
-    """Errors, the protected error (a case of `protected_label` predicted otherwise), flips and the bootstrap interval."""
+def compare(y: Sequence[int], before: Sequence[int], after: Sequence[int], *, protected_label: int | None = 1, seed: int = 0,
+            scores: tuple[Sequence[float], Sequence[float]] | None = None) -> SetComparison:
+    """Errors, the protected error (a case of `protected_label` predicted otherwise), flips and the bootstrap interval;
+    given `scores` (each model's probability that the case is label 1), the paired Brier comparison too."""
     y_, b, a = (np.asarray(v, dtype=np.int64) for v in (y, before, after))
     if not (len(y_) == len(b) == len(a)):
         raise ValueError("labels and both predictions must have the same length")
@@ -77,7 +88,19 @@ def compare(y: Sequence[int], before: Sequence[int], after: Sequence[int], *, pr
         protected_before=int((wb & prot).sum()), protected_after=int((wa & prot).sum()), n_protected=int(prot.sum()),
         fixed=np.flatnonzero(wb & ~wa).tolist(), broken=np.flatnonzero(~wb & wa).tolist(),
         error_rate_change=float(wa.mean() - wb.mean()) if len(y_) else 0.0, interval=paired_bootstrap(wb, wa, seed=seed),
+        **_brier(y_, scores, seed),
     )
+
+
+def _brier(y: np.ndarray, scores, seed: int) -> dict:
+    if scores is None or len(y) == 0:
+        return {}
+    pb, pa = (np.clip(np.asarray(p, dtype=np.float64), 0.0, 1.0) for p in scores)
+    if not (len(pb) == len(pa) == len(y)):
+        raise ValueError("scores must cover every case")
+    t = (y == 1).astype(np.float64)
+    lb, la = (pb - t) ** 2, (pa - t) ** 2
+    return {"brier_before": float(lb.mean()), "brier_after": float(la.mean()), "brier_interval": paired_bootstrap(lb, la, seed=seed)}
 
 
 def _per_set(value: float | Mapping[str, float], name: str) -> float:
@@ -91,11 +114,17 @@ def decide(
     tolerance: float | Mapping[str, float] = 0.0,
     max_protected_rise: float | Mapping[str, float] = 0.0,
     seed: int = 0,
+    scores: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
+    margin: float | Mapping[str, float] | None = None,
 ) -> AdoptionVerdict:
     """Adopt only when, on every set of (labels, current, candidate), the candidate is no worse: its error rate rises by no
     more than that set's `tolerance` (a share) and not surely (the bootstrap interval lies above zero), and the protected
-    error rises by no more than `max_protected_rise`. An empty evaluation never adopts."""
-    comparisons = {name: compare(*triple, protected_label=protected_label, seed=seed) for name, triple in sets.items()}
+    error rises by no more than `max_protected_rise`. With `margin` for a set, the candidate must moreover be surely no
+    worse than that margin there (the upper end of the interval at most the margin: a set too small to tell refuses).
+    With `scores` for a set (each model's probability of label 1 per case), the candidate is refused when its Brier score
+    there is surely worse (interval above zero), even at equal errors. An empty evaluation never adopts."""
+    scores = scores or {}
+    comparisons = {name: compare(*triple, protected_label=protected_label, seed=seed, scores=scores.get(name)) for name, triple in sets.items()}
     if not comparisons or all(c.n == 0 for c in comparisons.values()):
         return AdoptionVerdict(False, "no unseen cases to compare on", comparisons)
     for name, c in comparisons.items():
@@ -104,6 +133,11 @@ def decide(
             return AdoptionVerdict(False, f"worse on {name}: {c.errors_before} -> {c.errors_after} errors of {c.n} (change {c.error_rate_change:+.3f}, 95% [{lo:+.3f}, {hi:+.3f}])", comparisons)
         if c.protected_rise > _per_set(max_protected_rise, name) + 1e-12:
             return AdoptionVerdict(False, f"turns more cases away on {name}: {c.protected_before} -> {c.protected_after} of {c.n_protected}", comparisons)
+        if margin is not None and (not isinstance(margin, Mapping) or name in margin) and c.n and hi > _per_set(margin, name) + 1e-12:
+            return AdoptionVerdict(False, f"not surely no worse on {name}: {c.errors_before} -> {c.errors_after} errors of {c.n}, 95% [{lo:+.3f}, {hi:+.3f}] reaches above the margin {_per_set(margin, name):+.3f}", comparisons)
+        if c.brier_interval is not None and c.brier_interval[0] > 0:
+            bl, bh = c.brier_interval
+            return AdoptionVerdict(False, f"scores surely worse on {name}: Brier {c.brier_before:.4f} -> {c.brier_after:.4f} (95% [{bl:+.4f}, {bh:+.4f}]) at {c.errors_before} -> {c.errors_after} errors", comparisons)
     summary = "; ".join(f"{n}: {c.errors_before} -> {c.errors_after} errors of {c.n}" for n, c in comparisons.items())
     return AdoptionVerdict(True, f"no worse on unseen cases ({summary})", comparisons)
 

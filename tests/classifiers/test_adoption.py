@@ -49,3 +49,49 @@ def test_a_small_rise_within_tolerance_is_accepted_but_a_sure_one_is_not():
 
 def test_nothing_to_compare_never_adopts():
     assert not adoption.decide({"staff": ([], [], [])}).adopted
+
+
+def test_one_message_worse_on_the_cross_validated_staff_decisions_is_refused_with_the_gate_defaults():
+    """The gate's settings (classifiers.retraining.LearningOptions): one more error than the current gate among 100
+    held-out staff decisions (one fixed, two broken) refuses, while the synthetic held-out is unchanged."""
+    from classifiers.retraining import LearningOptions
+
+    o = LearningOptions()
+    y = np.array([1] * 50 + [0] * 50)
+    before = y.copy()
+    before[[0, 1]] = 0  # two mistakes
+    after = y.copy()
+    after[0] = 0  # one of them stays, the other is fixed ...
+    after[[60, 61]] = 1  # ... and two right verdicts break: one message worse
+    syn = np.array([1, 0] * 3000)
+    v = adoption.decide({"staff_decisions": (y, before, after), "synthetic_heldout": (syn, syn, syn)}, tolerance=o.tolerance, margin=o.margin, max_protected_rise=o.max_protected_rise)
+    assert not v.adopted and "worse on staff_decisions: 2 -> 3" in v.reason
+    assert adoption.decide({"staff_decisions": (y, before, before), "synthetic_heldout": (syn, syn, syn)}, tolerance=o.tolerance, margin=o.margin).adopted
+
+
+def test_a_margin_refuses_when_the_set_cannot_tell_and_accepts_when_it_can():
+    y = np.array([1, 0] * 10)
+    before, after = y.copy(), y.copy()
+    before[:2] = 1 - before[:2]
+    after[:1] = 1 - after[:1]
+    after[5] = 1 - after[5]  # one fixed, one broken on 20: equal errors, but the interval reaches well above 1 point
+    assert adoption.decide({"s": (y, before, after)}).adopted
+    v = adoption.decide({"s": (y, before, after)}, margin=0.01)
+    assert not v.adopted and "not surely no worse" in v.reason
+    big = np.array([1, 0] * 3000)
+    b2, a2 = big.copy(), big.copy()
+    a2[:3] = 1 - a2[:3]  # three more errors in 6000: surely under half a point
+    assert adoption.decide({"s": (big, b2, a2)}, tolerance=0.005, margin=0.005, protected_label=None).adopted
+
+
+def test_scores_surely_worse_refuse_even_at_equal_errors():
+    rng = np.random.default_rng(1)
+    y = rng.integers(0, 2, 400)
+    pred = y.copy()
+    p_before = np.where(y == 1, 0.9, 0.1)
+    p_after = np.where(y == 1, 0.6, 0.4)  # same side everywhere, drifting towards the threshold
+    v = adoption.decide({"staff": (y, pred, pred)}, scores={"staff": (p_before, p_after)})
+    c = v.sets["staff"]
+    assert not v.adopted and "scores surely worse" in v.reason and c.brier_after > c.brier_before and c.brier_interval[0] > 0
+    assert adoption.decide({"staff": (y, pred, pred)}, scores={"staff": (p_after, p_before)}).adopted  # better scores: adopted
+    assert "brier_interval" in v.as_dict()["sets"]["staff"]

@@ -61,7 +61,7 @@ def test_honest_corrections_are_adopted_and_the_memory_explains_a_close_repeat(s
     space, synthetic, gate = setup
     staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])
     # the toy corpus's synthetic held-out is noisy (a third of it wrong): allow it 1.5 points
-    options = LearningOptions(radius=0.8, tolerance={"staff_decisions": 0.0, "synthetic_heldout": 0.015}, max_protected_rise={"staff_decisions": 0.0, "synthetic_heldout": 0.02})
+    options = LearningOptions(radius=0.8, tolerance={"staff_decisions": 0.0, "synthetic_heldout": 0.015}, margin={"synthetic_heldout": 0.015}, max_protected_rise={"staff_decisions": 0.0, "synthetic_heldout": 0.02})
     result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=options)
     assert result.verdict.adopted, result.verdict.reason
     assert result.threshold["moved"] is False or result.threshold["errors_at_proposed"] < result.threshold["errors_at_before"]

@@ -46,6 +46,19 @@ def test_a_router_made_worse_on_purpose_is_refused_and_one_no_worse_is_adopted(f
     assert router_adoption(worse, current, vecs, texts, truth).adopted  # the better one replaces the worse
 
 
+def test_a_router_worse_only_on_the_synthetic_heldout_is_refused(fake_embedder):
+    """Held-out staff decisions that do not tell the two apart (none here) cannot let a router through that routes the
+    documents' own questions worse: the synthetic held-out is compared too."""
+    current, worse = _router(fake_embedder), _rotated(fake_embedder)
+    texts, truth = list(HELD), list(HELD.values())
+    vecs = fake_embedder.embed_queries(texts)
+    empty = fake_embedder.embed_queries(["x"])[:0]
+    assert router_adoption(current, worse, empty, [], []).adopted is False  # nothing to compare on: never adopted
+    refused = router_adoption(current, worse, empty, [], [], synthetic=(vecs, texts, truth))
+    assert not refused.adopted and "worse on synthetic_heldout" in refused.reason
+    assert router_adoption(current, _router(fake_embedder), empty, [], [], synthetic=(vecs, texts, truth)).adopted
+
+
 def test_train_router_keeps_the_stored_router_when_the_retrained_one_is_worse(campus, monkeypatch):  # noqa: F811
     names = campus_of(campus).names()
     questions = ["¿Cuántos días dura el préstamo de un libro?", "¿Cuánto es la multa por devolver tarde un libro?", "¿Puedo renovar el préstamo de un libro?",
