@@ -48,14 +48,17 @@ _OWN_FIELD = re.compile(r"\b(?:ingenieria|carrera de|licenciatura en)\s+(?:en\s+
 _CONTENT = re.compile(
     r"\b(resuelv\w*|resolv\w*|resolucion|ejercicio\w*|problema de|formula\w*|calcul[ao]\w*|calcular\w*|derivad\w*|integra[lr]\w*|ecuacion\w*|teorema\w*|ley de|"
     r"explica\w*|no entiendo|no le entiendo|demostra\w*|despeja\w*|grafica\w*|matriz|vector\w*|aceleracion|velocidad|fuerza|circuito|voltaje|"
-    r"corriente|resistencia de|momento de|limite|funcion|algoritmo|tarea|deber|diagrama|balancea\w*|reaccion\w*|molecula\w*|probabilidad)\b"
+    r"corriente|resistencia de|momento de|limite|funcion|algoritmo|tarea|deber|diagrama|balancea\w*|reaccion\w*|molecula\w*|probabilidad|"
+    r"dividido|multiplicado|elevado a|raiz cuadrada|al cuadrado|al cubo|porcentaje|promedio de \d|convierte|convertir|equivalen?)\b"
     r"|\d+\s*(?:kg|kn|n|m/s|cm|mm|v|ohm\w*|grados|°)\b|[=^]|\bx\s*[-+*/]"
+    r"|\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+(?:de|del)\s+\d|\bcuanto (?:es|da|son) (?:el |la )?\d|\d+\s*(?:[-+*/x]|por|entre|menos|mas)\s*\d+\s*(?:$|[?=])"
 )
 _ADMIN = re.compile(
     r"\b(requisito\w*|prerrequisito\w*|inscri\w*|asign\w*|credito\w*|nota\w*|zona|aprob\w*|reprob\w*|retrasada\w*|fecha\w*|plazo\w*|tramit\w*|"
     r"constancia\w*|solvencia\w*|pag[oa]\w*|cuota\w*|cierre|pensum|carnet|carne|matricula\w*|reglamento\w*|normativo\w*|permiso\w*|horario\w*|"
     r"beca\w*|titulo|graduacion|graduarme|examen\w*|parcial\w*|curso\w*|semestre\w*|practicas?|eps|equivalencia\w*|revalida\w*|certificado\w*|"
-    r"portal|usuario|contrasena|correo|constancia|obligatori\w*|repetir|desist\w*|baja|cupo\w*|convocatoria\w*)\b"
+    r"portal|usuario|contrasena|correo|constancia|obligatori\w*|repetir|desist\w*|baja|cupo\w*|convocatoria\w*|boleta\w*|recibo\w*|link|enlace|"
+    r"no (?:me )?(?:abre|carga|deja|aparece\w*|llega)|bloque\w*|reposicion|extravi\w*)\b"
 )
 _REQUEST = re.compile(
     r"(?:^|[,.!¡]\s*|\b(?:porfa|por favor|podrias|podes|puedes|me puedes|me podes)\s+)(haz\w*|hace(?:me|nos)?|hac[eé]\w*|redact\w*|escrib[ie]\w*|resuelv\w*|resolv[eé]\w*|traduc\w*|"
@@ -63,7 +66,11 @@ _REQUEST = re.compile(
 )
 _CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
-_JOBS = re.compile(r"\b(gana(?!d[oa]s?\b)\w*|salario\w*|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de|trabajar (?:en|como|de)|busco trabajo|cobra\w*|entrevista de trabajo|oferta\w* laboral\w*|salida laboral)\b")
+_JOBS = re.compile(
+    r"\b(gana(?!d[oa]s?\b)\w*|salario\w*|salarial|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de(?! graduacion)|trabajar (?:en|como|de)|busco trabajo|"
+    r"cobra\w*|entrevista\w*|oferta\w* laboral\w*|salida laboral|chamba\w*|vacante\w*|plaza de|freelance|linkedin|aguinaldo|despid\w*|despedir\w*|mi jefe|"
+    r"horas extra|trabajo de medio tiempo|medio tiempo)\b"
+)
 _CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
 
 # A student asks about their own case, in the first person or addressing the office; a quiz question asks about the world.
@@ -165,7 +172,10 @@ class IntentModel:
         own_words = sorted({w for w, c in counts.items() if c >= 2 and len(w) > 2} | {w for w in heads if len(w) > 2})
         words = Counter(corpus.split())
         other_fields = [f for f in _field_words() if f not in own_words and words[f] < 3]
+        from classifiers.near_miss import spoken_institution_names
+
         others = [fold(n) for names in bundled_institutions().values() for n in names]
+        others += [fold(s) for names in bundled_institutions().values() for n in names for s in spoken_institution_names(n)]
         return cls(
             own_words=own_words,
             other_fields=other_fields,
