@@ -34,6 +34,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("campus", "lugar, servicio u horario del campus"),
     ("personal", "habla de su propio caso (mi, puedo, tengo, me piden)"),
     ("encyclopedic", "pregunta de enciclopedia (quién fundó, en qué año, qué tipo de)"),
+    ("problem", "cuenta un problema con algo de la oficina (perdí el carné, el link de pago no abre)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
 
@@ -78,6 +79,20 @@ _PERSONAL = re.compile(r"\b(me|mi|mis|yo|puedo|tengo|necesito|quiero|debo|hago|s
 _ENCYCLOPEDIC = re.compile(
     r"\b(1[5-9]\d\d|20[0-2]\d|en que (?:ano|siglo|decada)|quien (?:fue|fundo|desarrollo|escribio|invento|descubrio|creo|propuso|dirigio)|que tipo de|que nombre|"
     r"cual fue|que fue|que ha hecho|que pretende|que entidad|que proceso|que rama|que metodo|que sistema|historia|antiguo|antigua|siglo)\b"
+)
+
+# A student reporting a problem with one of the office's own things: something lost, broken, refused or wrong (a verb of
+# trouble) about a card, a receipt, the portal, a record (a thing of the office). The documents rarely describe such
+# troubles, so the message looks little like them; this cue says whose business it is. Trouble with anything else (a
+# phone, a national ID, code that does not compile) does not fire it.
+_TROUBLE = re.compile(
+    r"\b(perd\w*|se me (?:perdio|cayo|dano|vencio|bloqueo|olvido)|extravi\w*|robaron|vencid[oa]|no (?:me )?(?:abre|carga|deja|aparece\w*|llega|funciona|sale|reconoce|acepta)|"
+    r"(?:me )?(?:sale|da|aparece) (?:un )?error|error \d+|caid[oa]|bloque\w*|olvide|cobraron|cobro doble|dos veces|mal escrit\w*|equivocad[oa]|no puedo (?:entrar|ingresar|pagar|asignar\w*|inscrib\w*|descargar|ver|imprimir|generar)|"
+    r"pagina en blanco|se queda cargando|no (?:me )?han (?:dado|respondido|devuelto))\b"
+)
+_OFFICE_THING = re.compile(
+    r"\b(carne|carnet|boleta\w*|orden de pago|recibo\w*|portal|usuario|contrasena|pin|constancia\w*|certificado\w*|solvencia\w*|cierre|nota\w*|asignacion\w*|"
+    r"inscripcion\w*|inscrit[oa]|pago\w*|link|enlace|sistema|plataforma|correo institucional|titulo|matricula|equivalencia\w*|expediente|curso\w* que (?:si )?aprobe)\b"
 )
 
 # Generic course names used when the documents list none (a small office may not publish its curriculum).
@@ -219,7 +234,7 @@ class IntentModel:
             float(min(other, 2)), float(min(own, 2)), course_content, float(min(content, 4)), float(min(admin, 4)),
             float(bool(_REQUEST.search(f))), float(min(len(_CODING.findall(f)), 2)), float(bool(_OPINION.search(f))),
             float(bool(_JOBS.search(f))), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
-            float(bool(_ENCYCLOPEDIC.search(f))),
+            float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
         ]
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:

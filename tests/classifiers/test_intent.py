@@ -106,3 +106,12 @@ def test_job_hunting_is_jobs_but_the_graduation_work_is_not(intent):
 @pytest.mark.parametrize("text", ["el link de pago no abre", "perdi mi carne", "el portal no me deja entrar, me bloquearon"])
 def test_a_reported_problem_with_the_offices_things_has_office_cues(intent, text):
     assert feats(intent, text)["admin_cues"] > 0, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("perdi mi carne, como saco otro", True), ("el link de pago de la inscripcion no abre", True), ("no puedo entrar al portal", True),
+    ("me cobraron dos veces la boleta", True), ("perdi el curso por segunda vez", False), ("se me perdio el celular", False),
+    ("perdi mi dpi, donde saco otro", False), ("me sale error de compilacion en java", False), ("cuales son los requisitos del EPS", False),
+])
+def test_a_problem_with_the_offices_own_things(intent, text, fires):
+    assert (feats(intent, text)["problem"] > 0) == fires, text
