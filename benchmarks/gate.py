@@ -32,7 +32,7 @@ from classifiers.features import FeatureSpace  # noqa: E402
 from classifiers.training import offline_dataset, train_gate  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "corpora"
+SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora") if p.exists()), ROOT.parent / "shared" / "corpora")  # a worktree sits one level deeper
 FEATURE_SETS = [
     "embedding", "similarity", "tfidf", "lexical", "embedding+similarity", "similarity+lexical",
     "embedding+similarity+lexical", "similarity+tfidf+lexical", "embedding+similarity+tfidf+lexical",
