@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # benchmarks/ holds scripts named like stdlib modules (queue.py): keep it off the import path
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != Path(__file__).resolve().parent]
 
+from bot.learning.gate_training import CachedQueries  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
@@ -31,7 +32,7 @@ from classifiers.features import FeatureSpace  # noqa: E402
 from classifiers.training import offline_dataset, train_gate  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "corpora"
+SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] / "shared" / "corpora") if p.exists()), ROOT.parent / "shared" / "corpora")  # a worktree sits one level deeper
 FEATURE_SETS = [
     "embedding", "similarity", "tfidf", "lexical", "embedding+similarity", "similarity+lexical",
     "embedding+similarity+lexical", "similarity+tfidf+lexical", "embedding+similarity+tfidf+lexical",
@@ -73,7 +74,7 @@ def main() -> None:
         ingest_documents(services, [SHARED / "fiusac" / "text"])
     pairs = services.index.all_chunks(with_vectors=True)
     chunks, vectors = [c for c, _ in pairs], np.stack([v for _, v in pairs])
-    embed = EmbeddingCache(services.embedder, args.data_dir / "cache" / "gate_bench_queries.npz")
+    embed = EmbeddingCache(CachedQueries(services), args.data_dir / "cache" / "gate_bench_queries.npz")  # behind it, the data dir's embedding cache
 
     examples = offline_dataset(chunks)
     t0 = time.perf_counter()

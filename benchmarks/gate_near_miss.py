@@ -28,6 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != Path(__file__).resolve().parent]
 
+from bot.learning.gate_training import CachedQueries  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
@@ -129,7 +130,8 @@ def main() -> None:
         services = Services(load_settings(data_dir=args.data_dir / office))
         if not services.index.all_chunks():
             ingest_documents(services, [docs])
-        embedder = MemoEmbedder(services.embedder, args.data_dir / office / "bench_queries.npz")
+        # behind the memo, the data dir's embedding cache: a training text embedded by `gate train` there is not embedded again
+        embedder = MemoEmbedder(CachedQueries(services), args.data_dir / office / "bench_queries.npz")
         gate, n_chunks, n_examples, train_s = train_for(services, embedder)
         if hasattr(gate, "info_coef"):
             figures_extra = {"information_heldout_synthetic": gate.meta.get("information_heldout")}

@@ -22,7 +22,7 @@ from pipeline.embeddings import Embedder
 from pipeline.redaction import strip_placeholders
 
 MODELS = ("svm", "logreg", "knn")
-FORMAT_VERSION = 4  # 4: two more intent features (personal, encyclopedic); a gate saved before has fewer columns
+FORMAT_VERSION = 5  # 4: two more intent features (personal, encyclopedic); 5: one more (problem); a gate saved before has fewer columns
 
 
 ANSWERABLE, NO_INFO, OUT_OF_DOMAIN = "answerable", "no_info", "out_of_domain"

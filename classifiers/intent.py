@@ -34,6 +34,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("campus", "lugar, servicio u horario del campus"),
     ("personal", "habla de su propio caso (mi, puedo, tengo, me piden)"),
     ("encyclopedic", "pregunta de enciclopedia (quién fundó, en qué año, qué tipo de)"),
+    ("problem", "cuenta un problema con algo de la oficina (perdí el carné, el link de pago no abre)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
 
@@ -48,14 +49,17 @@ _OWN_FIELD = re.compile(r"\b(?:ingenieria|carrera de|licenciatura en)\s+(?:en\s+
 _CONTENT = re.compile(
     r"\b(resuelv\w*|resolv\w*|resolucion|ejercicio\w*|problema de|formula\w*|calcul[ao]\w*|calcular\w*|derivad\w*|integra[lr]\w*|ecuacion\w*|teorema\w*|ley de|"
     r"explica\w*|no entiendo|no le entiendo|demostra\w*|despeja\w*|grafica\w*|matriz|vector\w*|aceleracion|velocidad|fuerza|circuito|voltaje|"
-    r"corriente|resistencia de|momento de|limite|funcion|algoritmo|tarea|deber|diagrama|balancea\w*|reaccion\w*|molecula\w*|probabilidad)\b"
+    r"corriente|resistencia de|momento de|limite|funcion|algoritmo|tarea|deber|diagrama|balancea\w*|reaccion\w*|molecula\w*|probabilidad|"
+    r"dividido|multiplicado|elevado a|raiz cuadrada|al cuadrado|al cubo|porcentaje|promedio de \d|convierte|convertir|equivalen?)\b"
     r"|\d+\s*(?:kg|kn|n|m/s|cm|mm|v|ohm\w*|grados|°)\b|[=^]|\bx\s*[-+*/]"
+    r"|\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+(?:de|del)\s+\d|\bcuanto (?:es|da|son) (?:el |la )?\d|\d+\s*(?:[-+*/x]|por|entre|menos|mas)\s*\d+\s*(?:$|[?=])"
 )
 _ADMIN = re.compile(
     r"\b(requisito\w*|prerrequisito\w*|inscri\w*|asign\w*|credito\w*|nota\w*|zona|aprob\w*|reprob\w*|retrasada\w*|fecha\w*|plazo\w*|tramit\w*|"
     r"constancia\w*|solvencia\w*|pag[oa]\w*|cuota\w*|cierre|pensum|carnet|carne|matricula\w*|reglamento\w*|normativo\w*|permiso\w*|horario\w*|"
     r"beca\w*|titulo|graduacion|graduarme|examen\w*|parcial\w*|curso\w*|semestre\w*|practicas?|eps|equivalencia\w*|revalida\w*|certificado\w*|"
-    r"portal|usuario|contrasena|correo|constancia|obligatori\w*|repetir|desist\w*|baja|cupo\w*|convocatoria\w*)\b"
+    r"portal|usuario|contrasena|correo|constancia|obligatori\w*|repetir|desist\w*|baja|cupo\w*|convocatoria\w*|boleta\w*|recibo\w*|link|enlace|"
+    r"no (?:me )?(?:abre|carga|deja|aparece\w*|llega)|bloque\w*|reposicion|extravi\w*)\b"
 )
 _REQUEST = re.compile(
     r"(?:^|[,.!¡]\s*|\b(?:porfa|por favor|podrias|podes|puedes|me puedes|me podes)\s+)(haz\w*|hace(?:me|nos)?|hac[eé]\w*|redact\w*|escrib[ie]\w*|resuelv\w*|resolv[eé]\w*|traduc\w*|"
@@ -63,7 +67,11 @@ _REQUEST = re.compile(
 )
 _CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
-_JOBS = re.compile(r"\b(gana(?!d[oa]s?\b)\w*|salario\w*|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de|trabajar (?:en|como|de)|busco trabajo|cobra\w*|entrevista de trabajo|oferta\w* laboral\w*|salida laboral)\b")
+_JOBS = re.compile(
+    r"\b(gana(?!d[oa]s?\b)\w*|salario\w*|salarial|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de(?! graduacion)|trabajar (?:en|como|de)|busco trabajo|"
+    r"cobra\w*|entrevista\w*|oferta\w* laboral\w*|salida laboral|chamba\w*|vacante\w*|plaza de|freelance|linkedin|aguinaldo|despid\w*|despedir\w*|mi jefe|"
+    r"horas extra|trabajo de medio tiempo|medio tiempo)\b"
+)
 _CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
 
 # A student asks about their own case, in the first person or addressing the office; a quiz question asks about the world.
@@ -71,6 +79,20 @@ _PERSONAL = re.compile(r"\b(me|mi|mis|yo|puedo|tengo|necesito|quiero|debo|hago|s
 _ENCYCLOPEDIC = re.compile(
     r"\b(1[5-9]\d\d|20[0-2]\d|en que (?:ano|siglo|decada)|quien (?:fue|fundo|desarrollo|escribio|invento|descubrio|creo|propuso|dirigio)|que tipo de|que nombre|"
     r"cual fue|que fue|que ha hecho|que pretende|que entidad|que proceso|que rama|que metodo|que sistema|historia|antiguo|antigua|siglo)\b"
+)
+
+# A student reporting a problem with one of the office's own things: something lost, broken, refused or wrong (a verb of
+# trouble) about a card, a receipt, the portal, a record (a thing of the office). The documents rarely describe such
+# troubles, so the message looks little like them; this cue says whose business it is. Trouble with anything else (a
+# phone, a national ID, code that does not compile) does not fire it.
+_TROUBLE = re.compile(
+    r"\b(perd\w*|se me (?:perdio|cayo|dano|vencio|bloqueo|olvido)|extravi\w*|robaron|vencid[oa]|no (?:me )?(?:abre|carga|deja|aparece\w*|llega|funciona|sale|reconoce|acepta)|"
+    r"(?:me )?(?:sale|da|aparece) (?:un )?error|error \d+|caid[oa]|bloque\w*|olvide|cobraron|cobro doble|dos veces|mal escrit\w*|equivocad[oa]|no puedo (?:entrar|ingresar|pagar|asignar\w*|inscrib\w*|descargar|ver|imprimir|generar)|"
+    r"pagina en blanco|se queda cargando|no (?:me )?han (?:dado|respondido|devuelto))\b"
+)
+_OFFICE_THING = re.compile(
+    r"\b(carne|carnet|boleta\w*|orden de pago|recibo\w*|portal|usuario|contrasena|pin|constancia\w*|certificado\w*|solvencia\w*|cierre|nota\w*|asignacion\w*|"
+    r"inscripcion\w*|inscrit[oa]|pago\w*|link|enlace|sistema|plataforma|correo institucional|titulo|matricula|equivalencia\w*|expediente|curso\w* que (?:si )?aprobe)\b"
 )
 
 # Generic course names used when the documents list none (a small office may not publish its curriculum).
@@ -165,7 +187,10 @@ class IntentModel:
         own_words = sorted({w for w, c in counts.items() if c >= 2 and len(w) > 2} | {w for w in heads if len(w) > 2})
         words = Counter(corpus.split())
         other_fields = [f for f in _field_words() if f not in own_words and words[f] < 3]
+        from classifiers.near_miss import spoken_institution_names
+
         others = [fold(n) for names in bundled_institutions().values() for n in names]
+        others += [fold(s) for names in bundled_institutions().values() for n in names for s in spoken_institution_names(n)]
         return cls(
             own_words=own_words,
             other_fields=other_fields,
@@ -209,7 +234,7 @@ class IntentModel:
             float(min(other, 2)), float(min(own, 2)), course_content, float(min(content, 4)), float(min(admin, 4)),
             float(bool(_REQUEST.search(f))), float(min(len(_CODING.findall(f)), 2)), float(bool(_OPINION.search(f))),
             float(bool(_JOBS.search(f))), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
-            float(bool(_ENCYCLOPEDIC.search(f))),
+            float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
         ]
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:

@@ -6,7 +6,8 @@ Categories (kept in each example's topic as "<category>:<detail>" so evaluations
   writing            write, translate, summarise or correct a text
   coding             write or fix code
   opinion            opinions and chit-chat about the field
-  jobs               jobs, salaries, CVs
+  jobs               jobs, salaries, CVs, job hunting and work life
+  services           personal errands and services off campus (a dentist, a room, a loan, a passport, a lost national ID)
 """
 
 from __future__ import annotations
@@ -16,18 +17,42 @@ import re
 from collections.abc import Sequence
 
 from classifiers import styles
-from classifiers.intent import GENERIC_COURSES, bundled_institutions, course_names_in, spoken_course_names
+from classifiers.intent import GENERIC_COURSES, _zipf, bundled_institutions, course_names_in, spoken_course_names
 from classifiers.synthetic import Example, institution_names, read_chunk
 from pipeline.chunking import Chunk
 from pipeline.text import fold
 
-CATEGORIES = ("other_institution", "homework", "writing", "coding", "opinion", "jobs")
+CATEGORIES = ("other_institution", "homework", "writing", "coding", "opinion", "jobs", "services")
 
 
 def other_institutions(own: Sequence[str]) -> list[str]:
-    """Bundled institutions that are not the office's own (compared without accents or case)."""
+    """Bundled institutions that are not the office's own (compared without accents or case), each also by the short
+    name students use ("la Landívar", "la Mariano Gálvez")."""
     mine = {fold(n.removeprefix("la ").removeprefix("el ")) for n in own}
-    return [n for names in bundled_institutions().values() for n in names if fold(n) not in mine]
+    full = [n for names in bundled_institutions().values() for n in names if fold(n) not in mine]
+    return full + [s for n in full for s in spoken_institution_names(n) if fold(s) not in mine]
+
+
+def other_universities(own: Sequence[str]) -> list[str]:
+    """The other institutions that are universities (where a student may come from to this office), with short names."""
+    spoken = {s for names in bundled_institutions().values() for n in names if n.startswith("Universidad") for s in spoken_institution_names(n)}
+    return [n for n in other_institutions(own) if n.startswith("Universidad") or n in spoken]
+
+
+def spoken_institution_names(name: str) -> list[str]:
+    """How students name a university without its title: "Universidad Rafael Landívar" -> "la Rafael Landívar", "la
+    Landívar"; "Universidad del Valle de Guatemala" -> "la del Valle". Faculties and bodies keep their full name."""
+    m = re.match(r"^Universidad\s+(de\s+la\s+|del\s+|de\s+)?(.+)$", name)
+    if not m:
+        return []
+    rest = m.group(2)
+    words = rest.split()
+    out = [f"la {(m.group(1) or '').strip()} {rest}".replace("  ", " ").replace("la de la ", "la de la ")]
+    if m.group(1) and len(words) > 2 and words[1] in ("de", "del"):
+        out.append(f"la {m.group(1).strip()} {words[0]}")  # "la del Valle"
+    if not m.group(1) and len(words) == 2 and words[1][:1].isupper() and len(words[1]) >= 5 and _zipf(fold(words[1])) < 3.0:
+        out.append(f"la {words[1]}")  # a founder's surname, rare as a word: "la Landívar", "la Marroquín" (not "la Nacional")
+    return [" ".join(o.split()) for o in out]
 
 
 # Subject matter, not administration: what a homework question is about.
@@ -42,6 +67,15 @@ PROBLEMS = (
     "¿qué fórmula uso para el caudal en una tubería de {n} cm?", "¿cómo dibujo la vista isométrica de esta pieza?",
     "¿cómo hago la tabla de verdad de este circuito lógico?", "no entiendo el teorema de Thevenin, ¿me lo explicás?",
     "¿cómo se calcula el momento flector máximo?", "¿cuánto da el límite de sen(x)/x cuando x tiende a 0?",
+)
+# Plain arithmetic and everyday maths with numbers: the figures make it look like a fee or a grade question.
+ARITHMETIC = (
+    "¿cuánto es el {p}% de {n}?", "¿cuánto es {n} menos el {p} por ciento?", "¿cuánto da {n} dividido entre {m}?", "¿cuánto es {m} por {k}?",
+    "¿cuál es la raíz cuadrada de {n}?", "saca el promedio de {k}, {m} y {p}", "si gano {n} al mes y ahorro el {p}%, ¿cuánto ahorro en un año?",
+    "¿cuánto es {k} elevado a la {d}?", "convierte {m} kilómetros a millas", "¿cuántos metros cuadrados tiene un terreno de {k} por {m}?",
+    "si presto {n} al {d}% anual, ¿cuánto pago de interés?", "¿a cuánto equivalen {m} dólares en quetzales?", "¿cuánto es {n} entre {d}?",
+    "¿qué porcentaje es {m} de {n}?", "un carro recorre {m} km en {d} horas, ¿cuál es su velocidad?", "¿cuánto es la quinta parte de {n}?",
+    "pasa {m} grados Fahrenheit a Celsius", "si tengo {n} y gasto {m}, ¿cuánto me queda?", "¿cuánto es {d}/{k} + {d}/{m}?",
 )
 HOMEWORK_FRAMES = (
     "¿Cómo resuelvo este problema de {c}? {p}", "tengo tarea de {c}: {p}", "Mi catedrático de {c} dejó este ejercicio: {p}",
@@ -76,7 +110,22 @@ JOBS = (
     "¿Cuánto gana un profesional de {f} recién graduado?", "¿Qué empresas contratan gente de {f}?", "¿Cómo armo mi CV para un trabajo de {f}?",
     "¿Cuál es el salario promedio en {f}?", "¿Dónde busco trabajo de medio tiempo en {f}?", "¿Cuánto cobra un consultor de {f} por hora?",
     "¿Hay trabajo de {f} en el extranjero?", "¿Qué piden en una entrevista de trabajo de {f}?", "¿Cuánto pagan en una pasantía de {f}?",
+    "¿Alguien sabe de una chamba de medio tiempo?", "¿Dónde aplico a vacantes de {f}?", "¿Cuánto pido de pretensión salarial como junior de {f}?",
+    "¿Conocen empresas que estén contratando gente de {f}?", "¿Cómo le pido un aumento de sueldo a mi jefe?", "¿Conviene trabajar de freelance en {f} mientras estudio?",
+    "¿Cómo pongo mi experiencia de {f} en LinkedIn?", "¿Me pueden despedir si falto al trabajo por un examen?", "¿Cuántas horas extra me pueden pedir en el trabajo?",
+    "¿Qué plaza de {f} está disponible en alguna empresa?", "¿Cómo me preparo para la entrevista de una multinacional?", "¿Cuánto me deben pagar de aguinaldo?",
 )
+# Personal errands and services off campus: everyday business of a student's life, not the office's.
+SERVICES = (
+    ("¿Me recomiendan un dentista barato?", "dentista"), ("¿Dónde me arreglan la pantalla del celular?", "celular"), ("¿Saben de un cuarto en alquiler cerca de {i}?", "alquiler"),
+    ("¿Qué banco da préstamos a estudiantes?", "préstamo"), ("¿Cómo saco la visa de estudiante?", "visa"), ("¿Dónde renuevo el pasaporte?", "pasaporte"),
+    ("perdí mi DPI, ¿dónde saco otro?", "dpi"), ("se me perdió la tarjeta del banco, ¿cómo la bloqueo?", "tarjeta bancaria"), ("¿Cuánto cuesta sacar la licencia de conducir?", "licencia"),
+    ("¿Conocen un abogado para un problema de herencia?", "abogado"), ("¿Cómo saco el NIT para facturar?", "nit"), ("¿Qué compañía de internet es mejor para mi casa?", "internet"),
+    ("¿Dónde llevo el carro al taller?", "taller"), ("¿Me recomiendan un psicólogo particular?", "psicólogo"), ("¿Cómo abro una cuenta de ahorro?", "cuenta bancaria"),
+    ("¿Dónde saco los antecedentes penales?", "antecedentes"), ("¿Cuánto cobra un electricista por una instalación?", "electricista"), ("me robaron el celular, ¿cómo lo bloqueo?", "celular robado"),
+    ("¿Dónde consigo un seguro médico barato?", "seguro"), ("¿Cómo pago la luz en línea?", "factura de luz"), ("¿Quién hace mudanzas baratas?", "mudanza"),
+)
+SERVICE_FRAMES = ("{q}", "{q}", "hola, una pregunta: {q}", "oigan, {q}", "{q} es urgente", "disculpen, {q}")
 INSTITUTION_FRAMES = (
     "¿{q} en {i}?", "{q} en {i}", "¿Cómo es {t} en {i}?", "¿{i} también tiene {t}?", "¿Qué requisitos pide {i} para {t}?",
     "Mi hermano estudia en {i}, ¿cómo hace {t} allá?", "¿Cuánto cuesta {t} en {i}?", "¿Cuándo son las fechas de {t} en {i}?",
@@ -113,9 +162,14 @@ def procedures(chunks: Sequence[Chunk], *, limit: int = 300, seed: int = 5) -> l
 
 
 def _example(rng: random.Random, question: str, topic: str, category: str, seen: set[str]) -> Example | None:
-    style = rng.choice(("direct", "direct", "informal", "informal", "long", "statement"))
-    text = styles.render(rng, style, question=question, topic=topic, area="ingeniería")
-    if category in ("writing", "coding", "homework") and style == "statement":
+    style = rng.choice(("direct", "direct", "informal", "informal", "long", "statement", "student", "student"))
+    # typed as students type (lower case, no accents, a greeting or a line about their semester), as the in-domain
+    # student messages are: how a message is typed must not be a sign of the domain
+    # a statement is made from the question, never from the bare topic: "Necesito información sobre ingeniería civil"
+    # (a jobs topic) or "Les escribo por el tema de la inscripción" (an institution's procedure) is the office's business
+    about = topic if style != "statement" else bare if (bare := question.rstrip()).endswith("?") else bare + "?"
+    text = styles.student_like(rng, question) if style == "student" else styles.render(rng, style, question=question, topic=about, area="ingeniería")
+    if category in ("writing", "coding", "homework", "services") and style == "statement":
         text = question  # a request is not turned into "Quisiera saber si ..."
     key = fold(text)
     if key in seen or len(text) < 8:
@@ -140,6 +194,7 @@ def near_miss_questions(chunks: Sequence[Chunk], *, per_category: int = 120, see
         "coding": lambda: _request(rng, "coding", procs, courses),
         "opinion": lambda: _opinion(rng, fields),
         "jobs": lambda: _jobs(rng, fields),
+        "services": lambda: _services(rng, own),
     }
     out: list[Example] = []
     for category, make in makers.items():
@@ -164,6 +219,10 @@ def _institution(rng: random.Random, procs: list[str], others: list[str]) -> tup
 
 def _homework(rng: random.Random, courses: list[str]) -> tuple[str, str]:
     course = rng.choice(spoken_course_names(rng.choice(courses)) or courses)
+    if rng.random() < 0.3:
+        nums = {"n": rng.choice((rng.randint(100, 9999), rng.randint(10, 99) * 100)), "m": rng.randint(12, 480), "k": rng.randint(3, 60), "p": rng.choice((5, 10, 12, 15, 20, 25, 30, 35, 40)), "d": rng.randint(2, 9)}
+        problem = rng.choice(ARITHMETIC).format(**nums)
+        return (problem if rng.random() < 0.7 else rng.choice(HOMEWORK_FRAMES).format(c=course, p=problem)), "aritmética"
     if rng.random() < 0.35:
         return rng.choice(HOMEWORK_PLAIN).format(c=course), course
     problem = rng.choice(PROBLEMS).format(n=rng.randint(2, 40))
@@ -184,3 +243,10 @@ def _opinion(rng: random.Random, fields: list[str]) -> tuple[str, str]:
 def _jobs(rng: random.Random, fields: list[str]) -> tuple[str, str]:
     f = rng.choice(fields)
     return rng.choice(JOBS).format(f=f), f
+
+
+def _services(rng: random.Random, own: list[str]) -> tuple[str, str]:
+    q, topic = rng.choice(SERVICES)
+    q = q.format(i=rng.choice(own) if own else "la universidad")
+    text = rng.choice(SERVICE_FRAMES).format(q=q[:1].lower() + q[1:] if not q.startswith("{") else q)
+    return text[:1].upper() + text[1:] if text.startswith("¿") else text, topic

@@ -353,3 +353,73 @@ def student_questions(examples: Sequence[Example], *, n: int = 600, seed: int = 
             seen.add(fold(text))
             out.append(Example(text=text, label=1, style="student", source="offline-student", chunk_ids=e.chunk_ids, topic=e.topic))
     return out
+
+
+# ---------------------------------------------------------------- a student reporting a problem
+# What students send most is not a question but a problem: a lost card, a payment link that does not open, a login that
+# fails, a record that is wrong. It states no question and often no office word beyond the thing that broke, and it is
+# the office's business. The things are the office's own (its card, its receipts, its portal) and its procedures,
+# read from the documents; the frames are how a student tells a problem.
+OFFICE_THINGS = (
+    "carné", "carnet", "constancia de inscripción", "boleta de pago", "orden de pago", "certificado de cursos", "solvencia", "constancia de cursos aprobados",
+    "cierre de pensum", "recibo", "usuario", "contraseña", "pin", "correo institucional", "título", "constancia de estudios",
+)
+OFFICE_SYSTEMS = ("el portal", "el portal de estudiantes", "el sistema de asignación", "el correo institucional", "la plataforma", "el sistema", "la página de pagos", "el aula virtual")
+OFFICE_ACTIONS = (
+    "asignarme cursos", "inscribirme", "generar la orden de pago", "descargar la constancia", "ver mis notas", "subir los documentos", "imprimir la boleta",
+    "pagar en línea", "desasignarme un curso", "entrar con mi usuario", "actualizar mis datos", "ver mi cierre",
+)
+_THING_ARTICLE = {"carné": "el", "carnet": "el", "recibo": "el", "usuario": "el", "pin": "el", "correo institucional": "el", "título": "el", "cierre de pensum": "el", "certificado de cursos": "el"}
+LOST = (
+    "perdí mi {x}, ¿cómo saco otro?", "se me perdió {el} {x}", "me robaron la mochila y ahí iba {el} {x}, ¿qué hago?", "extravié {el} {x}", "perdí {el} {x} y ocupo uno nuevo",
+    "se me dañó {el} {x}, ¿me pueden dar otro?", "no encuentro {el} {x} y lo necesito para mañana", "se me venció {el} {x}, ¿dónde lo renuevo?",
+)
+BROKEN = (
+    "el link de pago de {t} no abre", "no me carga la página de {t}", "me sale error al pagar {t}", "{s} no me deja {a}", "no puedo {a}, me sale error",
+    "intento {a} y se queda cargando", "{s} está caído, no puedo {a}", "le doy clic al enlace de {t} y sale una página en blanco", "no me aparece la opción para {a}",
+)
+LOGIN = (
+    "no puedo entrar a {s}", "olvidé la contraseña de {s}", "me bloquearon el usuario de {s}", "no me llega el correo para recuperar la contraseña de {s}",
+    "{s} dice que mi usuario no existe", "cambié el pin y {s} sigue sin dejarme entrar",
+)
+WRONG = (
+    "{el} {x} me salió con el nombre mal escrito", "pagué {t} y en el sistema no aparece", "me cobraron doble {t}", "no me aparece {t} en el sistema",
+    "ya pasaron dos semanas y no me dan respuesta de {t}", "hay un error en {el} {x}", "la nota que subieron de {t} no es la mía", "{t} me sale como pendiente aunque ya lo hice",
+)
+TRANSFER = (
+    "vengo de {i}, ¿cómo pido que me reconozcan los cursos?", "estudié en {i}, ¿puedo pedir equivalencias aquí?", "me quiero trasladar de {i} a esta facultad, ¿qué papeles ocupo?",
+    "llevé cursos en {i}, ¿me los dan por aprobados?", "soy graduado de {i} y quiero una segunda carrera aquí, ¿cómo me inscribo?",
+)
+
+
+def problem_reports(chunks: Sequence[Chunk], *, n: int = 300, institutions: Sequence[str] = (), seed: int = 23) -> list[Example]:
+    """In-domain messages that report a problem (lost card, broken payment link, failed login, wrong record) about the
+    office's things and the documents' procedures, typed as students type; with `institutions`, students who come from
+    another institution asking this office to recognise their courses (naming another university is not always its business)."""
+    from classifiers.near_miss import procedures
+
+    rng = random.Random(seed)
+    from classifiers.intent import _ADMIN
+
+    # the documents' procedures a student pays, files or waits for (a heading about anything else makes no problem report)
+    procs = [t for t in procedures(chunks, seed=seed) if _ADMIN.search(fold(t))] or ["la inscripción", "el examen final"]
+    out, seen = [], set()
+    for _ in range(n * 4):
+        if len(out) >= n:
+            break
+        x = rng.choice(OFFICE_THINGS)
+        fill = {"x": x, "el": _THING_ARTICLE.get(x, "la"), "t": rng.choice(procs), "s": rng.choice(OFFICE_SYSTEMS), "a": rng.choice(OFFICE_ACTIONS)}
+        roll = rng.random()
+        if institutions and roll < 0.12:
+            family, frame, fill["i"] = "transfer", rng.choice(TRANSFER), rng.choice(institutions)
+        else:
+            family, frame = rng.choice((("lost", LOST), ("broken", BROKEN), ("login", LOGIN), ("wrong", WRONG)))
+            frame = rng.choice(frame)
+        text = frame.format(**fill).replace(" de el ", " del ").replace(" a el ", " al ")
+        style = rng.choice(("student", "student", "informal", "long"))
+        text = styles.student_like(rng, text) if style == "student" else styles.render(rng, style, question=text, topic=fill["t"])
+        if fold(text) in seen or not styles.says_something(text):
+            continue
+        seen.add(fold(text))
+        out.append(Example(text=text, label=1, style=style, source="offline-problem", topic=f"{family}:{fill['x'] if family == 'lost' else fill['t']}"))
+    return out

@@ -204,8 +204,9 @@ def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
     from classifiers import styles
     from classifiers.near_miss import near_miss_questions
     from classifiers.ood import offline_ood
-    from classifiers.synthetic import campus_questions, offline_questions, student_questions
+    from classifiers.synthetic import campus_questions, offline_questions, problem_reports, student_questions
 
     questions = offline_questions(chunks, seed=seed)
     positives = questions + student_questions(questions, n=1200, seed=seed + 2) + campus_questions(chunks, n=400, seed=seed + 4)
+    positives += problem_reports(chunks, n=400, seed=seed + 6)  # without students from other universities: those taught the gate to let other universities' business in
     return [e for e in positives if styles.says_something(e.text)] + near_miss_questions(chunks, seed=seed + 8) + offline_ood(n_templated=1500, seed=seed + 16)

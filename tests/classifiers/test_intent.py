@@ -80,3 +80,38 @@ def test_another_field_named_without_the_word_faculty_is_another_institution(int
 @pytest.mark.parametrize("text", ["tengo derecho a examen de recuperacion?", "necesito el certificado de salud para la inscripcion", "cuanto trabajo lleva el EPS"])
 def test_a_common_word_that_is_also_a_field_is_not_another_institution_alone(intent, text):
     assert feats(intent, text)["other_institution"] == 0, text
+
+
+@pytest.mark.parametrize("text", ["en la landivar hay examen privado?", "la del valle cobra la reposicion de examenes?", "quiero cambiarme a la marroquin"])
+def test_a_university_by_its_short_name_is_another_institution(intent, text):
+    assert feats(intent, text)["other_institution"] > 0, text
+
+
+@pytest.mark.parametrize("text", ["cuanto es el 15% de 3500", "cuanto da 1200 dividido entre 7", "sacame la raiz cuadrada de 289"])
+def test_arithmetic_with_numbers_is_subject_matter(intent, text):
+    assert feats(intent, text)["content_cues"] > 0, text
+
+
+def test_arithmetic_cues_leave_office_figures_alone(intent):
+    assert feats(intent, "necesito el 80% de asistencia para tener derecho a examen?")["content_cues"] == 0
+    assert feats(intent, "cuantos creditos necesito para el EPS")["content_cues"] == 0
+
+
+def test_job_hunting_is_jobs_but_the_graduation_work_is_not(intent):
+    assert feats(intent, "alguien sabe de una chamba de medio tiempo")["jobs"] > 0
+    assert feats(intent, "donde aplico a vacantes de ingeniero junior")["jobs"] > 0
+    assert feats(intent, "cuando entrego el trabajo de graduacion")["jobs"] == 0
+
+
+@pytest.mark.parametrize("text", ["el link de pago no abre", "perdi mi carne", "el portal no me deja entrar, me bloquearon"])
+def test_a_reported_problem_with_the_offices_things_has_office_cues(intent, text):
+    assert feats(intent, text)["admin_cues"] > 0, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("perdi mi carne, como saco otro", True), ("el link de pago de la inscripcion no abre", True), ("no puedo entrar al portal", True),
+    ("me cobraron dos veces la boleta", True), ("perdi el curso por segunda vez", False), ("se me perdio el celular", False),
+    ("perdi mi dpi, donde saco otro", False), ("me sale error de compilacion en java", False), ("cuales son los requisitos del EPS", False),
+])
+def test_a_problem_with_the_offices_own_things(intent, text, fires):
+    assert (feats(intent, text)["problem"] > 0) == fires, text

@@ -69,3 +69,17 @@ def test_student_questions_are_typed_like_students_and_keep_their_chunks(chunks)
     assert not any(r.text in originals for r in rows)
     assert sum(r.text == r.text.lower() for r in rows) >= len(rows) * 0.6  # mostly lower case, as typed
     assert any(not r.text.startswith("¿") for r in rows)
+
+
+def test_problem_reports_are_in_domain_messages_about_the_offices_things(chunks):
+    from classifiers.synthetic import problem_reports
+    from pipeline.text import fold
+
+    rows = problem_reports(chunks, n=120, institutions=["la Landívar", "Universidad Galileo"], seed=3)
+    assert len(rows) == 120 and all(r.label == 1 and r.source == "offline-problem" for r in rows)
+    families = {r.topic.split(":", 1)[0] for r in rows}
+    assert families == {"lost", "broken", "login", "wrong", "transfer"}
+    transfer = [r.text for r in rows if r.topic.startswith("transfer:")]
+    assert all("landivar" in fold(t) or "galileo" in fold(t) for t in transfer)
+    assert problem_reports(chunks, n=30, seed=3)[0].text == problem_reports(chunks, n=30, seed=3)[0].text
+    assert not any(r.topic.startswith("transfer:") for r in problem_reports(chunks, n=60, seed=3))  # no institutions given, no transfers
