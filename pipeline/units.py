@@ -12,7 +12,7 @@ import numpy as np
 from pipeline.headings import boundary
 from pipeline.text import STOPWORDS_ES
 
-UNITS_VERSION = 2  # bump when extraction or rendering changes: ingestion re-chunks and re-embeds every document
+UNITS_VERSION = 3  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 

@@ -1,0 +1,85 @@
+"""PDF pages laid out in boxes and columns are read in layout order (pipeline.loaders.pdf_layout), on PDFs drawn here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pipeline.loaders import load_document
+from pipeline.units import extract_units
+
+
+def _boxes_pdf(path: Path, boxes: list[tuple[str, str, str]], *, numbers: str = "above", extra: list[tuple[float, float, str]] = ()) -> Path:
+    """One A4 page: a title, then boxes three to a row, each with its step number, a bold title and a body in small type.
+
+    `numbers`: 'above' puts each number over its box's left corner; 'none' leaves them out."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.backends.backend_pdf import PdfPages
+
+    with PdfPages(path) as pdf:
+        fig = plt.figure(figsize=(8.27, 11.69))
+        fig.text(0.08, 0.95, "REQUISITOS PARA EL TRÁMITE DE CIERRE", fontsize=14, family="DejaVu Sans")
+        for k, (number, title, body) in enumerate(boxes):
+            row, col = divmod(k, 3)
+            x, y = 0.06 + col * 0.31, 0.85 - row * 0.3
+            if numbers == "above":
+                fig.text(x, y, number, fontsize=12, family="DejaVu Sans")
+            fig.text(x + 0.02, y - 0.03, title, fontsize=10, family="DejaVu Sans", va="top", weight="bold")
+            fig.text(x + 0.02, y - 0.09, body, fontsize=7, family="DejaVu Sans", va="top")
+        for x, y, text in extra:
+            fig.text(x, y, text, fontsize=9, family="DejaVu Sans")
+        pdf.savefig(fig)
+        plt.close(fig)
+    return path
+
+
+_BOXES = [
+    ("1", "Carta de\nsolicitud", "Carta dirigida a la\ncoordinación, firmada por\nel estudiante y su asesor.\nFormato libre en PDF."),
+    ("2", "Recibo de\npago", "Recibo del pago de\ncierre por Q.75.00\nrealizado en cualquier\nagencia del banco."),
+    ("3", "Copia del\ndocumento", "Copia legible del\ndocumento de identidad\npor ambos lados, en\nun solo archivo."),
+    ("4", "Historial\nacadémico", "Historial de cursos\naprobados emitido por\nla oficina de registro\neste mismo semestre."),
+    ("5", "Fotografía\nreciente", "Fotografía de frente,\ncon fondo claro, sin\nlentes ni gorra, en\nformato JPG."),
+    ("6", "Formulario\nfirmado", "Formulario de datos\npersonales completo y\nfirmado con tinta azul\nen cada hoja."),
+]
+
+
+def test_boxes_in_columns_come_out_as_a_numbered_list_in_order(tmp_path):
+    doc = load_document(_boxes_pdf(tmp_path / "cierre.pdf", _BOXES))
+    items = [u.text for u in extract_units(doc.text) if u.kind == "item"]
+    assert len(items) == 6, doc.text
+    assert items[0].startswith("Carta de solicitud: Carta dirigida a la coordinación, firmada por el estudiante y su asesor.")
+    assert items[1].startswith("Recibo de pago: Recibo del pago de cierre por Q.75.00 realizado en cualquier agencia del banco.")
+    assert items[3].startswith("Historial académico: Historial de cursos aprobados")
+    assert items[5].startswith("Formulario firmado: Formulario de datos personales completo y firmado con tinta azul en cada hoja.")
+    lines = doc.text.splitlines()
+    numbered = [ln.split(".")[0] for ln in lines if ln[:1].isdigit()]
+    assert numbered == ["1", "2", "3", "4", "5", "6"]
+    assert doc.warnings == []
+
+
+def test_a_box_body_is_not_interleaved_with_its_neighbours(tmp_path):
+    doc = load_document(_boxes_pdf(tmp_path / "cierre.pdf", _BOXES, numbers="none"))
+    text = " ".join(doc.text.split())
+    # without step numbers the columns are still read one after the other, each box's sentences whole
+    assert "Recibo del pago de cierre por Q.75.00 realizado en cualquier agencia del banco." in text
+    assert "Copia legible del documento de identidad por ambos lados, en un solo archivo." in text
+    assert text.index("Carta dirigida") < text.index("Recibo del pago") < text.index("Copia legible")
+
+
+def test_a_single_column_page_keeps_the_plain_extraction(tmp_path):
+    from tests.pipeline.docs_factory import write_pdf
+
+    page = "Artículo 4. Inscripción\nLa inscripción se hace en el portal durante las fechas que fija el calendario.\nEl estudiante puede asignarse hasta siete cursos por semestre, según su plan."
+    doc = load_document(write_pdf(tmp_path / "normativo.pdf", [page]))
+    assert "La inscripción se hace en el portal durante las fechas que fija el calendario." in " ".join(doc.text.split())
+    assert doc.warnings == []
+
+
+def test_step_numbers_that_match_no_box_are_warned_with_their_page(tmp_path):
+    # a row of step numbers drawn far below the boxes, beside nothing
+    extra = [(0.06, 0.1, "7"), (0.37, 0.1, "8"), (0.68, 0.1, "9")]
+    doc = load_document(_boxes_pdf(tmp_path / "cierre.pdf", _BOXES[:3], extra=extra))
+    assert any(w.startswith("cierre.pdf: page 1 of 1:") and "could not be matched" in w for w in doc.warnings), doc.warnings
+    assert "7 8 9" not in doc.text and "Recibo de pago: Recibo del pago" in doc.text
