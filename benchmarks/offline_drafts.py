@@ -41,6 +41,7 @@ from pipeline.settings import load_settings  # noqa: E402
 from pipeline.text import STOPWORDS_ES, fold, sentences, stem, tokens  # noqa: E402
 
 FIUSAC = ROOT.parent / "shared" / "corpora" / "fiusac"
+PDF_SOURCES = {"Guía de Graduación 2025", "Guía de Privado 2025", "NormativoEPS", "NormativoGeneral_Evaluacion_y_Promocion", "Normativo_finales", "Preguntas Frecuentes"}
 _PAGE = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
 _FIELD = re.compile(r"(?:^|[\s|])[a-záéíóúñ_]{3,20}:(?=\s*(?:\||$|\S))", re.MULTILINE)
 _MARKUP = re.compile(r"\*\*|__|</?[a-z][^>]*>|^#{1,6}\s|\s[,.;:](?=\s|$)", re.MULTILINE)
@@ -131,7 +132,8 @@ def main() -> None:
         choices=("text", "pdf"),
         default="text",
         help="text: <corpus>/text (the converted documents); pdf: the original PDFs of <corpus>/pdf plus the course plans of text/, asked "
-        "<corpus>/qa_dev_pdf.jsonl (the 115 rules/procedures questions, expected documents named after the PDFs).",
+        "<corpus>/qa_dev_pdf.jsonl (the 115 rules/procedures questions, expected documents named after the PDFs). The PDFs are those "
+        "that text/ was converted from; the law compilation, which text/ lacks, is left out.",
     )
     ap.add_argument("--ranker", type=Path, default=None, help="Rank units with this learned model (default: the data dir's adopted one, if any).")
     args = ap.parse_args()
@@ -140,7 +142,11 @@ def main() -> None:
         sys.exit(f"shared corpus not available at {fiusac}")
     args.qa = args.qa or fiusac / ("qa_dev_pdf.jsonl" if args.documents == "pdf" else "qa_dev.jsonl")
     settings = load_settings(data_dir=args.data_dir)
-    settings.paths.documents = [fiusac / "text"] if args.documents == "text" else sorted((fiusac / "pdf").glob("*.pdf")) + sorted((fiusac / "text").glob("pensum_*.md"))
+    if args.documents == "text":
+        settings.paths.documents = [fiusac / "text"]
+    else:  # the PDFs the text/ files were converted from (not the 260-page law compilation, which text/ lacks), and the course plans
+        pdfs = [p for p in sorted((fiusac / "pdf").glob("*.pdf")) if p.stem in PDF_SOURCES]
+        settings.paths.documents = pdfs + sorted((fiusac / "text").glob("pensum_*.md"))
     settings.llm.provider = "extractive"
     services = Services(settings)
     t0 = time.perf_counter()

@@ -90,6 +90,12 @@ def _page_range(a: int, b: int) -> str:
     return f"page {a + 1}" if a == b else f"pages {a + 1}-{b + 1}"
 
 
+def _continues(before: str, after: str) -> bool:
+    """The page after goes on with the page before's last sentence: that one ends without a stop and this one opens in lower case."""
+    last = before.rstrip().rsplit("\n", 1)[-1]
+    return bool(last) and not re.search(r"[.:;!?]$", last) and not last.startswith("#") and after.lstrip()[:1].islower()
+
+
 @register(".pdf")
 def load_pdf(path: Path) -> Document:
     """PDF: one block of text per page; `pages` maps character offsets to page numbers."""
@@ -114,9 +120,14 @@ def load_pdf(path: Path) -> Document:
     for number, text in enumerate(repaired.pages, start=1):
         if not text:
             continue
+        if parts:
+            # a sentence or list item the page break cut ('… se asignará según la' / 'tabla siguiente') goes on: one line break, not a paragraph break
+            sep = "\n" if _continues(parts[-1], text) else "\n\n"
+            parts.append(sep)
+            offset += len(sep)
         pages.append((offset, number))
         parts.append(text)
-        offset += len(text) + 2
+        offset += len(text)
     if not parts:
         scanned = sum(1 for t in raw if not t.strip())
         what = "no text layer" if scanned == len(raw) else "no readable text"
@@ -129,7 +140,7 @@ def load_pdf(path: Path) -> Document:
             f"{repaired.stats['pages_garbled']} unreadable); only {len(pages)} page(s) indexed; run OCR on it",
         )
     meta_title = ((reader.metadata.title if reader.metadata else None) or "").strip()
-    text = "\n\n".join(parts)
+    text = "".join(parts)
     junk = len(meta_title) <= 3 or _JUNK_TITLE.search(meta_title) or re.fullmatch(r"[\w\-]+_[\w\-]+", meta_title)  # a tool's default or a file name
     title = title_from_text(text, path) if junk else tidy_title(meta_title, text)
     return Document(id=document_id(path), title=title, text=text, source=str(path), pages=pages, warnings=repaired.warnings)

@@ -83,3 +83,16 @@ def test_step_numbers_that_match_no_box_are_warned_with_their_page(tmp_path):
     doc = load_document(_boxes_pdf(tmp_path / "cierre.pdf", _BOXES[:3], extra=extra))
     assert any(w.startswith("cierre.pdf: page 1 of 1:") and "could not be matched" in w for w in doc.warnings), doc.warnings
     assert "7 8 9" not in doc.text and "Recibo de pago: Recibo del pago" in doc.text
+
+
+def test_a_sentence_cut_by_a_page_break_is_one_unit(tmp_path):
+    from tests.pipeline.docs_factory import write_pdf
+
+    pages = [
+        "Artículo 9. Asignación de cursos\nEl estudiante con promedio mayor a ochenta puntos podrá asignarse hasta\n",
+        "ocho cursos en el semestre siguiente, previa aprobación de su escuela.\nArtículo 10. Retiro de cursos\nEl retiro se pide antes del primer parcial.",
+    ]
+    doc = load_document(write_pdf(tmp_path / "normativo.pdf", pages))
+    sentences = [u.text for u in extract_units(doc.text) if u.kind == "sentence"]
+    assert any("hasta ocho cursos en el semestre siguiente" in s for s in sentences), sentences
+    assert doc.page_at(doc.text.index("ocho cursos")) == 2 and doc.page_at(doc.text.index("asignarse hasta")) == 1
