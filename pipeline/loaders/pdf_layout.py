@@ -18,7 +18,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-_MARKER = re.compile(r"(?<!\S)(0?\d{1,2})(?!\S)")
+_MARKER = re.compile(r"(?<!\S)(0?\d{1,2}|[A-H])(?!\S)")
+_LETTER = 1000  # letters count as 1001 (A), 1002 (B), …: one sequence apart from the numbers
 _MIN_GUTTER = 3  # blank columns between two columns of text (justified text has wider gaps, but not on every row)
 _SECTION_GAP = 2  # blank rows that end a section (a paragraph break is one)
 
@@ -36,6 +37,7 @@ class Block:
     section: int = 0
     edge: bool = False  # among the page's first or last rows of text, where running headers and footers sit
     marker: int | None = None
+    label: str = ""  # the step number or letter as the page prints it, without a leading zero
     order: int = 0
 
     @property
@@ -83,15 +85,15 @@ def page_layout(grid_text: str, furniture: set[str] | frozenset[str] = frozenset
     unmatched = []
     if counting:
         taken: set[int] = set()
-        for row, col, _, n in _by_row(markers, blocks, taken):
+        for row, col, text, n in _by_row(markers, blocks, taken):
             best = _labelled(blocks, row, col, taken)
             if best is None:
                 unmatched.append(n)
                 continue
             taken.add(best.order)
-            best.marker = n
+            best.marker, best.label = n, text.lstrip("0") or text
     lines, items = _render(blocks, {_key(x) for x in furniture})
-    return Layout(lines=lines, columns=state["columns"], items=items, markers_unmatched=unmatched, last=max((m[3] for m in markers), default=0))
+    return Layout(lines=lines, columns=state["columns"], items=items, markers_unmatched=unmatched, last=max((m[3] for m in markers if m[3] < _LETTER), default=0))
 
 
 def _markers(rows: list[str]) -> list[tuple[int, int, str, int]]:
@@ -103,26 +105,29 @@ def _markers(rows: list[str]) -> list[tuple[int, int, str, int]]:
             alone = not before.strip() and not after.strip()
             near = [rows[k][max(0, m.start() - 1) : m.end() + 1] for k in (r - 1, r + 1) if 0 <= k < len(rows)]
             inside = any(x.strip() for x in near)  # a number inside a paragraph ('notificará   5   días'), text above or below it
-            if alone and not inside and (m.start() == 0 or len(before) == _MIN_GUTTER) and int(m.group(1)) > 0:
-                out.append((r, m.start(), m.group(1), int(m.group(1))))
+            value = int(m.group(1)) if m.group(1).isdigit() else _LETTER + ord(m.group(1)) - ord("A") + 1
+            if alone and not inside and (m.start() == 0 or len(before) == _MIN_GUTTER) and value > 0:
+                out.append((r, m.start(), m.group(1), value))
     return out
 
 
 def _in_sequence(markers: list[tuple[int, int, str, int]], after: int = 0) -> list[tuple[int, int, str, int]]:
-    """The markers whose numbers count up by one (1 2 3 …, 01 02 03 …, or 7 8 9 continuing a list): the longest such run of
-    three or more, each number once; a number standing alone elsewhere ('48 a   72' in justified text) is not a step."""
+    """The markers whose numbers count up by one (1 2 3 …, 01 02 03 …, A B C …): each run of three or more, or of two that
+    continues the page before's (`after`), each number once; a number standing alone elsewhere ('48 a   72' in justified
+    text) is not a step."""
     numbers = sorted({n for *_, n in markers})
-    best: list[int] = []
+    keep: set[int] = set()
     run: list[int] = []
-    for n in numbers:
-        run = run + [n] if run and n == run[-1] + 1 else [n]
-        if len(run) > len(best):
-            best = run
-    if len(best) < 3 and not (after and len(best) >= 2 and best[0] == after + 1):
-        return []
+    for n in numbers + [-1]:
+        if run and n == run[-1] + 1:
+            run.append(n)
+            continue
+        if len(run) >= 3 or (after and len(run) >= 2 and run[0] == after + 1):
+            keep.update(run)
+        run = [n]
     out, seen = [], set()
     for m in sorted(markers):
-        if m[3] in best and m[3] not in seen:
+        if m[3] in keep and m[3] not in seen:
             seen.add(m[3])
             out.append(m)
     return out
@@ -139,17 +144,26 @@ def _by_row(markers: list[tuple[int, int, str, int]], blocks: list[Block], taken
         if len(ms) < 2:
             rest.extend(ms)
             continue
-        below = sorted((b for b in blocks if row <= b.top <= row + 4 and b.order not in taken), key=lambda b: (b.top, b.left))
+        below = sorted((b for b in blocks if row <= b.top <= row + 8 and b.order not in taken), key=lambda b: (b.top, b.left))
         tops: list[Block] = []
         for b in below:
             if all(b.right <= t.left or b.left >= t.right for t in tops):
                 tops.append(b)
         tops.sort(key=lambda b: b.left)
-        if len(tops) != len(ms):
-            rest.extend(ms)
-            continue
-        for m, b in zip(sorted(ms, key=lambda m: m[1]), tops):
-            b.marker = m[3]
+        if len(tops) == len(ms):
+            pairs = list(zip(sorted(ms, key=lambda m: m[1]), tops))
+        else:  # more boxes than numbers: each number labels the box under it (nearest horizontally), if one is close
+            pairs = []
+            for m in sorted(ms, key=lambda m: m[1]):
+                used = {p[1].order for p in pairs}
+                free = [b for b in tops if b.order not in used]
+                near = min(free, key=lambda b: max(0, b.left - m[1], m[1] - b.right) * 100 + abs((b.left + b.right) / 2 - m[1]), default=None)
+                if near is not None and max(0, near.left - m[1], m[1] - near.right) <= 15:
+                    pairs.append((m, near))
+                else:
+                    rest.append(m)
+        for m, b in pairs:
+            b.marker, b.label = m[3], m[2].lstrip("0") or m[2]
             taken.add(b.order)
     return sorted(rest)
 
@@ -206,7 +220,7 @@ def _cut(rows: list[str], r0: int, r1: int, c0: int, c1: int, out: list[Block], 
     raw = [ln for ln in raw if ln.strip()]
     if raw:
         lines = [re.sub(r"\s+", " ", ln).strip() for ln in raw]
-        out.append(Block(top=r0, bottom=r1 - 1, left=c0 + left, right=c0 + right, lines=lines, widths=[len(ln) for ln in raw], section=state["section"]))
+        out.append(Block(top=r0, bottom=r1 - 1, left=c0 + left, right=c0 + right, lines=lines, widths=[len(ln.strip()) for ln in raw], section=state["section"]))
 
 
 def _solid(rows: list[str], r0: int, r1: int, lo: int, hi: int, gutters: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -293,6 +307,20 @@ def _sentence(text: str) -> str:
     return text if _END.search(text) or not text else text + "."
 
 
+_OPEN_END = re.compile(r"\b(?:a|al|con|de|del|e|el|en|la|las|lo|los|o|para|por|que|se|su|sus|u|un|una|y)$", re.IGNORECASE)
+
+
+def _paragraphs(texts: list[str]) -> list[str]:
+    """The paragraphs of one box in order, each closed by a stop; one that ends on an open word ('pagos en') or runs on in
+    lower case was a line the box's layout broke, and goes on without one."""
+    out: list[str] = []
+    for k, text in enumerate(texts):
+        nxt = texts[k + 1] if k + 1 < len(texts) else ""
+        open_end = _OPEN_END.search(text) or (nxt[:1].islower())
+        out.append(text if open_end and nxt else _sentence(text))
+    return out
+
+
 def _short(text: str) -> bool:
     return len(text.split()) <= 8 and not _END.search(text)
 
@@ -334,16 +362,17 @@ def _render(blocks: list[Block], furniture: set[str] = frozenset()) -> tuple[lis
         if b.marker is None:
             lines.extend(_plain(b))
             continue
-        title, body = _title_split(b)
-        text = _join(body)
-        if not title and _short(text):
-            title, text = text, ""
-        rest = [_sentence(text)] if text else []
-        rest += [_sentence(_join(x.lines)) for x in chains[b.order][1:]]
-        if title:
-            lines.append(f"{b.marker}. {title}: {' '.join(rest)}" if rest else f"{b.marker}. {title}")
+        whole = _join(b.lines)
+        if len(chains[b.order]) > 1 and _short(whole) and not any(re.search(r"[.:;!?]$", ln) for ln in b.lines):
+            title, text = whole, ""  # a box's title set apart from its body
         else:
-            lines.append(f"{b.marker}. {' '.join(rest)}")
+            title, body = _title_split(b)
+            text = _join(body)
+        rest = _paragraphs(([text] if text else []) + [_join(x.lines) for x in chains[b.order][1:]])
+        if title:
+            lines.append(f"{b.label}. {title}: {' '.join(rest)}" if rest else f"{b.label}. {title}")
+        else:
+            lines.append(f"{b.label}. {' '.join(rest)}")
     return lines, len(chains)
 
 
