@@ -201,6 +201,12 @@ def _cut(rows: list[str], r0: int, r1: int, c0: int, c1: int, out: list[Block], 
     gutters = [(c0 + a, c0 + b) for a, b in _runs([not u for u in used[left:right]], offset=left) if b - a >= (_MIN_GUTTER if r1 - r0 >= 3 else 8)]
     if gutters and r1 - r0 >= 3:
         gutters = _solid(rows, r0, r1, c0 + left, c0 + right, gutters)
+    if gutters and r1 - r0 >= 3:
+        # a gutter parts two columns of prose; a narrow column of labels ('15.10', 'a)') stays with the text it labels, on its right
+        parts = _spans(c0 + left, c0 + right, gutters)
+        prose_parts = [_prose(rows, r0, r1, a, b) for a, b in parts]
+        drop = {k if k < len(gutters) else k - 1 for k, ok in enumerate(prose_parts) if not ok}  # merged with the part on its right
+        gutters = [g for k, g in enumerate(gutters) if k not in drop]
     if gutters:
         parts = _spans(c0 + left, c0 + right, gutters)
         prose = sum(_prose(rows, r0, r1, a, b) for a, b in parts)
@@ -377,6 +383,8 @@ def _render(blocks: list[Block], furniture: set[str] = frozenset()) -> tuple[lis
 
 
 def _plain(b: Block) -> list[str]:
-    """An unnumbered block: its title line (if any) apart, then its text as one line."""
-    title, body = _title_split(b)
-    return [title, _join(body)] if title else [_join(b.lines)]
+    """An unnumbered block: its lines as they are (the text repairs join hyphenated words, find headings and list items), and a
+    blank line after it, where the block ends."""
+    if len(b.lines) > 1 and len(_join(b.lines).split()) <= 12 and not any(re.search(r"[.,;:!?]$", ln) for ln in b.lines[:-1]):
+        return [_join(b.lines), ""]  # a title set on several lines: one line, so that a running header is found whole
+    return [*b.lines, ""]
