@@ -6,43 +6,12 @@ from pathlib import Path
 
 from pipeline.loaders import load_document
 from pipeline.units import extract_units
+from tests.pipeline.pdf_factory import BOXES as _BOXES
+from tests.pipeline.pdf_factory import boxes_pdf
 
 
 def _boxes_pdf(path: Path, boxes: list[tuple[str, str, str]], *, numbers: str = "above", extra: list[tuple[float, float, str]] = ()) -> Path:
-    """One A4 page: a title, then boxes three to a row, each with its step number, a bold title and a body in small type.
-
-    `numbers`: 'above' puts each number over its box's left corner; 'none' leaves them out."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.backends.backend_pdf import PdfPages
-
-    with PdfPages(path) as pdf:
-        fig = plt.figure(figsize=(8.27, 11.69))
-        fig.text(0.08, 0.95, "REQUISITOS PARA EL TRÁMITE DE CIERRE", fontsize=14, family="DejaVu Sans")
-        for k, (number, title, body) in enumerate(boxes):
-            row, col = divmod(k, 3)
-            x, y = 0.06 + col * 0.31, 0.85 - row * 0.3
-            if numbers == "above":
-                fig.text(x, y, number, fontsize=12, family="DejaVu Sans")
-            fig.text(x + 0.02, y - 0.03, title, fontsize=10, family="DejaVu Sans", va="top", weight="bold")
-            fig.text(x + 0.02, y - 0.09, body, fontsize=7, family="DejaVu Sans", va="top")
-        for x, y, text in extra:
-            fig.text(x, y, text, fontsize=9, family="DejaVu Sans")
-        pdf.savefig(fig)
-        plt.close(fig)
-    return path
-
-
-_BOXES = [
-    ("1", "Carta de\nsolicitud", "Carta dirigida a la\ncoordinación, firmada por\nel estudiante y su asesor.\nFormato libre en PDF."),
-    ("2", "Recibo de\npago", "Recibo del pago de\ncierre por Q.75.00\nrealizado en cualquier\nagencia del banco."),
-    ("3", "Copia del\ndocumento", "Copia legible del\ndocumento de identidad\npor ambos lados, en\nun solo archivo."),
-    ("4", "Historial\nacadémico", "Historial de cursos\naprobados emitido por\nla oficina de registro\neste mismo semestre."),
-    ("5", "Fotografía\nreciente", "Fotografía de frente,\ncon fondo claro, sin\nlentes ni gorra, en\nformato JPG."),
-    ("6", "Formulario\nfirmado", "Formulario de datos\npersonales completo y\nfirmado con tinta azul\nen cada hoja."),
-]
+    return boxes_pdf(path, [{"boxes": boxes, "numbers": numbers, "extra": list(extra)}])
 
 
 def test_boxes_in_columns_come_out_as_a_numbered_list_in_order(tmp_path):
