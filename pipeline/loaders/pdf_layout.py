@@ -3,11 +3,12 @@
 pypdf's plain extraction follows the content stream, which on a designed page interleaves the titles, the bodies and the
 step numbers of side-by-side boxes ('1 2 3 / 4 5 6 / … / Constancia de Inscripción / Solvencia General'). Its layout
 mode instead places every character at its position on a fixed grid. This module cuts that grid into blocks (a
-recursive XY cut: section breaks of two or more blank rows, then gutters, blank columns across every row of a region,
-then paragraph breaks), reads the blocks top to bottom and left to right within each region, and gives each step
-number (a bare number standing alone on the grid) to the block it labels: the nearest block at or right of it, at or
-below its row. A numbered block comes out as one list line, 'N. Title: body.', with the unnumbered blocks of its
-section that follow it.
+recursive XY cut: section breaks of two or more blank rows, then gutters, blank columns across every row of a region
+that part two columns of prose, then paragraph breaks) and reads the blocks top to bottom and left to right within each
+region. Step numbers and letters (a bare '1', '01' or 'A' standing alone on the grid, counting up with the others) are
+taken off the grid first and given to the boxes they label: a row of them over a row of boxes labels those boxes left
+to right, a single one the nearest block level with it or just below, at or right of it. A numbered box comes out as one
+list line, 'N. Title: body.', with the blocks below it in its column up to the next numbered one.
 
 Only pages with columns of prose or with step numbers are rebuilt. Columns that are not prose (a table's cells, or the
 words of justified lines that happen to align) are not cut apart: their rows are read whole.
@@ -39,10 +40,6 @@ class Block:
     marker: int | None = None
     label: str = ""  # the step number or letter as the page prints it, without a leading zero
     order: int = 0
-
-    @property
-    def words(self) -> int:
-        return sum(len(ln.split()) for ln in self.lines)
 
 
 @dataclass
