@@ -8,7 +8,9 @@ A unit (pipeline.units) is *garbled* when it shows any of these defects:
 - stray_numbers: bare list or page numbers run into the text ('… _#carné 2 Solvencia …', '1 2 3');
 - furniture: a running header or footer line (a line among a page's first or last five, on three or more pages, two of
   them in a row; chapter and article headings excepted) inside the text after its first appearance.
-- run_together also covers two words glued at a box edge, 'ExamenGeneral' (CamelCase that is not a file name).
+- run_together also covers two words glued at a box edge, 'ExamenGeneral' (CamelCase that is not a file name);
+- title_run_on: a box's title run into its body, which opens with the same words ('Solvencia General Solvencia general
+  (Matrícula…'): a phrase of two to four words said twice in a row.
 Sides: 'before' is the loader before any repair: pypdf text with soft hyphens removed and lower-case line-end hyphens
 joined, or the converted text file as it is; 'plain_repaired' (PDFs only) is pypdf's plain text with the text repairs
 (pipeline.loaders.pdf_text) but without the layout reading order; 'after' is the loader now (pages in boxes or columns
@@ -86,6 +88,9 @@ def _furniture_spots(text: str, running: set[str]) -> list[int]:
 _GLUED = re.compile(r"\b[A-ZÁÉÍÓÚÑ]?[a-záéíóúñ]{3,}[A-ZÁÉÍÓÚÑ][a-záéíóúñ]{3,}\b")  # 'ExamenGeneral': two words glued at a line or box edge
 
 
+_TITLE_RUN_ON = re.compile(r"\b([A-ZÁÉÍÓÚÑ][a-záéíóúñ]+(?: [a-záéíóúñA-ZÁÉÍÓÚÑ]+){1,3}) \1\b", re.IGNORECASE)  # 'Solvencia General Solvencia general (Matrícula…'
+
+
 def garbled_signals(text: str, vocab: Vocabulary) -> set[str]:
     """The PDF text defects in one unit or draft (see the module's definition); empty when it reads clean."""
     found = set()
@@ -104,6 +109,8 @@ def garbled_signals(text: str, vocab: Vocabulary) -> set[str]:
         found.add("broken_hyphen")
     if re.search(r"\w ?[\ufb00-\ufb06] ?\w", text):
         found.add("broken_hyphen")
+    if _TITLE_RUN_ON.search(text):
+        found.add("title_run_on")
     if re.search(r"(?:^|\s)\d{1,2}(?:\s+\d{1,2}){1,}(?:\s|$)", text) and not re.search(r"\d{1,2} (?:de|del|y|o|a) ", text) or re.search(r"_#carn[ée] \d{1,2} [A-ZÁÉÍÓÚ]", text):
         found.add("stray_numbers")
     return found
