@@ -121,8 +121,12 @@ def load_pdf(path: Path) -> Document:
         if not text:
             continue
         if parts:
-            # a sentence or list item the page break cut ('… se asignará según la' / 'tabla siguiente') goes on: one line break, not a paragraph break
+            # a sentence or list item the page break cut ('… se asignará según la' / 'tabla siguiente') goes on: one line break, not a
+            # paragraph break; a word hyphenated across the break ('soli-' / 'citadas') is joined
             sep = "\n" if _continues(parts[-1], text) else "\n\n"
+            if re.search(r"[a-záéíóúñ]-$", parts[-1]) and text[:1].islower():
+                parts[-1], sep = parts[-1][:-1], ""
+                offset -= 1
             parts.append(sep)
             offset += len(sep)
         pages.append((offset, number))

@@ -65,3 +65,12 @@ def test_a_sentence_cut_by_a_page_break_is_one_unit(tmp_path):
     sentences = [u.text for u in extract_units(doc.text) if u.kind == "sentence"]
     assert any("hasta ocho cursos en el semestre siguiente" in s for s in sentences), sentences
     assert doc.page_at(doc.text.index("ocho cursos")) == 2 and doc.page_at(doc.text.index("asignarse hasta")) == 1
+
+
+def test_a_word_hyphenated_across_a_page_break_is_joined(tmp_path):
+    from tests.pipeline.docs_factory import write_pdf
+
+    pages = ["Artículo 12. Equivalencias\nLa escuela resolverá las equivalencias soli-", "citadas y notificará a Registro y Estadística.\nArtículo 13. Plazos\nEl plazo es de un mes."]
+    doc = load_document(write_pdf(tmp_path / "normativo.pdf", pages))
+    assert "las equivalencias solicitadas y notificará a Registro" in " ".join(doc.text.split())
+    assert doc.page_at(doc.text.index("notificará")) == 2
