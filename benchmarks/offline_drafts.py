@@ -189,7 +189,7 @@ def main() -> None:
                 "coverage": round(len(ref & have) / len(ref), 4) if ref else None,
                 "words": len(body.split()),
                 "doc_hit": any(g in refs for g in (gold if isinstance(gold, list) else [gold])) if gold else None,
-                "garbled": garbled_signals(body, vocab),
+                "garbled": sorted(garbled_signals(body, vocab)),
                 "readiness": (readiness_of(answer.flags) or {}).get("flag"),
                 "missing": (readiness_of(answer.flags) or {}).get("missing"),
                 "evidence": (readiness_of(answer.flags) or {}).get("evidence"),
