@@ -8,6 +8,8 @@ fiusac/qa_dev.jsonl and times only the offline extractive generator (retrieval e
 - repeated sentence: the same sentence (folded) twice in one draft;
 - coverage: share of the reference answer's content words (folded, stop words dropped, light stem) found in the draft;
 - words: draft body length; doc: the expected document among the answer's references;
+- garbled: PDF text defects in the draft (benchmarks/pdf_text.py, garbled_signals: run-together or CamelCase-glued words,
+  a hyphen left inside a word, a split ligature, stray list or page numbers);
 - latency: wall time, the generating thread's CPU time and the process's CPU time (all threads: an embedding
   runtime's worker threads included) of `generate` alone; CPU times do not grow with other processes' load on a
   shared machine.
@@ -32,11 +34,14 @@ sys.path.insert(0, str(ROOT))
 from bot.ops.answer_eval import answer_body  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
+from benchmarks.pdf_text import garbled_signals  # noqa: E402
 from pipeline.generation.readiness import readiness_of  # noqa: E402
+from pipeline.loaders.vocabulary import Vocabulary  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from pipeline.text import STOPWORDS_ES, fold, sentences, stem, tokens  # noqa: E402
 
 FIUSAC = ROOT.parent / "shared" / "corpora" / "fiusac"
+PDF_SOURCES = {"Guía de Graduación 2025", "Guía de Privado 2025", "NormativoEPS", "NormativoGeneral_Evaluacion_y_Promocion", "Normativo_finales", "Preguntas Frecuentes"}
 _PAGE = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
 _FIELD = re.compile(r"(?:^|[\s|])[a-záéíóúñ_]{3,20}:(?=\s*(?:\||$|\S))", re.MULTILINE)
 _MARKUP = re.compile(r"\*\*|__|</?[a-z][^>]*>|^#{1,6}\s|\s[,.;:](?=\s|$)", re.MULTILINE)
@@ -88,6 +93,7 @@ def summary(rows: list[dict]) -> dict:
         "coverage_mean": round(fmean(cov), 4) if cov else None,
         "words_median": median(x["words"] for x in rows) if rows else None,
         "drafts_with_debris": sum(bool(x["debris"]) for x in rows),
+        "drafts_garbled": sum(bool(x["garbled"]) for x in rows),
         "ready": sum(x["readiness"] == "listo" for x in rows),
     }
 
@@ -121,14 +127,26 @@ def main() -> None:
     ap.add_argument("--qa", type=Path, default=None, help="Questions (default: <corpus>/qa_dev.jsonl).")
     ap.add_argument("--details", type=Path, default=None, help="Write one JSON line per question here.")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "offline_drafts.json")
+    ap.add_argument(
+        "--documents",
+        choices=("text", "pdf"),
+        default="text",
+        help="text: <corpus>/text (the converted documents); pdf: the original PDFs of <corpus>/pdf plus the course plans of text/, asked "
+        "<corpus>/qa_dev_pdf.jsonl (the 115 rules/procedures questions, expected documents named after the PDFs). The PDFs are those "
+        "that text/ was converted from; the law compilation, which text/ lacks, is left out.",
+    )
     ap.add_argument("--ranker", type=Path, default=None, help="Rank units with this learned model (default: the data dir's adopted one, if any).")
     args = ap.parse_args()
     fiusac = args.corpus
     if not fiusac.exists():
         sys.exit(f"shared corpus not available at {fiusac}")
-    args.qa = args.qa or fiusac / "qa_dev.jsonl"
+    args.qa = args.qa or fiusac / ("qa_dev_pdf.jsonl" if args.documents == "pdf" else "qa_dev.jsonl")
     settings = load_settings(data_dir=args.data_dir)
-    settings.paths.documents = [fiusac / "text"]
+    if args.documents == "text":
+        settings.paths.documents = [fiusac / "text"]
+    else:  # the PDFs the text/ files were converted from (not the 260-page law compilation, which text/ lacks), and the course plans
+        pdfs = [p for p in sorted((fiusac / "pdf").glob("*.pdf")) if p.stem in PDF_SOURCES]
+        settings.paths.documents = pdfs + sorted((fiusac / "text").glob("pensum_*.md"))
     settings.llm.provider = "extractive"
     services = Services(settings)
     t0 = time.perf_counter()
@@ -138,6 +156,7 @@ def main() -> None:
     if args.limit:
         qa = qa[:: max(1, len(qa) // args.limit)][: args.limit]
     headers = page_headers(fiusac / "text")
+    vocab = Vocabulary()  # the Spanish list alone: a draft is judged by its words, not by what the documents repeat
     generator = services.generator()
     if args.ranker:
         from pipeline.generation.ranking import UnitRanker
@@ -169,7 +188,8 @@ def main() -> None:
                 "repeated_sentence": repeated(body),
                 "coverage": round(len(ref & have) / len(ref), 4) if ref else None,
                 "words": len(body.split()),
-                "doc_hit": gold in refs if gold else None,
+                "doc_hit": any(g in refs for g in (gold if isinstance(gold, list) else [gold])) if gold else None,
+                "garbled": sorted(garbled_signals(body, vocab)),
                 "readiness": (readiness_of(answer.flags) or {}).get("flag"),
                 "missing": (readiness_of(answer.flags) or {}).get("missing"),
                 "evidence": (readiness_of(answer.flags) or {}).get("evidence"),
@@ -194,6 +214,9 @@ def main() -> None:
         "drafts_with_debris": sum(bool(x["debris"]) for x in rows),
         "debris_kinds": dict(Counter(k for x in rows for k in x["debris"])),
         "drafts_with_repeated_sentence": sum(x["repeated_sentence"] for x in rows),
+        "drafts_garbled": sum(bool(x["garbled"]) for x in rows),
+        "garbled_kinds": dict(Counter(k for x in rows for k in x["garbled"])),
+        "documents": args.documents,
         "coverage_mean": round(fmean(cov), 4) if cov else None,
         "coverage_median": round(median(cov), 4) if cov else None,
         "words_median": median(x["words"] for x in rows) if rows else None,

@@ -8,8 +8,15 @@ A unit (pipeline.units) is *garbled* when it shows any of these defects:
 - stray_numbers: bare list or page numbers run into the text ('… _#carné 2 Solvencia …', '1 2 3');
 - furniture: a running header or footer line (a line among a page's first or last five, on three or more pages, two of
   them in a row; chapter and article headings excepted) inside the text after its first appearance.
-The 'before' side is the loader as it was: pypdf text with soft hyphens removed and lower-case line-end hyphens joined,
-or the converted text file as it is.
+- run_together also covers two words glued at a box edge, 'ExamenGeneral' (CamelCase that is not a file name);
+- title_run_on: a box's title run into its body, which opens with the same words ('Solvencia General Solvencia general
+  (Matrícula…'): a phrase of two to four words said twice in a row.
+Sides: 'before' is the loader before any repair: pypdf text with soft hyphens removed and lower-case line-end hyphens
+joined, or the converted text file as it is; 'plain_repaired' (PDFs only) is pypdf's plain text with the text repairs
+(pipeline.loaders.pdf_text) but without the layout reading order; 'after' is the loader now (pages in boxes or columns
+read in layout order by pipeline.loaders.pdf_layout, then the text repairs). The detector shares its word list with the
+repairs, so it checks the repairs do what they claim; it cannot see text read in the wrong order: 'items' (numbered list
+units) and the drafts (benchmarks/offline_drafts.py --documents pdf) show that part.
 """
 
 from __future__ import annotations
@@ -78,26 +85,43 @@ def _furniture_spots(text: str, running: set[str]) -> list[int]:
     return spots
 
 
+_GLUED = re.compile(r"\b[A-ZÁÉÍÓÚÑ]?[a-záéíóúñ]{3,}[A-ZÁÉÍÓÚÑ][a-záéíóúñ]{3,}\b")  # 'ExamenGeneral': two words glued at a line or box edge
+
+
+_TITLE_RUN_ON = re.compile(r"\b([A-ZÁÉÍÓÚÑ][a-záéíóúñ]+(?: [a-záéíóúñA-ZÁÉÍÓÚÑ]+){1,3}) \1\b", re.IGNORECASE)  # 'Solvencia General Solvencia general (Matrícula…'
+
+
+def garbled_signals(text: str, vocab: Vocabulary) -> set[str]:
+    """The PDF text defects in one unit or draft (see the module's definition); empty when it reads clean."""
+    found = set()
+    for token in text.split():
+        if _URLISH.search(token):
+            continue
+        ident = "_" in token or "#" in token  # a file name ('ConstanciaInscripcion_#carné') is CamelCase on purpose
+        for w in WORD.findall(token):
+            if any(c.isupper() for c in w[1:]):
+                if not ident and _GLUED.fullmatch(w) and not vocab.known(w):
+                    found.add("run_together")
+                continue
+            if vocab.split(w):
+                found.add("run_together")
+    if any(vocab.known(a + b) for a, b in re.findall(r"([a-záéíóúñ]{2,})- ([a-záéíóúñ]{2,})", text)):
+        found.add("broken_hyphen")
+    if re.search(r"\w ?[\ufb00-\ufb06] ?\w", text):
+        found.add("broken_hyphen")
+    if _TITLE_RUN_ON.search(text):
+        found.add("title_run_on")
+    if re.search(r"(?:^|\s)\d{1,2}(?:\s+\d{1,2}){1,}(?:\s|$)", text) and not re.search(r"\d{1,2} (?:de|del|y|o|a) ", text) or re.search(r"_#carn[ée] \d{1,2} [A-ZÁÉÍÓÚ]", text):
+        found.add("stray_numbers")
+    return found
+
+
 def defects(units: list, every: list, text: str, vocab: Vocabulary, running: set[str]) -> list[set[str]]:
     spots = _furniture_spots(text, running)
     starts = sorted({u.offset for u in every})
     out = []
     for u in units:
-        found = set()
-        for token in u.text.split():
-            if _URLISH.search(token):
-                continue
-            for w in WORD.findall(token):
-                if any(c.isupper() for c in w[1:]):
-                    continue
-                if vocab.split(w):
-                    found.add("run_together")
-        if any(vocab.known(a + b) for a, b in re.findall(r"([a-záéíóúñ]{2,})- ([a-záéíóúñ]{2,})", u.text)):
-            found.add("broken_hyphen")
-        if re.search(r"\w ?[\ufb00-\ufb06] ?\w", u.text):
-            found.add("broken_hyphen")
-        if re.search(r"(?:^|\s)\d{1,2}(?:\s+\d{1,2}){1,}(?:\s|$)", u.text) and not re.search(r"\d{1,2} (?:de|del|y|o|a) ", u.text) or re.search(r"_#carn[ée] \d{1,2} [A-ZÁÉÍÓÚ]", u.text):
-            found.add("stray_numbers")
+        found = garbled_signals(u.text, vocab)
         nxt = next((s for s in starts if s > u.offset), len(text))
         if any(u.offset <= s < nxt for s in spots):
             found.add("furniture")
@@ -107,12 +131,13 @@ def defects(units: list, every: list, text: str, vocab: Vocabulary, running: set
     return out
 
 
-def measure(name: str, before_pages: list[str], after_text: str, before_text: str | None = None) -> dict:
+def measure(name: str, before_pages: list[str], after_text: str, before_text: str | None = None, repaired_text: str | None = None) -> dict:
     before_text = before_text if before_text is not None else "\n\n".join(before_pages)
     vocab = Vocabulary(before_text)
     running = _running_lines(before_pages)
     row = {"document": name}
-    for side, text in (("before", before_text), ("after", after_text)):
+    sides = [("before", before_text)] + ([("plain_repaired", repaired_text)] if repaired_text is not None else []) + [("after", after_text)]
+    for side, text in sides:
         every = extract_units(text)
         units = [u for u in every if u.kind != "heading"]
         heads = [u for u in every if u.kind == "heading"]
@@ -135,8 +160,9 @@ def main() -> dict:
 
     for path in sorted((CORPUS / "pdf").glob("*.pdf")):
         doc = load_document(path)
-        repairs = repair_pages([p.extract_text() or "" for p in PdfReader(str(path)).pages]).stats
-        rows.append(measure(path.name, _old_pdf_text(path), doc.text) | {"source": "pdf", "repairs": dict(repairs)})
+        plain = repair_pages([p.extract_text() or "" for p in PdfReader(str(path)).pages], name=path.name)
+        repaired = "\n\n".join(p for p in plain.pages if p)
+        rows.append(measure(path.name, _old_pdf_text(path), doc.text, repaired_text=repaired) | {"source": "pdf", "repairs": dict(plain.stats)})
         warnings[path.name] = doc.warnings
     for path in sorted((CORPUS / "text").glob("*.md")):
         raw = path.read_text(encoding="utf-8")
@@ -147,19 +173,21 @@ def main() -> dict:
         rows.append(measure(path.name, _PAGE.split(raw), doc.text, before_text=raw) | {"source": "text (converted PDF)", "repairs": dict(repairs)})
         warnings[path.name] = doc.warnings
     total = {}
-    for side in ("before", "after"):
-        units = sum(r[side]["units"] for r in rows)
-        garbled = sum(r[side]["garbled_units"] for r in rows)
+    for side in ("before", "plain_repaired", "after"):
+        # the converted text files have no 'plain_repaired' side: their 'after' is the same repairs
+        got = [r.get(side) or r["after"] for r in rows]
         kinds: Counter = Counter()
-        for r in rows:
-            kinds.update(r[side]["defects"])
+        for g in got:
+            kinds.update(g["defects"])
+        units = sum(g["units"] for g in got)
+        garbled = sum(g["garbled_units"] for g in got)
         total[side] = {
             "units": units,
             "garbled_units": garbled,
             "garbled_rate": round(garbled / max(1, units), 4),
             "defects": dict(kinds),
-            "headings": sum(r[side]["headings"] for r in rows),
-            "items": sum(r[side]["items"] for r in rows),
+            "headings": sum(g["headings"] for g in got),
+            "items": sum(g["items"] for g in got),
         }
     result = {
         "command": "PYTHONPATH=. /work/main/.venv/bin/python benchmarks/pdf_text.py",
@@ -179,4 +207,9 @@ if __name__ == "__main__":
     r = main()
     print(json.dumps(r["total"], ensure_ascii=False, indent=1))
     for row in r["documents"]:
-        print(f"{row['document'][:45]:45} garbled {row['before']['garbled_rate']:.3f} -> {row['after']['garbled_rate']:.3f}  headings {row['before']['headings']} -> {row['after']['headings']}  items {row['before']['items']} -> {row['after']['items']}")
+        mid = row.get("plain_repaired")
+        via = f" -> {mid['garbled_units']}/{mid['units']}" if mid else ""
+        print(
+            f"{row['document'][:45]:45} garbled units {row['before']['garbled_units']}/{row['before']['units']}{via} -> {row['after']['garbled_units']}/{row['after']['units']}"
+            f"  items {row['before']['items']}{' -> ' + str(mid['items']) if mid else ''} -> {row['after']['items']}"
+        )

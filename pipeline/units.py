@@ -12,7 +12,7 @@ import numpy as np
 from pipeline.headings import boundary
 from pipeline.text import STOPWORDS_ES
 
-UNITS_VERSION = 2  # bump when extraction or rendering changes: ingestion re-chunks and re-embeds every document
+UNITS_VERSION = 3  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -122,6 +122,9 @@ def split_sentences(text: str) -> list[str]:
     return out
 
 
+_OPEN_END = re.compile(r"\s(?:a|al|con|de|del|e|el|en|la|las|lo|los|o|para|por|que|se|su|sus|u|un|una|y)$", re.IGNORECASE)  # a line that wraps mid-phrase
+
+
 def _title_line(line: str) -> bool:
     return len(line.split()) <= 6 and line[:1].isupper() and not re.search(r"[.,;:!?)]$", line)
 
@@ -179,7 +182,9 @@ class _Builder:
         self.units.append(Unit(kind=kind, text=text, context=clean(context), fields=fields or {}, offset=at))
 
     def flush_para(self) -> None:
-        if len(self.para) > 1 and _title_line(self.para[0]) and self.para[1][:1].isupper():
+        if len(self.para) > 2 and _title_line(self.para[0]) and _OPEN_END.search(self.para[0]) and _title_line(f"{self.para[0]} {self.para[1]}") and self.para[2][:1].isupper():
+            self.para[:2] = [f"{self.para[0]} {self.para[1]}"]  # a title wrapped after 'de' ('Constancia de' / 'Inscripción'): one title
+        if len(self.para) > 1 and _title_line(self.para[0]) and not _OPEN_END.search(self.para[0]) and self.para[1][:1].isupper():
             self.heading = clean(self.para.pop(0))  # a short unpunctuated line opening a paragraph is its title
             self.units.append(Unit(kind="heading", text=self.heading, offset=self.para_at))
         if self.para:

@@ -265,7 +265,11 @@ def _split_words(line: str, vocab: Vocabulary, stats: Counter) -> str:
 
         def word(m: re.Match) -> str:
             w = m.group(0)
-            if any(c.isupper() for c in w[1:]):  # CamelCase is written that way on purpose
+            if any(c.isupper() for c in w[1:]):  # CamelCase is written that way on purpose, except two words glued at a box edge
+                glued = _GLUED.fullmatch(w)
+                if glued and not ident and not vocab.known(w) and all(vocab.common(g) or vocab.known(g) for g in glued.groups()):
+                    stats["words_split"] += 1
+                    return f"{glued.group(1)} {glued.group(2)}"
                 return w
             parts = vocab.split(w)
             if not parts:
@@ -276,6 +280,9 @@ def _split_words(line: str, vocab: Vocabulary, stats: Counter) -> str:
         return WORD.sub(word, token)
 
     return re.sub(r"\S+", fix, line)
+
+
+_GLUED = re.compile(r"([A-ZÁÉÍÓÚÑ]?[a-záéíóúñ]{3,})([A-ZÁÉÍÓÚÑ][a-záéíóúñ]{3,})")  # 'ExamenGeneral': the last word of one line glued to the next's first
 
 
 _OPEN_ENDS = frozenset("a al con de del e el en la las lo los o para por que se su sus u un una y".split())  # a wrapped line, not a title

@@ -135,3 +135,11 @@ def test_converted_pdf_text_with_page_markers_is_repaired_too(tmp_path):
     doc = load_document(p)
     assert "constancia de inscripción" in doc.text
     assert doc.page_at(doc.text.index("solvencia")) == 2
+
+
+def test_two_words_glued_at_a_box_edge_are_separated_and_names_in_camel_case_are_not():
+    out = repair_pages(["Pago de ExamenGeneral del ciclo.\nSubir el archivo ConstanciaPago_#carné por el PortalEstudiantil en línea.\nUse PowerPoint o iPhone."]).pages[0]
+    assert "Pago de Examen General del ciclo." in out
+    assert "ConstanciaPago_#carné" in out  # a file name keeps its CamelCase
+    assert "Portal Estudiantil" in out
+    assert "iPhone" in out

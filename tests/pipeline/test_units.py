@@ -112,3 +112,12 @@ def test_regulation_lists_and_article_titles():
     assert heading_case("SPICUA CAROL") == ""  # a watermark's letters, not a heading
     assert heading_case("Requisitos del curso") == "Requisitos del curso"
     assert all(not render(u).endswith(":.") for u in units)
+
+
+def test_a_title_wrapped_after_an_open_word_is_one_heading_and_a_sentence_start_is_not_a_title():
+    text = "Carta de\nsolicitud firmada\nLa carta se entrega en la ventanilla de la escuela.\n\nSolo se reciben pagos en\nAgencias del banco del sistema, en horario de atención."
+    units = extract_units(text)
+    heads = [u.text for u in units if u.kind == "heading"]
+    assert heads == ["Carta de solicitud firmada"]
+    sentences = [u.text for u in units if u.kind == "sentence"]
+    assert "Solo se reciben pagos en Agencias del banco del sistema, en horario de atención." in sentences

@@ -60,3 +60,19 @@ def test_bad_options_fail_with_a_clear_message(cli, folder):
     assert "--strategy desconocida" in cli("ingest", str(folder), "--strategy", "magic").stderr
     assert "--mode desconocido" in cli("search", "hola", "--mode", "fuzzy").stderr
     assert "no existe el archivo" in cli("ingest", str(folder / "nope")).stderr
+
+
+def test_ingest_prints_a_warning_per_page_range_of_a_pdf_it_could_not_read_whole(cli, tmp_path):
+    from tests.pipeline.pdf_factory import BOXES, boxes_pdf
+
+    d = tmp_path / "guias"
+    d.mkdir()
+    # page 1 boxes with step numbers, pages 2-3 scanned, page 4 boxes whose second row of numbers sits far from any box
+    far = [(0.06, 0.1, "7"), (0.37, 0.1, "8"), (0.68, 0.1, "9")]
+    boxes_pdf(d / "cierre.pdf", [{}, None, None, {"boxes": BOXES[:3], "extra": far}])
+    out = cli("ingest", str(d), "--strategy", "sentence").stdout
+    assert "1 agregados" in out
+    assert "aviso cierre.pdf: pages 2-3 of 4: no text layer" in " ".join(out.split())
+    assert "cierre.pdf: page 4 of 4:" in " ".join(out.split())
+    hits = json.loads(cli("search", "recibo del pago de cierre", "-k", "1", "--mode", "sparse", "--json").stdout)
+    assert hits and "Recibo de pago: Recibo del pago de cierre por Q.75.00" in " ".join(hits[0]["text"].split())
