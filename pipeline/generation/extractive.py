@@ -36,7 +36,7 @@ _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|f
 _UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b")
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
-_YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben)\b")
+_YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben|se necesita|se requiere|es necesario|es requisito)\b")
 
 _ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
 
@@ -256,7 +256,7 @@ class ExtractiveGenerator:
         state = assess(question, asked, chosen, cands, learned=self.ranker is not None, lang=self.lang, body=body, record=named_record)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
-            answer = figure or clause_yes_no(question, chosen)
+            answer = figure or (None if cut_denial(chosen[0], cands) else clause_yes_no(question, chosen))
             if answer == "yes" and figure is None and state.ready and not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT:
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
@@ -496,7 +496,7 @@ def clause_rest(top: Candidate, cands: Sequence[Candidate], chosen: Sequence[Can
         while lo > 0 and units[lo - 1].kind == "item" and units[lo - 1].context == top.unit.context:
             lo -= 1
         lead = units[lo - 1] if lo > 0 else None
-        if lead is None or lead.kind != "sentence" or lead.context != top.unit.context or id(lead) not in by_unit:
+        if lead is None or lead.kind != "sentence" or lead.context != top.unit.context or id(lead) not in by_unit or _fragment(lead.text):
             return None
         top, at = by_unit[id(lead)], lo - 1
     if top.unit.kind != "sentence":
@@ -515,9 +515,30 @@ def clause_rest(top: Candidate, cands: Sequence[Candidate], chosen: Sequence[Can
         if u.kind != "sentence" or u.context != top.unit.context or _NEW_ARTICLE.match(u.text) or id(u) not in by_unit:
             break
         folded = fold(u.text)
-        if id(u) not in taken and (_NO.search(folded) or _EXCEPTION.search(folded)):
+        if id(u) not in taken and not _fragment(u.text) and (_NO.search(folded) or _EXCEPTION.search(folded)):
             found.append(by_unit[id(u)])
     return (top, "sentences", found) if found else None
+
+
+def _fragment(text: str) -> bool:
+    """A sentence cut short (a page break inside it: 'El estudiante no puede 6'): too few words to say anything whole."""
+    words = text.split()
+    return len(words) < 5 or bool(re.fullmatch(r"\d+\.?", words[-1]))
+
+
+def cut_denial(top: Candidate, cands: Sequence[Candidate]) -> bool:
+    """Whether the best unit's article goes on with a denial that was cut short (by a page break): its 'Sí' cannot be
+    told, since the cut part may deny what the student asks."""
+    units = units_of(top.chunk)
+    at = next((i for i, u in enumerate(units) if u is top.unit), None)
+    if at is None:
+        return False
+    for u in units[at + 1 : at + 1 + CLAUSE_SPAN]:
+        if u.kind != "sentence" or u.context != top.unit.context or _NEW_ARTICLE.match(u.text):
+            break
+        if _fragment(u.text) and _NO.search(fold(u.text)):
+            return True
+    return False
 
 
 _FUNCTION = frozenset("que los las del por para con una uno unos unas mis tus sus este esta estos estas ese esa como cuando donde pero sin sobre entre desde hasta mas muy ser estar hay puedo puede pueden podra podran".split())

@@ -216,3 +216,16 @@ def test_a_regional_word_for_enrolling_meets_the_documents_word():
     from pipeline.generation.lexical import query_keys
 
     assert query_keys("¿Hasta cuándo puedo anotarme al curso?")[:1] == query_keys("inscribir al curso")[:1]
+
+
+def test_a_yes_is_not_told_when_the_articles_denial_is_cut_by_a_page_break():
+    cut = (
+        "## Retiro de asignaturas\n\n"
+        "Artículo 31. Hasta la octava semana del ciclo, el estudiante puede retirar una asignatura desde el portal, una sola vez por asignatura. "
+        "El estudiante no puede 7\n\n"
+        "Artículo 32. Las asignaturas retiradas no cuentan como reprobadas."
+    )
+    answer = ExtractiveGenerator().generate("¿Puedo retirar todas mis asignaturas del ciclo?", [hit("normativo", "Normativo de evaluación", cut, URL, "Retiro de asignaturas")])
+    text = body(answer)
+    assert not text.startswith(("Sí", "No")) and "no puede 7" not in text, text
+    assert readiness_of(answer.flags)["flag"] == "necesita revisión"
