@@ -14,7 +14,7 @@ import numpy as np
 from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
-from pipeline.generation.asking import Asked, ask, object_parts, period_score
+from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.ranking import UnitRanker, featurize, pair_context
@@ -30,6 +30,7 @@ from pipeline.verifier import StepVerifier
 MODEL_LABEL = "extractive (sin LLM)"
 PAST_PERIOD = 0.5  # score factor of a unit whose dates are all of a past period
 MAX_LIST = 10  # longer lists are not said whole
+_EXISTS_Q = re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:hay|existe|existen)\b")  # '¿Hay…?' asks whether something exists: a 'may'/'must' verb does not tell
 YES_OBJECT = 0.75  # own object share of the best unit for a «listo» "Sí" read from a modal verb
 UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 22 de enero'), for a question asking until when
 _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
@@ -257,7 +258,7 @@ class ExtractiveGenerator:
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
             answer = figure or (None if cut_denial(chosen[0], cands) else clause_yes_no(question, chosen))
-            if answer == "yes" and figure is None and state.ready and not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT:
+            if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
                 if not re.match(rf"{re.escape(t(answer, self.lang).rstrip('.'))}\b", body):  # an FAQ's own 'Sí.' is not said twice

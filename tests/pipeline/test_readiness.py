@@ -229,3 +229,9 @@ def test_a_yes_is_not_told_when_the_articles_denial_is_cut_by_a_page_break():
     text = body(answer)
     assert not text.startswith(("Sí", "No")) and "no puede 7" not in text, text
     assert readiness_of(answer.flags)["flag"] == "necesita revisión"
+
+
+def test_a_yes_read_from_a_modal_verb_does_not_make_an_existence_question_ready():
+    rules = "## Evaluación\n\nArtículo 40. El estudiante deberá aprobar la práctica antes de la evaluación de recuperación, en primera o segunda recuperación."
+    answer = ExtractiveGenerator().generate("¿Hay primera y segunda recuperación?", [hit("normativo", "Normativo de evaluación", rules, URL, "Evaluación")])
+    assert readiness_of(answer.flags)["flag"] == "necesita revisión", answer.text
