@@ -104,7 +104,7 @@ class SampleReviewer:
         first = self.expected.get(sample.intent(key, self.expected), {})
         must = want.get("must_say") or first.get("must_say", [])
         past = want.get("past_period") or first.get("past_period", [])
-        body = draft.text.split("\nReferencias:")[0]  # the facts must be in the answer, not in a document's title
+        body = answer_text(draft.text)  # the facts must be in the answer, not in a document's title
         return bool(must) and all(says(body, fact) for fact in must) and not any(says(body, fact) for fact in past)
 
     def _suggested_for_same_question(self, session: Session, draft: Draft, key: str) -> str | None:
@@ -125,6 +125,14 @@ class SampleReviewer:
         docs = [self.documents.get(d, {}) | {"id": d} for d in _expected_docs(want)]
         named = " y ".join(f"«{d.get('title') or d['id']}»" + (f" ({d['url']})" if d.get("url") else "") for d in docs)
         return REFER_TO.format(docs=named) + SIGN_OFF
+
+
+_REFERENCES = re.compile(r"^Referencias:\n(?:[-•] .*(?:\n|$))*", re.MULTILINE)
+
+
+def answer_text(text: str) -> str:
+    """A draft without its reference lists (a reply to several questions has one after each answer)."""
+    return _REFERENCES.sub("", text)
 
 
 def _plain(text: str) -> str:

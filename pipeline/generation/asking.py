@@ -14,7 +14,7 @@ KINDS = ("consequence", "yes_no", "procedure", "date", "time", "amount", "place"
 
 _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("consequence", re.compile(r"\bque (?:pasa|sucede|ocurre|hago) (?:si|cuando)\b|\bconsecuencia|\bsancion|\bme (?:descubren|sorprenden|pillan)\b|\bque (?:pasa|sucede) con\b")),
-    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se pueden?|se podra|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|cuenta|aplica|es necesario|necesito)\b")),
+    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se pueden?|se podra|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|es compatible|son compatibles|cuenta|aplica|es necesario|necesito)\b")),
     ("procedure", re.compile(r"\bcomo (?:me |se |puedo |hago |debo |hay que |realizo |solicito |obtengo |genero |tramito |pago |reali|solicit|obten|inscrib|asign|recuper|acced|pued|hag|deb)|\bpasos?\b|\bprocedimiento|\bproceso (?:para|de)\b|\btramite (?:para|de)\b|\bque debo hacer\b|\bque tengo que hacer\b")),
     ("date", re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bvence|\bcon cuanto tiempo|\bantes de que\b|\bdentro de cuanto")),
     ("time", re.compile(r"\bhorarios?\b|\ba que hora|\bhora\b|\batiende")),
@@ -22,7 +22,7 @@ _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("place", re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bportal\b|\bcorreo\b|\ben que (?:lugar|oficina|sitio)")),
     ("role", re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)")),
     ("count", re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminimo\b|\bmaximo\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje|\bcreditos\b")),
-    ("requirement", re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bque se necesita|\bque documentos|\bque debo (?:presentar|entregar|tener|aprobar)|\bcondicion")),
+    ("requirement", re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bque se necesita|\bque documentos|\bque (?:mas )?(?:debo|tengo que|hay que) (?:presentar|entregar|tener|aprobar|adjuntar|llevar)|\bcondicion")),
 )
 
 # Words that say which kind of answer is wanted, not what it is about ('fecha', 'costo', 'requisitos', 'pasos').
@@ -56,8 +56,21 @@ class Asked:
 
 
 def kind_of(question: str) -> str:
-    """The question's kind of answer (one of KINDS), read on the interrogative part when there is one."""
-    text = fold(" ".join(asked_parts(question)))
+    """The question's kind of answer (one of KINDS), read on the interrogative part when there is one; of a message that
+    asks several questions, the first one's that says its kind ('¿Dónde la saco? ¿Tengo que ir en persona?' asks a place)."""
+    for part in asked_parts(question):
+        kind = _kind(fold(part))
+        if kind != "other":
+            return kind
+    return "other"
+
+
+def kinds_asked(question: str) -> list[str]:
+    """The kind of each interrogative sentence of the message, in order (one per '¿…?')."""
+    return [_kind(fold(p)) for p in asked_parts(question)]
+
+
+def _kind(text: str) -> str:
     for name, pattern in _KIND_PATTERNS:
         if pattern.search(text):
             return name

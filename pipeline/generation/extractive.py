@@ -14,7 +14,7 @@ import numpy as np
 from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
-from pipeline.generation.asking import Asked, ask, object_parts, period_score
+from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.ranking import UnitRanker, pair_context
@@ -31,10 +31,14 @@ from pipeline.verifier import StepVerifier
 MODEL_LABEL = "extractive (sin LLM)"
 PAST_PERIOD = 0.5  # score factor of a unit whose dates are all of a past period
 MAX_LIST = 10  # longer lists are not said whole
+_EXISTS_Q = re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:hay|existe|existen)\b")  # '¿Hay…?' asks whether something exists: a 'may'/'must' verb does not tell
 YES_OBJECT = 0.75  # own object share of the best unit for a «listo» "Sí" read from a modal verb
+UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 22 de enero'), for a question asking until when
+_UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
+_UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b")
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
-_YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben)\b")
+_YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben|se necesita|se requiere|es necesario|es requisito)\b")
 
 _ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
 
@@ -177,6 +181,10 @@ class ExtractiveGenerator:
             probs = self.ranker.scores(self.features(question, asked, cands, weights))
             for c, p in zip(cands, probs, strict=True):
                 c.score, c.learned = float(p), True
+        if asked.kind == "date" and _UNTIL_Q.search(fold(" ".join(object_parts(question)))):  # 'hasta cuándo': the unit that gives an end date
+            for c in cands:
+                if _UNTIL.search(fold(c.text)):
+                    c.score *= UNTIL_BOOST
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
             for c in cands:
                 if period_score(c.text, asked) < 0:
@@ -219,6 +227,8 @@ class ExtractiveGenerator:
         chosen = select(cands, weights, question, self.selection)
         if asked.kind in ("date", "time", "amount") and chosen:
             chosen = current_period(asked, chosen, cands)
+        if asked.kind == "date" and chosen and (other := compared_row(question, chosen[0], cands, asked)) is not None and other not in chosen:
+            chosen = [*chosen, other]
         if not chosen:
             return self._no_info(hits, start, covs)
         d = _Steps(hits)
@@ -226,9 +236,12 @@ class ExtractiveGenerator:
         lead, by_docs = None, False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
-        elif (listed := whole_list(asked, chosen[0], cands)) is not None:
+        elif (listed := whole_list(asked, chosen[0], cands, question)) is not None:
             chosen = listed[1]
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
+        elif asked.yes_no and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
+            chosen = [rest[0], *rest[2]]  # a yes/no answer carries its rule's conditions and exceptions, not a neighbour
+            final = self._clause_answer(rest[0], rest[1:], book, d, cands)
         else:
             final = self._units_answer(chosen, book, d, cands)
             docs = {c.chunk.doc_id for c in chosen}
@@ -247,14 +260,26 @@ class ExtractiveGenerator:
         state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
-            answer = figure or yes_or_no(chosen[0].text)
-            if answer == "yes" and figure is None and state.ready and not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT:
+            answer = figure or (None if cut_denial(chosen[0], cands) else clause_yes_no(question, chosen))
+            if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
-                body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
+                if not re.match(rf"{re.escape(t(answer, self.lang).rstrip('.'))}\b", body):  # an FAQ's own 'Sí.' is not said twice
+                    body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"
             elif state.ready:
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)
         return self._answer(body, d, final, covs, start, question, state)
+
+    def _clause_answer(self, top: Candidate, rest: tuple[str, list[Candidate]], book: RecordBook, d: _Steps, cands: list[Candidate]) -> Step:
+        """The best unit, then the rest of its rule that conditions it: the list that follows it, or its exception sentences."""
+        first = self._render(top, book, d, _twins(top, cands))
+        kind, units = rest
+        if kind == "list":
+            tail = self._list_answer("", units, d, numbered=False)
+        else:
+            said = [self._render(c, book, d) for c in units]
+            tail = d.concat(said, " ".join(x.conclusion for x in said))
+        return d.concat([first, tail], f"{first.conclusion}\n{tail.conclusion}" if kind == "list" else f"{first.conclusion} {tail.conclusion}")
 
     def _list_answer(self, lead: str, items: list[Candidate], d: _Steps, *, numbered: bool) -> Step:
         """A list said whole under its lead-in: numbered when it is a procedure; items after one ending in ':' are its sub-items."""
@@ -455,6 +480,92 @@ def by_condition(question: str, texts: Sequence[str]) -> str | None:
     return None
 
 
+_EXCEPTION = re.compile(r"\b(?:a excepcion|con excepcion|excepto|salvo|siempre (?:que|y cuando)|solo (?:si|cuando|podra|podran|se)|unicamente|en ningun caso|no obstante|sin embargo)\b")
+_NEW_ARTICLE = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+", re.IGNORECASE)
+CLAUSE_SPAN = 4  # units after the best one read as the rest of its rule
+
+
+def clause_rest(top: Candidate, cands: Sequence[Candidate], chosen: Sequence[Candidate] = ()) -> tuple[Candidate, str, list[Candidate]] | None:
+    """The rule a yes/no answer is read from, with what conditions it: the list right after it ('La solicitud: - se
+    presenta hasta …'), or the sentences of the same article or paragraph that deny or make an exception ('El estudiante
+    no puede … a excepción de …'). A list item is one condition of the sentence its list follows: that sentence leads.
+    None when the rule says nothing more."""
+    units = units_of(top.chunk)
+    at = next((i for i, u in enumerate(units) if u is top.unit), None)
+    if at is None:
+        return None
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    if top.unit.kind == "item":  # the sentence before its list states the rule
+        lo = at
+        while lo > 0 and units[lo - 1].kind == "item" and units[lo - 1].context == top.unit.context:
+            lo -= 1
+        lead = units[lo - 1] if lo > 0 else None
+        if lead is None or lead.kind != "sentence" or lead.context != top.unit.context or id(lead) not in by_unit or _fragment(lead.text):
+            return None
+        top, at = by_unit[id(lead)], lo - 1
+    if top.unit.kind != "sentence":
+        return None
+    taken = {id(c.unit) for c in chosen}
+    after = units[at + 1 : at + 1 + CLAUSE_SPAN]
+    if after and after[0].kind == "item" and id(after[0]) in by_unit:  # the list the sentence leads into
+        items = []
+        for u in units[at + 1 :]:
+            if u.kind != "item" or u.context != after[0].context or id(u) not in by_unit:
+                break
+            items.append(by_unit[id(u)])
+        return (top, "list", items) if 1 <= len(items) <= MAX_LIST else None
+    found = []
+    for u in after:
+        if u.kind != "sentence" or u.context != top.unit.context or _NEW_ARTICLE.match(u.text) or id(u) not in by_unit:
+            break
+        folded = fold(u.text)
+        if id(u) not in taken and not _fragment(u.text) and (_NO.search(folded) or _EXCEPTION.search(folded)):
+            found.append(by_unit[id(u)])
+    return (top, "sentences", found) if found else None
+
+
+def _fragment(text: str) -> bool:
+    """A sentence cut short (a page break inside it: 'El estudiante no puede 6'): too few words to say anything whole."""
+    words = text.split()
+    return len(words) < 5 or bool(re.fullmatch(r"\d+\.?", words[-1]))
+
+
+def cut_denial(top: Candidate, cands: Sequence[Candidate]) -> bool:
+    """Whether the best unit's article goes on with a denial that was cut short (by a page break): its 'Sí' cannot be
+    told, since the cut part may deny what the student asks."""
+    units = units_of(top.chunk)
+    at = next((i for i, u in enumerate(units) if u is top.unit), None)
+    if at is None:
+        return False
+    for u in units[at + 1 : at + 1 + CLAUSE_SPAN]:
+        if u.kind != "sentence" or u.context != top.unit.context or _NEW_ARTICLE.match(u.text):
+            break
+        if _fragment(u.text) and _NO.search(fold(u.text)):
+            return True
+    return False
+
+
+_FUNCTION = frozenset("que los las del por para con una uno unos unas mis tus sus este esta estos estas ese esa como cuando donde pero sin sobre entre desde hasta mas muy ser estar hay puedo puede pueden podra podran".split())
+
+
+def _overlap(question: str, text: str) -> int:
+    """Words of the question (quantifiers such as 'todos' kept) the text says, compared on their first five letters."""
+    q = {w[:5] for w in tokens(fold(question)) if len(w) >= 3 and w not in _FUNCTION}
+    return len(q & {w[:5] for w in tokens(fold(text)) if len(w) >= 3})
+
+
+def clause_yes_no(question: str, chosen: Sequence[Candidate]) -> str | None:
+    """'yes'/'no' read from the rule: when its sentences disagree (a permission, then a denial in the same article), the
+    one that says more of the question's own words decides ('desasignarme todos mis cursos' against 'no puede realizar la
+    desasignación de todos los cursos'); a tie keeps the first, whose exception is said with it."""
+    said = [(yes_or_no(c.text), c) for c in chosen]
+    first = said[0][0] if said else None
+    other = next(((a, c) for a, c in said[1:] if a is not None and a != first), None)
+    if first is None or other is None:
+        return first
+    return other[0] if _overlap(question, other[1].text) > _overlap(question, said[0][1].text) else first
+
+
 def yes_or_no(text: str) -> str | None:
     """'no' when the unit forbids or denies, 'yes' when it allows or obliges, None when it says neither."""
     folded = fold(text)
@@ -465,14 +576,14 @@ def yes_or_no(text: str) -> str | None:
     return None
 
 
-def whole_list(asked: Asked, top: Candidate, cands: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: str = "") -> tuple[str, list[Candidate]] | None:
     """The lead-in and the items of the list the best unit belongs to, in the document's order, when the question asks for steps or requirements."""
     units = units_of(top.chunk)
     at = next((i for i, u in enumerate(units) if u is top.unit), None)
     if at is None:
         return None
     if top.unit.kind == "row":
-        return _whole_table(top, units, at, cands)
+        return _whole_table(top, units, at, cands, question)
     if top.unit.kind == "sentence" and top.unit.text.rstrip().endswith(":"):  # a lead-in: what it announces follows
         by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
         after = units[at + 1 :]
@@ -519,7 +630,7 @@ def _with_antecedent(units: list[Unit], at: int, lead: str) -> str:
 TABLE_LEAD = 0.7  # a table's lead-in must score this share of its best row for the table to be said whole under it
 
 
-def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candidate], question: str = "") -> tuple[str, list[Candidate]] | None:
     """The table a lead-in announces ('... distribuidos de la siguiente forma:'), said whole when its best row answers and
     its lead-in is close: a row alone drops what the table is about (the total, the other components)."""
     lo = hi = at
@@ -528,14 +639,28 @@ def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candida
     while hi + 1 < len(units) and units[hi + 1].kind == "row":
         hi += 1
     lead = units[lo - 1] if lo > 0 and units[lo - 1].kind == "sentence" and units[lo - 1].text.rstrip().endswith(":") else None
-    if lead is None:
-        return None
     by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    if lead is None:
+        return _variants_table(question, top, [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit])
     lead_c = by_unit.get(id(lead))
     rows = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
     if lead_c is None or lead_c.score < TABLE_LEAD * top.score or not 2 <= len(rows) <= MAX_LIST:
         return None
     return lead.text.rstrip(": "), rows
+
+
+def _variants_table(question: str, top: Candidate, rows: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+    """A small table whose rows give one value per situation ('Régimen general: 60 créditos', 'Con promedio 9 o más: 75
+    créditos'), said whole under its heading when the question does not say which situation is the student's: one row
+    alone would give a value that may not apply."""
+    if not 2 <= len(rows) <= MAX_VARIANTS or not top.unit.context or any(len(r.unit.fields) != len(top.unit.fields) for r in rows):
+        return None
+    first = lambda c: next(iter(c.unit.fields.values()), "")  # noqa: E731 - the situation the row is about
+    others = set().union(*(doc_keys(first(r)) for r in rows if r is not top), *(doc_keys(" ".join([*r.unit.fields][1:] + [*r.unit.fields.values()][1:])) for r in rows))
+    own = set(query_keys(first(top))) - others
+    if not own or own & set(query_keys(question)):
+        return None  # the question names the row's own situation: that row answers
+    return top.unit.context, rows
 
 
 def _close_lead(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> bool:
@@ -575,6 +700,30 @@ def _code_note(question: str, head: Candidate, book: RecordBook, lang: str) -> s
         return ""
     name = record_name(head.unit)
     return t("plan_code", lang).format(name=name, code=code, asked=", ".join(sorted(asked))) + "\n"
+
+
+def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], asked: Asked) -> Candidate | None:
+    """Another row of the best row's table that the message's own remarks name ('¿Cuándo empiezan los exámenes? Me dijeron
+    que arrancan antes de que terminen los parciales'): the event the student compares with, said with its date. Of
+    several, the one nearest the best row; a past-period one never."""
+    if top.unit.kind != "row" or not top.unit.fields:
+        return None
+    remarks = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip() and p not in object_parts(question)]
+    said = set(query_keys(" ".join(remarks))) - set(query_keys(next(iter(top.unit.fields.values()))))
+    if not said:
+        return None
+    units = units_of(top.chunk)
+    at = next((i for i, u in enumerate(units) if u is top.unit), None)
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    if at is None:
+        return None
+    near = []
+    for i, u in enumerate(units):
+        if u is top.unit or u.kind != "row" or id(u) not in by_unit or [*u.fields] != [*top.unit.fields]:
+            continue
+        if set(query_keys(next(iter(u.fields.values()), ""))) & said and period_score(by_unit[id(u)].text, asked) >= 0:
+            near.append((abs(i - at), by_unit[id(u)]))
+    return min(near, key=lambda x: x[0])[1] if near else None
 
 
 CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best

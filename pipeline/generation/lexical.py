@@ -21,9 +21,14 @@ def keys(text: str) -> list[str]:
 LONG_WORD, LONG_KEY = 10, 6  # long words are matched on a longer prefix: estacionamiento ≠ está
 
 
+# Regional words for the same act, read as the word documents use ('anotarse a un examen' is 'inscribirse' in the
+# River Plate; documents write 'inscripción').
+SAME_ACT = {w: "inscribir" for w in "anotarse anotarme anotarte anotarnos anotar anoto anote anoté anotado anotada anotados anotadas anotandome".split()}
+
+
 def _content_words(text: str) -> list[str]:
     """Content words; 'rr' is read as 'r' so that spelling variants meet (prerrequisito / prerequisito)."""
-    return [w.replace("rr", "r") for w in tokens(text) if w not in STOPWORDS_ES and w not in FUNCTION_WORDS and len(w) > 2 and not w.isdigit()]
+    return [SAME_ACT.get(w, w).replace("rr", "r") for w in tokens(text) if w not in STOPWORDS_ES and w not in FUNCTION_WORDS and len(w) > 2 and not w.isdigit()]
 
 
 def query_keys(text: str) -> list[str]:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from pipeline.generation.asking import Asked, asked_parts, counted, period_score
+from pipeline.generation.asking import Asked, asked_parts, counted, kinds_asked, period_score
 from pipeline.generation.ranking import NEEDS, unit_gives
 from pipeline.text import fold
 from pipeline.texts import t
@@ -115,8 +115,22 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
     elif learned and chosen[0].score < MIN_CONFIDENCE:
         missing = t("missing_confidence", lang).format(object=obj)
+    elif not record and (part := unanswered_part(question, asked, chosen)) is not None:
+        missing = t("missing_type", lang).format(what=t(f"what_{part[1]}", lang), object=object_phrase(part[0]))
     ready = missing is None
     return Readiness(ready, missing, [] if ready else passages(cands, n_passages), evidence(asked, chosen, learned=learned, body=body, cands=cands))
+
+
+def unanswered_part(question: str, asked: Asked, chosen: Sequence) -> tuple[str, str] | None:
+    """The first question of a message asking several whose kind of answer the chosen units do not give (the second
+    question of '¿Hasta cuándo…? ¿Es compatible…?' left unanswered), as (question, kind); None when all are answered."""
+    parts = asked_parts(question)
+    if len(parts) < 2:
+        return None
+    for part, kind in zip(parts, kinds_asked(question), strict=True):
+        if kind not in ("other", asked.kind) and not gives_type(Asked(kind, asked.object_keys, asked.years, asked.today), chosen):
+            return part, kind
+    return None
 
 
 def dense_rank(top, cands: Sequence) -> int:

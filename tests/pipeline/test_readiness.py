@@ -130,3 +130,108 @@ def test_the_flag_records_the_evidence_the_label_was_decided_on():
     assert "confidence" not in ev  # no learned ranker: no confidence to record
     missing = readiness_of(ExtractiveGenerator().generate("¿Cuánto cuesta el examen privado?", [hit("guia", "Guía de graduación", GUIDE, URL, "Examen privado")]).flags)
     assert missing["flag"] == "necesita revisión" and "object_share" in missing["evidence"]
+
+
+WITHDRAWAL = (
+    "## Retiro de asignaturas\n\n"
+    "Artículo 31. Hasta la octava semana del ciclo, el estudiante puede retirar una asignatura desde el portal, una sola vez por asignatura. "
+    "El estudiante no puede retirar todas las asignaturas de un mismo ciclo, salvo por enfermedad comprobada ante la Secretaría.\n\n"
+    "Artículo 32. Las asignaturas retiradas no cuentan como reprobadas."
+)
+LATE = (
+    "## Matrícula extemporánea\n\n"
+    "Quien no se haya matriculado en fecha puede pedir la matrícula extemporánea con el formulario ME-4. La petición:\n\n"
+    "- se entrega hasta el tercer día hábil del ciclo;\n"
+    "- lleva una constancia que la justifique;\n"
+    "- no procede para grupos llenos.\n\n"
+    "## Otros trámites\n\n"
+    "Las constancias se piden en la ventanilla."
+)
+
+
+def test_a_yes_no_answer_carries_the_exception_of_the_same_article():
+    gen = ExtractiveGenerator()
+    hits = [hit("normativo", "Normativo de evaluación", WITHDRAWAL, URL, "Retiro de asignaturas")]
+    all_of_them = body(gen.generate("¿Puedo retirar todas mis asignaturas del ciclo?", hits))
+    assert all_of_them.startswith("No. ") and "salvo por enfermedad" in all_of_them, all_of_them
+    one = body(gen.generate("¿Puedo retirar una asignatura?", hits))
+    assert one.startswith("Sí. ") and "una sola vez" in one and "no puede retirar todas" in one, one  # the permission with its limit
+    assert "no cuentan como reprobadas" not in one  # the next article is not the same rule
+
+
+def test_a_yes_no_answer_carries_the_conditions_listed_after_the_rule():
+    answer = ExtractiveGenerator().generate("Me operan y no llego a matricularme en fecha. ¿Puedo pedir la matrícula extemporánea?",
+                                            [hit("tramites", "Trámites", LATE, URL, "Matrícula extemporánea")])
+    text = body(answer)
+    assert text.startswith("Sí.") and "ME-4" in text and "tercer día hábil" in text and "grupos llenos" in text, text
+    assert "ventanilla" not in text
+
+
+LIMITS = (
+    "## Topes por trimestre\n\n"
+    "| Caso | Tope de horas |\n|---|---|\n"
+    "| Régimen común | 40 horas |\n"
+    "| Alumnos con beca de investigación y tesis en curso | 55 horas |\n"
+    "| Alumnos de primer trimestre | 30 horas |\n"
+)
+AGENDA = (
+    "## Agenda del segundo trimestre 2026\n\n"
+    "| Actividad | Fecha |\n|---|---|\n"
+    "| Inicio de clases | lunes 3 de agosto de 2026 |\n"
+    "| Semana de evaluaciones intermedias | lunes 14 al viernes 18 de septiembre de 2026 |\n"
+    "| Última semana de evaluaciones | lunes 9 al viernes 13 de noviembre de 2026 |\n"
+    "| Turno de recuperatorios | lunes 23 de noviembre al viernes 4 de diciembre de 2026 |\n"
+    "| Cierre de actas | viernes 11 de diciembre de 2026 |\n"
+)
+
+
+def test_a_value_that_depends_on_the_students_situation_is_said_for_every_situation():
+    gen = ExtractiveGenerator()
+    hits = [hit("topes", "Topes de horas", LIMITS, URL, "Topes por trimestre"), hit("normativo", "Normativo de evaluación", RULES, URL, "Evaluación", pos=1, score=0.5)]
+    text = body(gen.generate("¿Cuántas horas puedo tomar como máximo en un trimestre?", hits))
+    assert "40 horas" in text and "55 horas" in text and "30 horas" in text, text
+    named = body(gen.generate("Tengo beca de investigación y tesis en curso, ¿cuántas horas puedo tomar como máximo?", hits))
+    assert "55 horas" in named and "40 horas" not in named, named  # the question names its row
+
+
+def test_the_event_a_student_compares_with_is_said_with_its_date():
+    gen = ExtractiveGenerator(today=date(2026, 10, 1))
+    hits = [hit("agenda", "Agenda", AGENDA, URL, "Agenda del segundo trimestre 2026"), hit("normativo", "Normativo de evaluación", RULES, URL, "Evaluación", pos=1, score=0.5)]
+    text = body(gen.generate("¿Cuándo empieza el turno de recuperatorios? Me contaron que se pisa con la última semana de evaluaciones.", hits))
+    assert "23 de noviembre" in text and "9 al viernes 13 de noviembre" in text and "agosto" not in text, text
+    alone = body(gen.generate("¿Cuándo empieza el turno de recuperatorios?", hits))
+    assert "23 de noviembre" in alone and "13 de noviembre" not in alone, alone
+
+
+def test_a_message_asking_two_things_is_ready_only_when_both_are_answered():
+    from pipeline.generation.asking import kind_of
+
+    assert kind_of("¿Dónde la retiro? ¿Tengo que ir a la ventanilla?") == "place"  # the first question that says its kind
+    answer = ExtractiveGenerator().generate("¿Puedo pedir la revisión de mi examen? ¿Cuánto cuesta?", [hit("normativo", "Normativo de evaluación", RULES, URL, "Evaluación")])
+    flag = readiness_of(answer.flags)
+    assert flag["flag"] == "necesita revisión" and "el costo" in flag["missing"], flag
+
+
+def test_a_regional_word_for_enrolling_meets_the_documents_word():
+    from pipeline.generation.lexical import query_keys
+
+    assert query_keys("¿Hasta cuándo puedo anotarme al curso?")[:1] == query_keys("inscribir al curso")[:1]
+
+
+def test_a_yes_is_not_told_when_the_articles_denial_is_cut_by_a_page_break():
+    cut = (
+        "## Retiro de asignaturas\n\n"
+        "Artículo 31. Hasta la octava semana del ciclo, el estudiante puede retirar una asignatura desde el portal, una sola vez por asignatura. "
+        "El estudiante no puede 7\n\n"
+        "Artículo 32. Las asignaturas retiradas no cuentan como reprobadas."
+    )
+    answer = ExtractiveGenerator().generate("¿Puedo retirar todas mis asignaturas del ciclo?", [hit("normativo", "Normativo de evaluación", cut, URL, "Retiro de asignaturas")])
+    text = body(answer)
+    assert not text.startswith(("Sí", "No")) and "no puede 7" not in text, text
+    assert readiness_of(answer.flags)["flag"] == "necesita revisión"
+
+
+def test_a_yes_read_from_a_modal_verb_does_not_make_an_existence_question_ready():
+    rules = "## Evaluación\n\nArtículo 40. El estudiante deberá aprobar la práctica antes de la evaluación de recuperación, en primera o segunda recuperación."
+    answer = ExtractiveGenerator().generate("¿Hay primera y segunda recuperación?", [hit("normativo", "Normativo de evaluación", rules, URL, "Evaluación")])
+    assert readiness_of(answer.flags)["flag"] == "necesita revisión", answer.text

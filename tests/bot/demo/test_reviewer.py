@@ -168,3 +168,12 @@ def test_a_week_counts_drafts_reuse_and_each_decision(engine):
     assert (work.messages, work.drafts, work.reused, work.approved, work.reused_approved, work.edited, work.rejected, work.pending) == (5, 5, 1, 2, 1, 1, 1, 1)
     assert work.edits_per_draft == pytest.approx(0.2)
     assert (later.messages, later.approved) == (4, 1)
+
+
+def test_a_reply_to_several_questions_is_judged_on_every_answer_not_only_the_first(engine):
+    with Session(engine) as session:
+        desk = Desk(session)
+        two = "Hola:\n\n1. ¿Hasta cuándo?\nPodés inscribirte.\n\nReferencias:\n- Exámenes: https://x.example/examenes\n\n2. ¿Y el plazo?\nHasta el 22 de enero.\n\nReferencias:\n- Exámenes: https://x.example/examenes\n\nSaludos"
+        assert desk.verdict("hasta-cuando", two).action == "approve"
+        titled = "Hola:\n\nPodés inscribirte.\n\nReferencias:\n- 22 de enero: https://x.example/examenes\n\nSaludos"
+        assert desk.verdict("hasta-cuando", titled).action != "approve"  # a fact in a reference title is not said
