@@ -172,3 +172,18 @@ def test_the_shared_mailbox_plus_an_office_tag_names_the_office_and_an_unknown_o
         message = session.get(InboundMessage, mid)
         assert message.state == states.QUARANTINED and message.office == "tesoreria" and "no existe" in message.reason
         assert [u.message_id for u in unrouted(session=session, known=campus_of(campus).names())] == [mid]
+
+
+def test_the_stored_campus_gate_is_reused_only_while_the_documents_and_the_gate_settings_are_the_same(campus, monkeypatch):
+    from bot.learning import routing as learning
+
+    fitted = []
+    real = learning._campus_gate
+    monkeypatch.setattr(learning, "_campus_gate", lambda svc, corpora: fitted.append(svc.settings.gate.min_in_recall) or real(svc, corpora))
+    first = train_router(campus).meta["campus_gate_key"]
+    assert fitted == []  # same documents, same settings: the stored gate
+    campus.settings.gate.min_in_recall = 0.9
+    second = train_router(campus).meta["campus_gate_key"]
+    assert fitted == [0.9] and second != first  # a gate setting changed: refitted with it
+    train_router(campus)
+    assert fitted == [0.9]  # ... and that one is reused in turn
