@@ -187,3 +187,25 @@ def test_the_stored_campus_gate_is_reused_only_while_the_documents_and_the_gate_
     assert fitted == [0.9] and second != first  # a gate setting changed: refitted with it
     train_router(campus)
     assert fitted == [0.9]  # ... and that one is reused in turn
+
+
+def test_an_office_whose_own_gate_refuses_the_message_does_not_take_it(campus):
+    from bot.learning.gate_training import TrainOptions, train
+    from bot.learning.routing import other_office_negatives
+
+    question = "¿A qué hora abre el gimnasio universitario y qué certificado piden para inscribirse?"
+    sports = campus_of(campus).office_services("Deportes")
+    sports.settings.gate.enabled = True
+    gate = train(sports, TrainOptions(generator="offline", near_misses=other_office_negatives(sports, "Deportes")))
+    router = train_router(campus)
+    gates = routing.OfficeGates(campus_of(campus))
+    accepted = router.route(question, campus.embedder, office_gates=gates)
+    assert accepted.office == "Deportes" and accepted.refused_by == []  # its own gate takes it
+    gate.threshold = 1.01  # the sports office's gate now refuses everything
+    refused = router.route(question, campus.embedder, office_gates=gates)
+    assert refused.office != "Deportes" and refused.refused_by[0] == "Deportes"
+    assert refused.probabilities == accepted.probabilities  # the scorer's view is unchanged: only the gate said no
+    mid = _store(campus, question)
+    _draft(campus, mid)
+    with session_scope(campus.engine) as session:
+        assert session.get(InboundMessage, mid).office != "Deportes"  # the loop asks the office's gate too
