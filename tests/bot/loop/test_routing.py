@@ -205,6 +205,7 @@ def test_an_office_whose_own_gate_refuses_the_message_does_not_take_it(campus):
     refused = router.route(question, campus.embedder, office_gates=gates)
     assert refused.office != "Deportes" and refused.refused_by[0] == "Deportes"
     assert refused.probabilities == accepted.probabilities  # the scorer's view is unchanged: only the gate said no
+    campus.settings.offices.office_gates = True  # off by default (see the setting)
     mid = _store(campus, question)
     _draft(campus, mid)
     with session_scope(campus.engine) as session:
