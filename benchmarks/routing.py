@@ -95,10 +95,35 @@ def ten_office_router(router: Router, services: Services) -> Router:
     )
 
 
+def office_gates(services: Services, offices: list[str]) -> dict:
+    """Each office's own gate: stored, else trained as `orienta gate train --office NAME` does (the other offices'
+    questions as near misses)."""
+    from bot.learning.gate_training import TrainOptions, train
+    from bot.learning.routing import other_office_negatives
+
+    campus, out = campus_of(services), {}
+    for name in offices:
+        svc = campus.office_services(name)
+        gate = svc.gate_or_none()
+        if gate is None:
+            t = time.perf_counter()
+            gate = train(svc, TrainOptions(generator="offline", near_misses=other_office_negatives(svc, name)))
+            print(f"{name}: gate trained in {time.perf_counter() - t:.0f} s", flush=True)
+        out[name] = gate
+    return out
+
+
+def _without_gate(router: Router) -> Router:
+    from dataclasses import replace
+
+    return replace(router, gate=None)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "orienta-routing-bench")
     ap.add_argument("--retrain", action="store_true", help="Train the router again even if a fresh one is stored.")
+    ap.add_argument("--office-gates", action="store_true", help="Also route with each office's own gate consulted (trained first when missing, as `orienta gate train --office NAME` does).")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "routing.json")
     args = ap.parse_args()
 
@@ -121,6 +146,18 @@ def main() -> None:
     in_report = routing_report(truth[:n_in], [router.offices[int(np.argmax([d.probabilities[o] for o in router.offices]))] for d in decisions[:n_in]], offices=router.offices)
     ood_report = binary_report([1] * n_in + [0] * len(ood), [int(p is not None) for p in predicted])
 
+    with_gates = None
+    if args.office_gates:
+        gates = office_gates(services, router.offices)
+        variants = {}
+        for label, r in (("campus_gate_and_office_gates", router), ("office_gates_only", _without_gate(router))):
+            gated = r.route_many(texts, services.embedder, query_vecs=vecs, office_gates=gates)
+            rep = routing_report(truth, [d.office for d in gated], offices=router.offices)
+            ood_g = binary_report([1] * n_in + [0] * len(ood), [int(d.office is not None) for d in gated])
+            variants[label] = {k: rep[k] for k in ("macro_f1", "accuracy", "f1", "confusion")} | {"out_of_domain": {k: ood_g[k] for k in ("f1_in", "f1_out", "precision_out", "recall_out")}, "refused_by_an_office_gate": sum(1 for d in gated if d.refused_by)}
+        with_gates = {"office_gates": {o: {"threshold": g.threshold} if g is not None else None for o, g in gates.items()}} | variants
+        print("with office gates:", {k: round(v["macro_f1"], 3) for k, v in variants.items()}, flush=True)
+
     latencies = {}
     for label, r in (("3_offices", router), ("10_offices", ten_office_router(router, services))):
         times, with_embedding = [], []
@@ -132,7 +169,14 @@ def main() -> None:
             s = time.perf_counter()
             r.route(f"{texts[i]} ({label})", services.embedder)  # a text the embedder has not memoised
             with_embedding.append((time.perf_counter() - s) * 1000)
-        latencies[label] = {
+        gated_times = []
+        if with_gates is not None:  # one message at a time, its best office's own gate asked too (the one the loop uses)
+            by_name = {n: gates.get("cursos" if n.startswith("pensum_") else n) for n in r.offices}
+            for i in range(0, len(texts), 7):
+                s = time.perf_counter()
+                r.route(texts[i], services.embedder, query_vec=vecs[i], office_gates=by_name)
+                gated_times.append((time.perf_counter() - s) * 1000)
+        latencies[label] = ({"with_office_gates_ms_p50": statistics.median(gated_times), "with_office_gates_ms_p95": float(np.percentile(gated_times, 95))} if gated_times else {}) | {
             "offices": len(r.offices),
             "ms_p50": statistics.median(times), "ms_p95": float(np.percentile(times, 95)), "n": len(times),
             "with_embedding_ms_p50": statistics.median(with_embedding), "with_embedding_ms_p95": float(np.percentile(with_embedding, 95)),
@@ -146,6 +190,7 @@ def main() -> None:
         "routing_in_domain_only": {k: in_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")},
         "out_of_domain": {k: ood_report[k] for k in ("f1_in", "f1_out", "precision_out", "recall_out", "accuracy")},
         "latency": latencies,
+        "with_office_gates": with_gates,
         "note": "latency: route() per message with the question's embedding given (the drafting step embeds it once and the gate reuses it); with_embedding also embeds it. 2 shared CPU cores, noisy timings.",
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)

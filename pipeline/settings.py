@@ -454,6 +454,7 @@ class OfficesSettings(BaseModel):
     declared: list[OfficeSettings] = Field(default_factory=list, description="Offices besides the default one (JSON list in ORIENTA_OFFICES__DECLARED).")
     shared_documents: Annotated[list[Path], NoDecode] = Field(default_factory=list, description="Campus documents (calendar, general regulations) every office also reads.")
     route: bool = Field(default=True, description="Route a message to the office whose business it is (when there are several offices and a trained router).")
+    office_gates: bool = Field(default=False, description="Off: measured on the FIUSAC campus it lowered routing macro-F1 (0.896 vs 0.908) for +0.001 OOD F1. On: the router asks the chosen office's own gate: an office whose gate refuses a message does not take it (the next office whose gate accepts does; none: out of domain).")
     route_min_margin: float = Field(default=0.0, ge=0.0, le=1.0, description="A message leaves its office only when the router's probability for the other office beats its own by this much.")
     memory_similarity: float = Field(default=0.92, ge=0.0, le=1.0, description="A message at least this similar (embedding cosine) to one staff gave an office goes to that office.")
     leads: Annotated[list[str], NoDecode] = Field(default_factory=list, description="Slack user ids of the campus lead(s): they may act on every office's cards (in the console: a lead account bound to no office).")

@@ -109,6 +109,44 @@ def current_office(request: Request, office: str = "", mine: Scope = Depends(sco
     return mine.offices[0] if mine.offices else None
 
 
+@dataclass(frozen=True)
+class OfficePick:
+    """Pages that cover offices (gaps, digests): the offices the account may pick from and what the page then covers.
+    `options` is empty for one office (no picker); `filter` None means every office (the campus lead, nothing picked)."""
+
+    options: tuple[str, ...]  # office names, in campus order
+    picked: str | None  # the office name picked (None: all the account's offices)
+    filter: list[str | None] | None  # for queries: office names, None standing for the default office
+
+    @property
+    def query(self) -> str:
+        from urllib.parse import urlencode
+
+        return "?" + urlencode({"office": self.picked}) if self.picked else ""
+
+
+def office_pick(request: Request, office: str = "", mine: Scope = Depends(scope)) -> OfficePick:
+    """The `office` asked for (403 when it is unknown or not the account's), else all the account's offices. The campus
+    lead may pick any office; a reviewer only theirs (the picker lists only those)."""
+    from bot.wiring.campus import campus_of
+    from review.errors import UnknownOffice
+
+    campus = campus_of(request.app.state.services)
+    if not campus.is_campus():
+        return OfficePick(options=(), picked=None, filter=mine.filter)
+    options = tuple(o.name for o in campus.offices() if mine.allows(None if o.default else o.name))
+    if not office:
+        return OfficePick(options=options, picked=None, filter=mine.filter)
+    try:
+        info = campus.info(office)
+    except UnknownOffice:
+        raise Forbidden() from None
+    name = None if info.default else info.name
+    if not mine.allows(name):
+        raise Forbidden()
+    return OfficePick(options=options, picked=info.name, filter=[name])
+
+
 def office_services(request: Request, office: str | None):
     """The services of `office` (None: the default office's, the app's own)."""
     svc = request.app.state.services

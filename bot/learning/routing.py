@@ -5,6 +5,7 @@ gate gets from the other offices' documents."""
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -58,6 +59,19 @@ def office_corpora(campus: Campus) -> list[OfficeCorpus]:
 
 def _campus_hash(corpora: Sequence[OfficeCorpus]) -> str:
     return corpus_hash([(f"{c.office.slug}/{ch.id}", ch.text) for c in corpora for ch in c.all_chunks])
+
+
+# the gate settings the campus gate is fitted with (`_campus_gate`): a change to any of them refits it
+CAMPUS_GATE_SETTINGS = ("features", "model", "balanced", "knn_k", "min_in_recall")
+
+
+def campus_gate_key(services: Services, campus_hash: str) -> str:
+    """What the stored campus gate must have been fitted on to be reused: the offices' documents, the gate settings
+    that shape it, and the embedder whose vectors it reads."""
+    g = services.settings.gate
+    settings = {k: getattr(g, k) for k in CAMPUS_GATE_SETTINGS} | {"embedder": services.embedder.name}
+    digest = hashlib.sha256(json.dumps(settings, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    return f"{campus_hash}:{digest}"
 
 
 def synthetic_routing_examples(corpus: OfficeCorpus, *, seed: int = 13) -> list[Example]:
@@ -134,7 +148,8 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
     heldout = routing_report([labels[i] for i in ho], pred, offices=offices)
     mean, scale, w, b = fit_offices(feats, labels, offices=offices)
 
-    gate = _stored_campus_gate(services, _campus_hash(corpora)) or _campus_gate(services, corpora)
+    gate_key = campus_gate_key(services, _campus_hash(corpora))
+    gate = _stored_campus_gate(services, gate_key) or _campus_gate(services, corpora)
     router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b)
     if staff_train:  # a message nearly identical to one staff gave an office goes to that office (only its vector is kept)
         router.memory = embed_queries_cached(services, [r[1] for r in staff_train])
@@ -142,6 +157,7 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
     router.memory_similarity = services.settings.offices.memory_similarity
     router.meta = {
         "campus_hash": _campus_hash(corpora),
+        "campus_gate_key": gate_key,
         "n_examples": len(examples),
         "n_staff": len(staff_train),
         "heldout_synthetic": {k: heldout[k] for k in ("macro_f1", "accuracy", "n")},
@@ -209,17 +225,16 @@ def _campus_gate(services: Services, corpora: Sequence[OfficeCorpus]):
     return train_gate(examples, space=space, embedder=services.embedder, query_vecs=query_vecs, model=g.model, balanced=g.balanced, k=g.knn_k, min_in_recall=g.min_in_recall)
 
 
-def _stored_campus_gate(services: Services, campus_hash: str):
-    """The stored router's campus gate when it was fitted on the documents the offices hold now (retraining from staff
-    decisions then refits the office scorer only); None otherwise."""
-    import json
-
+def _stored_campus_gate(services: Services, key: str):
+    """The stored router's campus gate when it was fitted on the documents the offices hold now, with the gate settings
+    and embedder of now (`campus_gate_key`; retraining from staff decisions then refits the office scorer only); None
+    otherwise (a router stored before the key existed included)."""
     from classifiers.gate import Gate
 
     directory = services.settings.paths.router_dir
     try:
         meta = json.loads((directory / "router.json").read_text(encoding="utf-8"))
-        if meta.get("campus_hash") != campus_hash or not meta.get("has_gate"):
+        if meta.get("campus_gate_key") != key or not meta.get("has_gate"):
             return None
         return Gate.load(directory / "gate")
     except (OSError, ValueError, GateError):

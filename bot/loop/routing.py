@@ -5,6 +5,7 @@ the campus lead)."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator, Mapping
 
 from sqlmodel import Session
 
@@ -55,10 +56,35 @@ def route(services: Services, session: Session, message: InboundMessage, questio
     elif services.settings.offices.route and not _moved_by_staff(session, message, campus.default):
         router = router_or_none(services)
         if router is not None:
-            decision = router.route(question, services.embedder)
+            gates = OfficeGates(campus) if services.settings.offices.office_gates else None
+            decision = router.route(question, services.embedder, office_gates=gates)
             if decision.office is not None and decision.office != here and decision.margin_over(here) >= services.settings.offices.route_min_margin:
                 _move(session, message, decision.office, here, names, campus.default, reason="router", score=decision.probabilities[decision.office])
     return campus.office_services(message.office)
+
+
+class OfficeGates(Mapping):
+    """Each office's own gate, loaded when the router first asks for it (None: the office has no trained, fresh gate,
+    or its gate is switched off)."""
+
+    def __init__(self, campus) -> None:
+        self.campus = campus
+        self._gates: dict[str, object] = {}
+
+    def __getitem__(self, office: str):
+        if office not in self._gates:
+            try:
+                svc = self.campus.office_services(office)
+            except UnknownOffice:
+                raise KeyError(office) from None
+            self._gates[office] = svc.gate_or_none() if svc.settings.gate.enabled else None
+        return self._gates[office]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.campus.names())
+
+    def __len__(self) -> int:
+        return len(self.campus.names())
 
 
 def _move(session: Session, message: InboundMessage, target: str, here: str, names: list[str], default: str, *, reason: str, score: float | None = None) -> None:

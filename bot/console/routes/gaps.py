@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import RedirectResponse
 
-from bot.console.auth import Scope, lead, scope, staff
+from bot.console.auth import OfficePick, lead, office_pick, staff
 from bot.console.render import page
 from bot.ops import library
 from review.digest import build_digest
@@ -28,11 +28,11 @@ def _week(week: str | None) -> str:
 
 
 @router.get("/gaps")
-def gaps(request: Request, week: str = "", me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
+def gaps(request: Request, week: str = "", me: StaffAccount = Depends(staff), pick: OfficePick = Depends(office_pick)):
     week = _week(week)
     with session_scope(request.app.state.services.engine) as session:
-        digest = build_digest(session=session, week=week, trend_weeks=0, offices=mine.filter)  # the gaps of the account's offices
-    return page(request, "gaps.html", week=week, previous=previous_week(week), gaps=digest.content_gaps, suggestions=digest.faq_suggestions)
+        digest = build_digest(session=session, week=week, trend_weeks=0, offices=pick.filter)  # the picked office's gaps, else all the account's
+    return page(request, "gaps.html", week=week, previous=previous_week(week), gaps=digest.content_gaps, suggestions=digest.faq_suggestions, pick=pick)
 
 
 @router.post("/gaps/faq")

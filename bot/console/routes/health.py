@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, Response
 from sqlmodel import col, select
 
-from bot.console.auth import Scope, lead, scope, staff
+from bot.console.auth import OfficePick, lead, office_pick, staff
 from bot.console.render import page
 from review.db import session_scope
 from review.models import DigestRun
@@ -20,16 +20,17 @@ router = APIRouter()
 
 
 @router.get("/digests")
-def digests(request: Request, me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
-    with session_scope(request.app.state.services.engine) as session:
-        runs = [{"week": r.iso_week, "created_at": r.created_at, "sent_at": r.sent_at, "figures": (r.figures or {}) if mine.offices is None else {}} for r in session.exec(select(DigestRun).order_by(col(DigestRun.iso_week).desc())).all()]
-    return page(request, "digests.html", runs=runs)
+def digests(request: Request, me: StaffAccount = Depends(staff), pick: OfficePick = Depends(office_pick)):
+    with session_scope(request.app.state.services.engine) as session:  # the stored figures cover every office: the campus lead's, nothing picked
+        runs = [{"week": r.iso_week, "created_at": r.created_at, "sent_at": r.sent_at, "figures": (r.figures or {}) if pick.filter is None else {}} for r in session.exec(select(DigestRun).order_by(col(DigestRun.iso_week).desc())).all()]
+    return page(request, "digests.html", runs=runs, pick=pick)
 
 
 @router.get("/digests/{week}")
-def digest(request: Request, week: str, me: StaffAccount = Depends(staff), mine: Scope = Depends(scope)):
+def digest(request: Request, week: str, me: StaffAccount = Depends(staff), pick: OfficePick = Depends(office_pick)):
     """The week's digest as it was written (the same HTML the e-mail carries), or built now when it was never run.
-    Campus mode: the campus lead's covers every office; anyone else sees their offices' figures, built now."""
+    Campus mode: the campus lead's covers every office; an office picked (the lead may pick any, a reviewer one of
+    theirs), or a reviewer's offices, get their figures built now."""
     try:
         parse_week(week)
     except ValueError:
@@ -38,13 +39,13 @@ def digest(request: Request, week: str, me: StaffAccount = Depends(staff), mine:
     with session_scope(svc.engine) as session:
         run = session.get(DigestRun, week)
         html_path = Path(run.html_path) if run is not None and run.html_path else None
-    if html_path is not None and html_path.is_file() and mine.offices is None:
+    if html_path is not None and html_path.is_file() and pick.filter is None:
         return HTMLResponse(html_path.read_text(encoding="utf-8"), headers={"Cache-Control": "no-store", "Content-Security-Policy": "default-src 'none'; img-src data:; style-src 'unsafe-inline'"})
     from review.digest import build_digest
 
     with session_scope(svc.engine) as session:
-        figures = build_digest(session=session, week=week, trend_weeks=0, offices=mine.filter).as_dict()
-    return page(request, "digest.html", week=week, f=figures)
+        figures = build_digest(session=session, week=week, trend_weeks=0, offices=pick.filter).as_dict()
+    return page(request, "digest.html", week=week, f=figures, pick=pick)
 
 
 @router.get("/health")

@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 from review import answer_memory as answers, staff
 from review.answer_models import CuratedAnswer
 from review.db import session_scope
-from review.models import Decision, InboundMessage, InboundMessageCreate
+from review.models import Decision, DigestRun, InboundMessage, InboundMessageCreate
 from review.office_models import OfficeCreate
 from review.offices import add_office
 from tests.bot.console.conftest import PASSWORD, csrf, sign_in
@@ -130,3 +130,66 @@ def test_a_reviewer_passes_a_message_to_another_office_and_a_loop_back_is_refuse
     back = eva.post(f"/drafts/{campus['becas']}/move", data={"csrftoken": csrf(eva, "/"), "office": "becas"})
     assert back.status_code == 400 and "haría un bucle" in back.text
     assert bea.post(f"/drafts/{campus['becas']}/move", data={"csrftoken": csrf(bea, "/"), "office": "becas"}).status_code == 403  # no longer hers
+
+
+def _no_info(svc, campus) -> None:
+    """Every campus draft found nothing in the documents: each is a content gap of its office."""
+    from review.models import Draft
+
+    with session_scope(svc.engine) as session:
+        for draft_id in campus.values():
+            draft = session.get(Draft, draft_id)
+            draft.no_info = True
+            session.add(draft)
+
+
+def test_the_campus_lead_picks_an_office_on_the_gaps_and_digest_pages(app, campus, svc):
+    from datetime import datetime, timezone
+
+    from review.weeks import iso_week
+
+    _no_info(svc, campus)
+    lucia = _client(app, "lucia")
+    everything = lucia.get("/gaps").text
+    assert 'id="office-picker"' in everything and "Todas las oficinas" in everything
+    for name in ("principal", "becas", "eps"):
+        assert f'<option value="{name}">' in everything, name
+    assert "beca de transporte" in everything and "inscribo mi EPS" in everything
+    picked = lucia.get("/gaps?office=eps").text
+    assert "inscribo mi EPS" in picked and "beca de transporte" not in picked and "exámenes" not in picked
+    assert '<option value="eps" selected>' in picked
+    default = lucia.get("/gaps?office=principal").text
+    assert "exámenes" in default and "inscribo mi EPS" not in default
+    week = iso_week(datetime.now(timezone.utc))
+    with session_scope(svc.engine) as session:
+        session.add(DigestRun(iso_week=week, figures={"received": 4}))
+    assert f'href="/digests/{week}?office=becas"' in lucia.get("/digests?office=becas").text  # the picked office's figures, built on opening
+    assert f'href="/digests/{week}"' in lucia.get("/digests").text  # nothing picked: the stored campus digest
+    received = lambda text: text.split("recibidos</dt><dd>")[1].split("<")[0]  # noqa: E731
+    assert received(lucia.get(f"/digests/{week}?office=becas").text) == "1"
+    assert received(lucia.get(f"/digests/{week}").text) == "4"  # every office, the unrouted message included
+    assert lucia.get("/gaps?office=cerrada").status_code == 403  # no such office
+
+
+def test_a_reviewer_picks_only_among_their_offices(app, campus, svc):
+    from datetime import datetime, timezone
+
+    from review.weeks import iso_week
+
+    _no_info(svc, campus)
+    bea = _client(app, "bea")
+    page = bea.get("/gaps").text
+    assert 'id="office-picker"' in page and "Todas las oficinas" not in page
+    assert '<option value="eps"' not in page and '<option value="principal"' not in page
+    assert "beca de transporte" in page and "inscribo mi EPS" not in page
+    assert bea.get("/gaps?office=becas").status_code == 200
+    assert bea.get("/gaps?office=eps").status_code == 403
+    assert bea.get("/digests?office=principal").status_code == 403
+    week = iso_week(datetime.now(timezone.utc))
+    assert bea.get(f"/digests/{week}?office=eps").status_code == 403
+    assert "recibidos</dt><dd>1<" in bea.get(f"/digests/{week}?office=becas").text
+
+
+def test_one_office_has_no_picker(app, lead):
+    assert 'id="office-picker"' not in lead.get("/gaps").text
+    assert 'id="office-picker"' not in lead.get("/digests").text

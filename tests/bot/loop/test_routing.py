@@ -172,3 +172,41 @@ def test_the_shared_mailbox_plus_an_office_tag_names_the_office_and_an_unknown_o
         message = session.get(InboundMessage, mid)
         assert message.state == states.QUARANTINED and message.office == "tesoreria" and "no existe" in message.reason
         assert [u.message_id for u in unrouted(session=session, known=campus_of(campus).names())] == [mid]
+
+
+def test_the_stored_campus_gate_is_reused_only_while_the_documents_and_the_gate_settings_are_the_same(campus, monkeypatch):
+    from bot.learning import routing as learning
+
+    fitted = []
+    real = learning._campus_gate
+    monkeypatch.setattr(learning, "_campus_gate", lambda svc, corpora: fitted.append(svc.settings.gate.min_in_recall) or real(svc, corpora))
+    first = train_router(campus).meta["campus_gate_key"]
+    assert fitted == []  # same documents, same settings: the stored gate
+    campus.settings.gate.min_in_recall = 0.9
+    second = train_router(campus).meta["campus_gate_key"]
+    assert fitted == [0.9] and second != first  # a gate setting changed: refitted with it
+    train_router(campus)
+    assert fitted == [0.9]  # ... and that one is reused in turn
+
+
+def test_an_office_whose_own_gate_refuses_the_message_does_not_take_it(campus):
+    from bot.learning.gate_training import TrainOptions, train
+    from bot.learning.routing import other_office_negatives
+
+    question = "¿A qué hora abre el gimnasio universitario y qué certificado piden para inscribirse?"
+    sports = campus_of(campus).office_services("Deportes")
+    sports.settings.gate.enabled = True
+    gate = train(sports, TrainOptions(generator="offline", near_misses=other_office_negatives(sports, "Deportes")))
+    router = train_router(campus)
+    gates = routing.OfficeGates(campus_of(campus))
+    accepted = router.route(question, campus.embedder, office_gates=gates)
+    assert accepted.office == "Deportes" and accepted.refused_by == []  # its own gate takes it
+    gate.threshold = 1.01  # the sports office's gate now refuses everything
+    refused = router.route(question, campus.embedder, office_gates=gates)
+    assert refused.office != "Deportes" and refused.refused_by[0] == "Deportes"
+    assert refused.probabilities == accepted.probabilities  # the scorer's view is unchanged: only the gate said no
+    campus.settings.offices.office_gates = True  # off by default (see the setting)
+    mid = _store(campus, question)
+    _draft(campus, mid)
+    with session_scope(campus.engine) as session:
+        assert session.get(InboundMessage, mid).office != "Deportes"  # the loop asks the office's gate too
