@@ -187,8 +187,6 @@ class IntentModel:
         own_words = sorted({w for w, c in counts.items() if c >= 2 and len(w) > 2} | {w for w in heads if len(w) > 2})
         words = Counter(corpus.split())
         other_fields = [f for f in _field_words() if f not in own_words and words[f] < 3]
-        from classifiers.near_miss import spoken_institution_names
-
         others = [fold(n) for names in bundled_institutions().values() for n in names]
         others += [fold(s) for names in bundled_institutions().values() for n in names for s in spoken_institution_names(n)]
         return cls(
@@ -246,3 +244,19 @@ class IntentModel:
     @classmethod
     def from_dict(cls, d: dict) -> "IntentModel":
         return cls(own_words=list(d.get("own_words", [])), other_fields=list(d.get("other_fields", [])), vocabulary=list(d.get("vocabulary", [])), courses=list(d.get("courses", [])), other_names=list(d.get("other_names", [])))
+
+
+def spoken_institution_names(name: str) -> list[str]:
+    """How students name a university without its title: "Universidad Rafael Landívar" -> "la Rafael Landívar", "la
+    Landívar"; "Universidad del Valle de Guatemala" -> "la del Valle". Faculties and bodies keep their full name."""
+    m = re.match(r"^Universidad\s+(de\s+la\s+|del\s+|de\s+)?(.+)$", name)
+    if not m:
+        return []
+    rest = m.group(2)
+    words = rest.split()
+    out = [f"la {(m.group(1) or '').strip()} {rest}".replace("  ", " ").replace("la de la ", "la de la ")]
+    if m.group(1) and len(words) > 2 and words[1] in ("de", "del"):
+        out.append(f"la {m.group(1).strip()} {words[0]}")  # "la del Valle"
+    if not m.group(1) and len(words) == 2 and words[1][:1].isupper() and len(words[1]) >= 5 and _zipf(fold(words[1])) < 3.0:
+        out.append(f"la {words[1]}")  # a founder's surname, rare as a word: "la Landívar", "la Marroquín" (not "la Nacional")
+    return [" ".join(o.split()) for o in out]

@@ -17,8 +17,8 @@ import re
 from collections.abc import Sequence
 
 from classifiers import styles
-from classifiers.intent import GENERIC_COURSES, _zipf, bundled_institutions, course_names_in, spoken_course_names
-from classifiers.synthetic import Example, institution_names, read_chunk
+from classifiers.intent import GENERIC_COURSES, bundled_institutions, course_names_in, spoken_course_names, spoken_institution_names
+from classifiers.synthetic import Example, institution_names, procedures
 from pipeline.chunking import Chunk
 from pipeline.text import fold
 
@@ -37,22 +37,6 @@ def other_universities(own: Sequence[str]) -> list[str]:
     """The other institutions that are universities (where a student may come from to this office), with short names."""
     spoken = {s for names in bundled_institutions().values() for n in names if n.startswith("Universidad") for s in spoken_institution_names(n)}
     return [n for n in other_institutions(own) if n.startswith("Universidad") or n in spoken]
-
-
-def spoken_institution_names(name: str) -> list[str]:
-    """How students name a university without its title: "Universidad Rafael Landívar" -> "la Rafael Landívar", "la
-    Landívar"; "Universidad del Valle de Guatemala" -> "la del Valle". Faculties and bodies keep their full name."""
-    m = re.match(r"^Universidad\s+(de\s+la\s+|del\s+|de\s+)?(.+)$", name)
-    if not m:
-        return []
-    rest = m.group(2)
-    words = rest.split()
-    out = [f"la {(m.group(1) or '').strip()} {rest}".replace("  ", " ").replace("la de la ", "la de la ")]
-    if m.group(1) and len(words) > 2 and words[1] in ("de", "del"):
-        out.append(f"la {m.group(1).strip()} {words[0]}")  # "la del Valle"
-    if not m.group(1) and len(words) == 2 and words[1][:1].isupper() and len(words[1]) >= 5 and _zipf(fold(words[1])) < 3.0:
-        out.append(f"la {words[1]}")  # a founder's surname, rare as a word: "la Landívar", "la Marroquín" (not "la Nacional")
-    return [" ".join(o.split()) for o in out]
 
 
 # Subject matter, not administration: what a homework question is about.
@@ -146,19 +130,6 @@ def fields_of(chunks: Sequence[Chunk]) -> list[str]:
         for m in _FIELD_WORDS.finditer(" ".join(c.text.split()[:400])):
             found.setdefault(fold(m.group(1)), m.group(1))
     return sorted(found.values())[:20] + ["ingeniería", "programación", "la carrera"]
-
-
-def procedures(chunks: Sequence[Chunk], *, limit: int = 300, seed: int = 5) -> list[str]:
-    """The office's procedures and rules as topics (headings, article titles, noun phrases from the documents)."""
-    rng = random.Random(seed)
-    topics: dict[str, str] = {}
-    for c in chunks:
-        for t in read_chunk(c).topics:
-            if 6 <= len(t) <= 50 and not re.search(r"\d{3,}|https?:", t):
-                topics.setdefault(fold(t), t)
-    out = sorted(topics.values())
-    rng.shuffle(out)
-    return out[:limit]
 
 
 def _example(rng: random.Random, question: str, topic: str, category: str, seen: set[str]) -> Example | None:

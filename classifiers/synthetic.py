@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from classifiers import styles
+from classifiers.intent import _ADMIN
 from pipeline.chunking import Chunk
 from pipeline.text import fold
 
@@ -392,14 +393,24 @@ TRANSFER = (
 )
 
 
+def procedures(chunks: Sequence[Chunk], *, limit: int = 300, seed: int = 5) -> list[str]:
+    """The office's procedures and rules as topics (headings, article titles, noun phrases from the documents)."""
+    rng = random.Random(seed)
+    topics: dict[str, str] = {}
+    for c in chunks:
+        for t in read_chunk(c).topics:
+            if 6 <= len(t) <= 50 and not re.search(r"\d{3,}|https?:", t):
+                topics.setdefault(fold(t), t)
+    out = sorted(topics.values())
+    rng.shuffle(out)
+    return out[:limit]
+
+
 def problem_reports(chunks: Sequence[Chunk], *, n: int = 300, institutions: Sequence[str] = (), seed: int = 23) -> list[Example]:
     """In-domain messages that report a problem (lost card, broken payment link, failed login, wrong record) about the
     office's things and the documents' procedures, typed as students type; with `institutions`, students who come from
     another institution asking this office to recognise their courses (naming another university is not always its business)."""
-    from classifiers.near_miss import procedures
-
     rng = random.Random(seed)
-    from classifiers.intent import _ADMIN
 
     # the documents' procedures a student pays, files or waits for (a heading about anything else makes no problem report)
     procs = [t for t in procedures(chunks, seed=seed) if _ADMIN.search(fold(t))] or ["la inscripción", "el examen final"]
