@@ -92,6 +92,11 @@ def compare(y: Sequence[int], before: Sequence[int], after: Sequence[int], *, pr
     )
 
 
+# a bootstrap over a handful of cases cannot say 'surely': three decisions that all moved the same way give an interval
+# above zero by resampling alone, so the Brier check speaks only from this many cases on
+MIN_BRIER_CASES = 20
+
+
 def _brier(y: np.ndarray, scores, seed: int) -> dict:
     if scores is None or len(y) == 0:
         return {}
@@ -135,7 +140,7 @@ def decide(
             return AdoptionVerdict(False, f"turns more cases away on {name}: {c.protected_before} -> {c.protected_after} of {c.n_protected}", comparisons)
         if margin is not None and (not isinstance(margin, Mapping) or name in margin) and c.n and hi > _per_set(margin, name) + 1e-12:
             return AdoptionVerdict(False, f"not surely no worse on {name}: {c.errors_before} -> {c.errors_after} errors of {c.n}, 95% [{lo:+.3f}, {hi:+.3f}] reaches above the margin {_per_set(margin, name):+.3f}", comparisons)
-        if c.brier_interval is not None and c.brier_interval[0] > 0:
+        if c.brier_interval is not None and c.n >= MIN_BRIER_CASES and c.brier_interval[0] > 0:
             bl, bh = c.brier_interval
             return AdoptionVerdict(False, f"scores surely worse on {name}: Brier {c.brier_before:.4f} -> {c.brier_after:.4f} (95% [{bl:+.4f}, {bh:+.4f}]) at {c.errors_before} -> {c.errors_after} errors", comparisons)
     summary = "; ".join(f"{n}: {c.errors_before} -> {c.errors_after} errors of {c.n}" for n, c in comparisons.items())
