@@ -100,7 +100,7 @@ class ExtractiveGenerator:
         min_coverage: float = 0.22,
         context_weight: float = 0.25,
         max_sentences: int = 3,
-        dense_weight: float = 0.6,
+        dense_weight: float = 1.0,
         rank_weight: float = 0.2,
         expand_documents: int = 1,
         ranker: UnitRanker | None = None,
@@ -232,7 +232,10 @@ class ExtractiveGenerator:
         if not chosen:
             return self._no_info(hits, start, covs)
         d = _Steps(hits)
-        head = next((c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)), chosen[0])  # a course the question names
+        named_records = [c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)]
+        head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
+        if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
+            chosen = [c for c in chosen if c not in named_records] or chosen
         lead, by_docs = None, False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)

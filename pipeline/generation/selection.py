@@ -132,13 +132,15 @@ def units_of(chunk: Chunk) -> list[Unit]:
 class SelectionConfig:
     """Weights of the unit score and the stopping rule."""
 
+    lexical_weight: float = 0.5  # idf-weighted share of the question's keys in the unit's own text
     context_weight: float = 0.4  # question keys found only in the unit's heading/section/title
-    dense_weight: float = 0.35
+    dense_weight: float = 1.0  # the unit's embedding similarity, scaled to [0, 1] over the question's candidates
     type_weight: float = 0.2
-    type_miss: float = 0.5  # score factor of a unit without the kind of answer the question asks for
+    type_miss: float = 1.0  # score factor of a unit without the kind of answer the question asks for
     weak_type: float = 0.5  # share of type_weight for a unit that names the kind of answer without a concrete value
-    name_weight: float = 0.3  # a record or row whose name the question says
-    code_weight: float = 0.5  # ... or whose code it says
+    name_weight: float = 0.5  # a record or row whose name the question says
+    label_weight: float = 0.3  # a list item whose 'Label:' is the question's focus word
+    code_weight: float = 0.8  # ... or whose code it says
     rank_weight: float = 0.2  # divided by the rank of the unit's document
     programme_weight: float = 0.3  # the unit's curriculum is the programme the question names
     lead_in: float = 0.7  # score factor of a sentence that only announces what follows ('... lo siguiente:'): said alone it dangles
@@ -228,7 +230,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
     qdigits = set(re.findall(r"\b\d{3,4}\b", question))
     focus = focus_key(question)
     qwords = name_words(question)
-    open_q = kind_of(question) == "other"
+    open_q = kind_of(question) in ("other", "yes_no")  # a record answers what it holds (credits, prerequisites), not a rule about its course
     count_of = counted(question)
     parts = asked_parts(question)
     defining = bool(_DEFINITION_Q.search(" ".join(parts)))
@@ -249,14 +251,14 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             ctx = f.ctx | around
             lex = sum(w for k, w in weights.items() if k in f.own) / total
             lex_ctx = sum(w for k, w in weights.items() if k in ctx and k not in f.own) / total
-            parts = {"lexical": lex, "context": cfg.context_weight * lex_ctx}
+            parts = {"lexical": cfg.lexical_weight * lex, "context": cfg.context_weight * lex_ctx}
             meets = bool(asked & f.types) and (count_of is None or "count" not in asked or _holds(count_of, f.own | ctx))  # '¿cuántos semestres…?' needs a unit about semestres
             if asked and meets:
                 parts["type"] = cfg.type_weight * (1.0 if asked & f.strong else cfg.weak_type)
             if f.label_query:
                 named = bool(f.label_words) and f.label_words <= qwords if u.kind in ("record", "row") else focus in f.label_doc
                 if named:
-                    parts["name"] = cfg.name_weight
+                    parts["name"] = cfg.name_weight if u.kind in ("record", "row") else cfg.label_weight
             if qdigits and f.code in qdigits:
                 parts["code"] = cfg.code_weight
             parts["rank"] = cfg.rank_weight / doc_rank[c.doc_id]
@@ -341,7 +343,7 @@ def _not_the_record(cands: list[Candidate], okeys: tuple[str, ...]) -> None:
         if not beyond:
             continue
         label = features(c.unit).label_doc
-        if any(not _asks_beyond(beyond, p.own | p.keys) and not _asks_beyond(tuple(label), p.own | p.keys) for p in prose):
+        if any(_held(beyond, p.own | p.keys) >= BEYOND_HELD and not _asks_beyond(tuple(label), p.own | p.keys) for p in prose):
             del c.parts["name"]
 
 
@@ -369,6 +371,15 @@ def _defines(text: str, keys: tuple[str, ...]) -> bool:
         return False
     subject = {k[:4] for k in doc_keys(head[: m.start()])}
     return sum(1 for k in keys if k[:4] in subject) >= need
+
+
+BEYOND_HELD = 0.5  # share of what the question asks beyond a course record that a passage naming the course must hold to answer instead
+
+
+def _held(keys: tuple[str, ...], own: set[str]) -> float:
+    """Share of the keys the unit holds (or a word of the same stem)."""
+    stems = {k[:4] for k in own}
+    return sum(1 for k in keys if k in own or k[:4] in stems) / len(keys) if keys else 1.0
 
 
 def _holds(key: str, keys: set[str]) -> bool:
