@@ -604,6 +604,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
         return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
+    if top.unit.text.rstrip().endswith(":") and (subs := _sub_items(top, units, at, cands)):  # 'Perfil del proyecto, el cual debe contener:' and its a.1, a.2…
+        return top.unit.text.rstrip(": "), subs
     if asked.kind not in ("procedure", "requirement") and not _led_in(units, at) and not _close_lead(top, units, at, cands):
         return None  # other questions: only a list its own lead-in announces ('Se considera falta leve:') is said whole
     lo = hi = at
@@ -618,6 +620,36 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
     before = units[lo - 1] if lo > 0 else None
     lead = _with_antecedent(units, lo - 1, before.text.rstrip(": ")) if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
     return lead, items
+
+
+_MARKER = re.compile(r"^\s*(?:(?P<bullet>[-•*▪●])|(?P<num>\d{1,3})[.)]|(?P<sub>[a-zA-Z]\.\d{1,2})\.?|(?P<letter>[a-zA-Z])\.?\)|(?P<roman>[IVXivx]{1,4})[.)]|(?P<let>[a-zA-Z])\.)\s+")
+
+
+def _marker_style(chunk_text: str, unit_text: str) -> str | None:
+    """How the source numbers a list item ('a.)' letter, 'a.1' sub, '1.' num, '-' bullet), read from its chunk's text; None when not found."""
+    head = unit_text[:24]
+    at = chunk_text.find(head)
+    if at < 0:
+        return None
+    line = chunk_text[chunk_text.rfind("\n", 0, at) + 1 : at + len(head)]
+    m = _MARKER.match(line)
+    return next((k for k, v in m.groupdict().items() if v), None) if m else None
+
+
+def _sub_items(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> list[Candidate]:
+    """The items an item ending in ':' announces: those after it numbered otherwise than it (its 'a.1', 'a.2' under its
+    'a.)'), up to the next item numbered like it; without markers, the items up to the next one ending in ':'."""
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    style = _marker_style(top.chunk.text, top.unit.text)
+    out: list[Candidate] = []
+    for u in units[at + 1 :]:
+        if u.kind != "item" or id(u) not in by_unit:
+            break
+        own = _marker_style(top.chunk.text, u.text)
+        if (style is not None and own == style) or (style is None and u.text.rstrip().endswith(":")):
+            break
+        out.append(by_unit[id(u)])
+    return out if 1 <= len(out) <= MAX_LIST else []
 
 
 _CLITIC = re.compile(r"\b\w{3,}(?:ar|er|ir|ando|endo)(?:la|lo|las|los)\b")  # 'solicitarla', 'pedirlo': a pronoun whose antecedent is before

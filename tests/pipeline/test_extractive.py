@@ -212,3 +212,19 @@ def test_yes_or_no_from_what_the_student_already_did_and_what_is_not_needed():
     assert by_condition("¿Puedo solicitar suficiencia de un curso que ya cursé?", rule) == "no"
     assert by_condition("¿Puedo solicitar suficiencia de un curso?", rule) is None
     assert yes_or_no("Se les asigna automáticamente, no es necesario que realicen el procedimiento en el portal.") == "no"
+
+
+def test_an_item_that_announces_sub_items_is_said_with_them_and_not_with_its_next_sibling():
+    text = (
+        "ARTÍCULO 9. APROBACIÓN DE PROYECTOS\n"
+        "El estudiante deberá presentar lo siguiente:\n"
+        "a.) Perfil del proyecto, el cual debe contener:\n"
+        "a.1 Descripción general de la institución, sus funciones y actividades.\n"
+        "a.2 Un análisis de la situación actual que justifique el proyecto.\n"
+        "a.3 Descripción del proyecto a realizar.\n"
+        "b.) Informar al estudiante en un tiempo máximo de 15 días de la aprobación del perfil.\n"
+    )
+    hits = [hit("practicas", "Normativo de prácticas", text, "https://example.edu/practicas")]
+    answer = ExtractiveGenerator().generate("¿Qué debe incluir el perfil del proyecto?", hits)
+    assert "Descripción del proyecto a realizar" in answer.text and "situación actual" in answer.text
+    assert "15 días" not in answer.text  # 'b.)' is the next item of the outer list, not a part of the profile
