@@ -148,8 +148,8 @@ class SelectionConfig:
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
     keep_ratio: float = 0.85  # a further unit must score this share of the best one
-    rescue_ratio: float = 0.75  # ... or this share, from the best-retrieved document, when the best unit comes from another one
-    other_doc_ratio: float = 0.8  # ... also when it comes from another document (then shown with its source)
+    rescue_ratio: float = 0.85  # ... or this share, from the best-retrieved document, when the best unit comes from another one
+    other_doc_ratio: float = 0.9  # ... also when it comes from another document (then shown with its source)
     min_gain: float = 0.15  # share of the question's weight a further unit must newly cover
     other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
     near_duplicate: float = 0.75  # key Jaccard above which two units say the same
