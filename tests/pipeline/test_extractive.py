@@ -228,3 +228,13 @@ def test_an_item_that_announces_sub_items_is_said_with_them_and_not_with_its_nex
     answer = ExtractiveGenerator().generate("¿Qué debe incluir el perfil del proyecto?", hits)
     assert "Descripción del proyecto a realizar" in answer.text and "situación actual" in answer.text
     assert "15 días" not in answer.text  # 'b.)' is the next item of the outer list, not a part of the profile
+
+
+def test_shared_words_lead_the_unit_score_when_the_embedder_reads_spelling_not_meaning():
+    from types import SimpleNamespace
+
+    from pipeline.embeddings import HashingEmbedder
+
+    wrapped = SimpleNamespace(inner=HashingEmbedder())  # as the embedding cache wraps it
+    assert ExtractiveGenerator(embedder=wrapped).selection.lexical_weight == 1.0
+    assert ExtractiveGenerator(embedder=HashingEmbedder()).selection.dense_weight < ExtractiveGenerator(embedder=object()).selection.dense_weight
