@@ -612,6 +612,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
             if u.kind not in ("item", "row") or id(u) not in by_unit or (follow and u.kind != follow[0].unit.kind):
                 break
             follow.append(by_unit[id(u)])
+        if follow and follow[-1].chunk is top.chunk and follow[-1].unit is units_of(top.chunk)[-1] and follow[0].unit.kind == "item":
+            follow += _continued(follow[-1], cands)  # the list goes on after a page break
         return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
@@ -626,6 +628,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
         hi += 1
     by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
     items = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
+    if hi == len(units) - 1 and items:
+        items += _continued(items[-1], cands)
     if not 2 <= len(items) <= MAX_LIST:
         return None
     before = units[lo - 1] if lo > 0 else None
@@ -661,6 +665,49 @@ def _sub_items(top: Candidate, units: list[Unit], at: int, cands: list[Candidate
             break
         out.append(by_unit[id(u)])
     return out if 1 <= len(out) <= MAX_LIST else []
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _continued(last: Candidate, cands: list[Candidate]) -> list[Candidate]:
+    """The items a list goes on with at the start of its document's next chunk (a page break cut it): those numbered in
+    the same style and in sequence after the chunk's last item ('d)' → 'e)'); none when the numbering does not follow."""
+    style = _marker_style(last.chunk.text, last.unit.text)
+    if style is None:
+        return []
+    nxt = next((c.chunk for c in cands if c.chunk.doc_id == last.chunk.doc_id and c.chunk.position == last.chunk.position + 1), None)
+    if nxt is None:
+        return []
+    by_unit = {id(c.unit): c for c in cands if c.chunk is nxt}
+    prev = _marker_value(last.chunk.text, last.unit.text)
+    out: list[Candidate] = []
+    for u in units_of(nxt):
+        if u.kind == "heading":
+            continue
+        value = _marker_value(nxt.text, u.text) if u.kind == "item" and id(u) in by_unit else None
+        if value is None or _marker_style(nxt.text, u.text) != style or not _follows(prev, value):
+            break
+        out.append(by_unit[id(u)])
+        prev = value
+    return out
+
+
+def _marker_value(chunk_text: str, unit_text: str) -> str | None:
+    """The number or letter an item is numbered with in its chunk's text ('e' of 'e) Irrespeto…')."""
+    at = chunk_text.find(unit_text[:24])
+    if at < 0:
+        return None
+    m = re.match(r"\s*([a-zA-Z]|\d{1,3})[.)]", chunk_text[chunk_text.rfind("\n", 0, at) + 1 : at])
+    return m.group(1).lower() if m else None
+
+
+def _follows(prev: str | None, value: str) -> bool:
+    if prev is None:
+        return False
+    if prev.isdigit() and value.isdigit():
+        return int(value) == int(prev) + 1
+    return prev in _LETTERS[:-1] and value == _LETTERS[_LETTERS.index(prev) + 1]
 
 
 _CLITIC = re.compile(r"\b\w{3,}(?:ar|er|ir|ando|endo)(?:la|lo|las|los)\b")  # 'solicitarla', 'pedirlo': a pronoun whose antecedent is before

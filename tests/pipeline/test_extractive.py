@@ -238,3 +238,14 @@ def test_shared_words_lead_the_unit_score_when_the_embedder_reads_spelling_not_m
     wrapped = SimpleNamespace(inner=HashingEmbedder())  # as the embedding cache wraps it
     assert ExtractiveGenerator(embedder=wrapped).selection.lexical_weight == 1.0
     assert ExtractiveGenerator(embedder=HashingEmbedder()).selection.dense_weight < ExtractiveGenerator(embedder=object()).selection.dense_weight
+
+
+def test_a_list_cut_by_a_page_break_goes_on_with_the_next_chunk_items_that_follow_its_numbering():
+    first = "ARTÍCULO 31°. FALTA GRAVE: Se considera falta grave:\na) Acumulación de tres faltas leves.\nb) No asistir a las reuniones programadas sin justificación.\n"
+    second = "c) Irrespeto de las normas de la Universidad y de la fuente de práctica.\nd) Entregar tarde el informe final del proyecto.\n"
+    other = "ARTÍCULO 40°. Otras disposiciones:\nf) Los casos no previstos los resuelve la Junta Directiva de la Facultad.\n"
+    hits = [hit("eps", "Normativo de EPS", first, "https://example.edu/eps", pos=0), hit("eps", "Normativo de EPS", second, "https://example.edu/eps", pos=1, score=0.5)]
+    answer = ExtractiveGenerator().generate("¿Qué se considera una falta grave?", hits)
+    assert "Acumulación de tres faltas leves" in answer.text and "Irrespeto de las normas" in answer.text and "Entregar tarde" in answer.text
+    hits[1] = hit("eps", "Normativo de EPS", other, "https://example.edu/eps", pos=1, score=0.5)
+    assert "casos no previstos" not in ExtractiveGenerator().generate("¿Qué se considera una falta grave?", hits).text  # 'f)' does not follow 'b)'
