@@ -17,6 +17,7 @@ from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
+from pipeline.generation.numbering import continued, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
@@ -613,11 +614,11 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
                 break
             follow.append(by_unit[id(u)])
         if follow and follow[-1].chunk is top.chunk and follow[-1].unit is units_of(top.chunk)[-1] and follow[0].unit.kind == "item":
-            follow += _continued(follow[-1], cands)  # the list goes on after a page break
+            follow += continued(follow[-1], cands)  # the list goes on after a page break
         return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
-    if top.unit.text.rstrip().endswith(":") and (subs := _sub_items(top, units, at, cands)):  # 'Perfil del proyecto, el cual debe contener:' and its a.1, a.2…
+    if top.unit.text.rstrip().endswith(":") and 1 <= len(subs := sub_items(top, units, at, cands)) <= MAX_LIST:  # 'Perfil del proyecto, el cual debe contener:' and its a.1, a.2…
         return top.unit.text.rstrip(": "), subs
     if asked.kind not in ("procedure", "requirement") and not _led_in(units, at) and not _close_lead(top, units, at, cands):
         return None  # other questions: only a list its own lead-in announces ('Se considera falta leve:') is said whole
@@ -629,85 +630,12 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
     by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
     items = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
     if hi == len(units) - 1 and items:
-        items += _continued(items[-1], cands)
+        items += continued(items[-1], cands)
     if not 2 <= len(items) <= MAX_LIST:
         return None
     before = units[lo - 1] if lo > 0 else None
     lead = _with_antecedent(units, lo - 1, before.text.rstrip(": ")) if before is not None and before.kind == "sentence" and before.text.endswith(":") else ("" if top.unit.context.startswith("¿") else top.unit.context.rstrip(": "))
     return lead, items
-
-
-_MARKER = re.compile(r"^\s*(?:(?P<bullet>[-•*▪●])|(?P<num>\d{1,3})[.)]|(?P<sub>[a-zA-Z]\.\d{1,2})\.?|(?P<letter>[a-zA-Z])\.?\)|(?P<roman>[IVXivx]{1,4})[.)]|(?P<let>[a-zA-Z])\.)\s+")
-
-
-def _marker_style(chunk_text: str, unit_text: str) -> str | None:
-    """How the source numbers a list item ('a.)' letter, 'a.1' sub, '1.' num, '-' bullet), read from its chunk's text; None when not found."""
-    head = unit_text[:24]
-    at = chunk_text.find(head)
-    if at < 0:
-        return None
-    line = chunk_text[chunk_text.rfind("\n", 0, at) + 1 : at + len(head)]
-    m = _MARKER.match(line)
-    return next((k for k, v in m.groupdict().items() if v), None) if m else None
-
-
-def _sub_items(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> list[Candidate]:
-    """The items an item ending in ':' announces: those after it numbered otherwise than it (its 'a.1', 'a.2' under its
-    'a.)'), up to the next item numbered like it; without markers, the items up to the next one ending in ':'."""
-    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
-    style = _marker_style(top.chunk.text, top.unit.text)
-    out: list[Candidate] = []
-    for u in units[at + 1 :]:
-        if u.kind != "item" or id(u) not in by_unit:
-            break
-        own = _marker_style(top.chunk.text, u.text)
-        if (style is not None and own == style) or (style is None and u.text.rstrip().endswith(":")):
-            break
-        out.append(by_unit[id(u)])
-    return out if 1 <= len(out) <= MAX_LIST else []
-
-
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
-def _continued(last: Candidate, cands: list[Candidate]) -> list[Candidate]:
-    """The items a list goes on with at the start of its document's next chunk (a page break cut it): those numbered in
-    the same style and in sequence after the chunk's last item ('d)' → 'e)'); none when the numbering does not follow."""
-    style = _marker_style(last.chunk.text, last.unit.text)
-    if style is None:
-        return []
-    nxt = next((c.chunk for c in cands if c.chunk.doc_id == last.chunk.doc_id and c.chunk.position == last.chunk.position + 1), None)
-    if nxt is None:
-        return []
-    by_unit = {id(c.unit): c for c in cands if c.chunk is nxt}
-    prev = _marker_value(last.chunk.text, last.unit.text)
-    out: list[Candidate] = []
-    for u in units_of(nxt):
-        if u.kind == "heading":
-            continue
-        value = _marker_value(nxt.text, u.text) if u.kind == "item" and id(u) in by_unit else None
-        if value is None or _marker_style(nxt.text, u.text) != style or not _follows(prev, value):
-            break
-        out.append(by_unit[id(u)])
-        prev = value
-    return out
-
-
-def _marker_value(chunk_text: str, unit_text: str) -> str | None:
-    """The number or letter an item is numbered with in its chunk's text ('e' of 'e) Irrespeto…')."""
-    at = chunk_text.find(unit_text[:24])
-    if at < 0:
-        return None
-    m = re.match(r"\s*([a-zA-Z]|\d{1,3})[.)]", chunk_text[chunk_text.rfind("\n", 0, at) + 1 : at])
-    return m.group(1).lower() if m else None
-
-
-def _follows(prev: str | None, value: str) -> bool:
-    if prev is None:
-        return False
-    if prev.isdigit() and value.isdigit():
-        return int(value) == int(prev) + 1
-    return prev in _LETTERS[:-1] and value == _LETTERS[_LETTERS.index(prev) + 1]
 
 
 _CLITIC = re.compile(r"\b\w{3,}(?:ar|er|ir|ando|endo)(?:la|lo|las|los)\b")  # 'solicitarla', 'pedirlo': a pronoun whose antecedent is before
