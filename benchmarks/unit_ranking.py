@@ -2,9 +2,9 @@
 
   nice -n 10 /work/main/.venv/bin/python benchmarks/unit_ranking.py [--corpus ../shared/corpora/fiusac] [--data-dir /tmp/orienta-bench-offline] [--save-model FILE] [--pairs-cache FILE]
 Indexes fiusac/text (incrementally), writes synthetic questions from the index's own units, and builds every dev
-question's candidates as the extractive generator ranks them. A candidate "answers" a dev question when it holds the
-largest share of the reference answer's content words (>= 0.35, within 0.75 of the best candidate); questions where no
-candidate does are not counted. precision@1 = share of counted questions whose best-ranked unit answers, by kind
+question's candidates as the extractive generator ranks them. A candidate "answers" a dev question when it states the
+largest weighted share of the reference answer's key facts (ranker_data.labels_for: figures, and words weighted by how few
+candidates say them; >= 0.35, within 0.8 of the best candidate); questions where no candidate does are not counted. precision@1 = share of counted questions whose best-ranked unit answers, by kind
 (course-plan lookups vs rules/procedures/guides), with a 95% bootstrap interval and the paired gain over the hand score.
 Two protocols, both by a salted hash of the question (never by position):
 - cross-validation: 5 folds of the dev questions; each fold is scored by models trained on the synthetic questions

@@ -17,10 +17,11 @@ from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
+from pipeline.generation.numbering import continued, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
-from pipeline.generation.selection import Candidate, SelectionConfig, asked_types, features, score, select, units_of
+from pipeline.generation.selection import LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
@@ -54,6 +55,16 @@ def question_weights(question: str, idf, context_weight: float) -> dict[str, flo
         for k in query_keys(part):
             weights[k] = max(weights.get(k, 0.0), factor * idf(k))
     return weights
+
+
+def semantic(embedder) -> bool:
+    """Whether the embedder's similarity reads meaning (a model) rather than spelling (character hashing); wrappers are looked through."""
+    seen = 0
+    while embedder is not None and seen < 5:
+        if getattr(type(embedder), "semantic", True) is False:
+            return False
+        embedder, seen = getattr(embedder, "inner", None), seen + 1
+    return True
 
 
 class _Steps:
@@ -100,7 +111,7 @@ class ExtractiveGenerator:
         min_coverage: float = 0.22,
         context_weight: float = 0.25,
         max_sentences: int = 3,
-        dense_weight: float = 0.6,
+        dense_weight: float = 1.0,
         rank_weight: float = 0.2,
         expand_documents: int = 1,
         ranker: UnitRanker | None = None,
@@ -112,7 +123,8 @@ class ExtractiveGenerator:
         self.today = today  # the message's date (None: the day it is drafted)
         self.min_coverage, self.context_weight = min_coverage, context_weight
         self.expand_documents = expand_documents  # the best-ranked documents whose every unit is a candidate
-        self.selection = SelectionConfig(max_units=max_sentences, dense_weight=dense_weight, rank_weight=rank_weight)
+        weights = dict(dense_weight=dense_weight) if semantic(embedder) else LEXICAL_FIRST
+        self.selection = SelectionConfig(max_units=max_sentences, rank_weight=rank_weight, **weights)
         self._df: Counter | None = None
         self._n_docs = 0
         self._book: RecordBook | None = None
@@ -232,7 +244,10 @@ class ExtractiveGenerator:
         if not chosen:
             return self._no_info(hits, start, covs)
         d = _Steps(hits)
-        head = next((c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)), chosen[0])  # a course the question names
+        named_records = [c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)]
+        head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
+        if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
+            chosen = [c for c in chosen if c not in named_records] or chosen
         lead, by_docs = None, False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
@@ -598,9 +613,13 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
             if u.kind not in ("item", "row") or id(u) not in by_unit or (follow and u.kind != follow[0].unit.kind):
                 break
             follow.append(by_unit[id(u)])
+        if follow and follow[-1].chunk is top.chunk and follow[-1].unit is units_of(top.chunk)[-1] and follow[0].unit.kind == "item":
+            follow += continued(follow[-1], cands)  # the list goes on after a page break
         return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
+    if top.unit.text.rstrip().endswith(":") and 1 <= len(subs := sub_items(top, units, at, cands)) <= MAX_LIST:  # 'Perfil del proyecto, el cual debe contener:' and its a.1, a.2…
+        return top.unit.text.rstrip(": "), subs
     if asked.kind not in ("procedure", "requirement") and not _led_in(units, at) and not _close_lead(top, units, at, cands):
         return None  # other questions: only a list its own lead-in announces ('Se considera falta leve:') is said whole
     lo = hi = at
@@ -610,6 +629,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
         hi += 1
     by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
     items = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
+    if hi == len(units) - 1 and items:
+        items += continued(items[-1], cands)
     if not 2 <= len(items) <= MAX_LIST:
         return None
     before = units[lo - 1] if lo > 0 else None

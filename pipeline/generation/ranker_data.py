@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 import random
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -101,15 +103,48 @@ def content_words(text: str) -> set[str]:
     return {stem(w) for w in tokens(text) if w not in STOPWORDS_ES and len(w) > 2}
 
 
-def labels_for(item: Labelled, cands, *, min_recall: float = 0.35, near_best: float = 0.75) -> np.ndarray | None:
-    """1 for the candidates that answer the question, 0 for the others; None when none does (the question is not counted)."""
+_FACT = re.compile(r"\d+(?:[.,]\d+)?")  # figures: an amount, a date, a count, a threshold, an article number
+FACT_WEIGHT = 2.0  # a figure of the reference weighs as much as this many of its rarest words
+
+
+def key_facts(reference: str, texts: Sequence[str]) -> dict[str, float]:
+    """The reference's facts, each weighted by how well it tells the candidates apart: a word every candidate says
+    (the topic the neighbours share) weighs little, a word few say (the named object, the condition) weighs much,
+    a figure weighs most."""
+    ref = content_words(reference)
+    if not texts:
+        return dict.fromkeys(ref, 1.0)
+    df = Counter(k for t in texts for k in content_words(t) & ref)
+    n = len(texts)
+    weights = {k: math.log((n + 1) / (df.get(k, 0) + 0.5)) for k in ref}
+    top = max(weights.values(), default=1.0)
+    for figure in set(_FACT.findall(reference)):
+        weights[f"#{figure}"] = FACT_WEIGHT * top
+    return weights
+
+
+def fact_recall(facts: dict[str, float], text: str) -> float:
+    """Weighted share of the reference's facts a unit states (figures matched whole)."""
+    total = sum(facts.values())
+    if not total:
+        return 0.0
+    have = content_words(text) | {f"#{x}" for x in _FACT.findall(text)}
+    return sum(w for k, w in facts.items() if k in have) / total
+
+
+def labels_for(item: Labelled, cands, *, min_recall: float = 0.35, near_best: float = 0.8) -> np.ndarray | None:
+    """1 for the candidates that answer the question, 0 for the others; None when none does (the question is not counted).
+
+    With a reference answer, the units that state most of its key facts (see `key_facts`), not those that share most
+    of its words: a neighbour shares the topic, the answer states the figure, the condition, the named object."""
     if item.unit_text is not None:
         y = np.array([c.unit.text == item.unit_text for c in cands], dtype=np.int8)
         return y if y.any() else None
-    ref = content_words(item.reference or "")
-    if len(ref) < 3:
+    if len(content_words(item.reference or "")) < 3:
         return None
-    rec = np.array([len(ref & content_words(f"{c.unit.context} {c.text}" if c.unit.kind == "item" else c.text)) / len(ref) for c in cands])
+    texts = [f"{c.unit.context} {c.text}" if c.unit.kind == "item" else c.text for c in cands]
+    facts = key_facts(item.reference or "", list(dict.fromkeys(texts)))
+    rec = np.array([fact_recall(facts, t) for t in texts])
     best = float(rec.max(initial=0.0))
     if best < min_recall:
         return None

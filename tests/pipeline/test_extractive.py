@@ -212,3 +212,40 @@ def test_yes_or_no_from_what_the_student_already_did_and_what_is_not_needed():
     assert by_condition("¿Puedo solicitar suficiencia de un curso que ya cursé?", rule) == "no"
     assert by_condition("¿Puedo solicitar suficiencia de un curso?", rule) is None
     assert yes_or_no("Se les asigna automáticamente, no es necesario que realicen el procedimiento en el portal.") == "no"
+
+
+def test_an_item_that_announces_sub_items_is_said_with_them_and_not_with_its_next_sibling():
+    text = (
+        "ARTÍCULO 9. APROBACIÓN DE PROYECTOS\n"
+        "El estudiante deberá presentar lo siguiente:\n"
+        "a.) Perfil del proyecto, el cual debe contener:\n"
+        "a.1 Descripción general de la institución, sus funciones y actividades.\n"
+        "a.2 Un análisis de la situación actual que justifique el proyecto.\n"
+        "a.3 Descripción del proyecto a realizar.\n"
+        "b.) Informar al estudiante en un tiempo máximo de 15 días de la aprobación del perfil.\n"
+    )
+    hits = [hit("practicas", "Normativo de prácticas", text, "https://example.edu/practicas")]
+    answer = ExtractiveGenerator().generate("¿Qué debe incluir el perfil del proyecto?", hits)
+    assert "Descripción del proyecto a realizar" in answer.text and "situación actual" in answer.text
+    assert "15 días" not in answer.text  # 'b.)' is the next item of the outer list, not a part of the profile
+
+
+def test_shared_words_lead_the_unit_score_when_the_embedder_reads_spelling_not_meaning():
+    from types import SimpleNamespace
+
+    from pipeline.embeddings import HashingEmbedder
+
+    wrapped = SimpleNamespace(inner=HashingEmbedder())  # as the embedding cache wraps it
+    assert ExtractiveGenerator(embedder=wrapped).selection.lexical_weight == 1.0
+    assert ExtractiveGenerator(embedder=HashingEmbedder()).selection.dense_weight < ExtractiveGenerator(embedder=object()).selection.dense_weight
+
+
+def test_a_list_cut_by_a_page_break_goes_on_with_the_next_chunk_items_that_follow_its_numbering():
+    first = "ARTÍCULO 31°. FALTA GRAVE: Se considera falta grave:\na) Acumulación de tres faltas leves.\nb) No asistir a las reuniones programadas sin justificación.\n"
+    second = "c) Irrespeto de las normas de la Universidad y de la fuente de práctica.\nd) Entregar tarde el informe final del proyecto.\n"
+    other = "ARTÍCULO 40°. Otras disposiciones:\nf) Los casos no previstos los resuelve la Junta Directiva de la Facultad.\n"
+    hits = [hit("eps", "Normativo de EPS", first, "https://example.edu/eps", pos=0), hit("eps", "Normativo de EPS", second, "https://example.edu/eps", pos=1, score=0.5)]
+    answer = ExtractiveGenerator().generate("¿Qué se considera una falta grave?", hits)
+    assert "Acumulación de tres faltas leves" in answer.text and "Irrespeto de las normas" in answer.text and "Entregar tarde" in answer.text
+    hits[1] = hit("eps", "Normativo de EPS", other, "https://example.edu/eps", pos=1, score=0.5)
+    assert "casos no previstos" not in ExtractiveGenerator().generate("¿Qué se considera una falta grave?", hits).text  # 'f)' does not follow 'b)'

@@ -110,3 +110,21 @@ def test_the_split_is_fixed_and_keeps_every_row_once():
     train, held = split(rows)
     assert len(train) + len(held) == 200 and 60 < len(held) < 140
     assert split(rows) == (train, held)
+
+
+def test_reference_labels_follow_its_key_facts_not_the_words_the_neighbours_share():
+    from types import SimpleNamespace
+
+    from pipeline.generation.ranker_data import key_facts, fact_recall
+
+    def cand(text):
+        return SimpleNamespace(text=text, unit=SimpleNamespace(kind="sentence", context=""))
+
+    neighbour = cand("La evaluación final del curso se realiza en la fecha fijada por la escuela para la evaluación final del curso.")
+    answer = cand("La nota de promoción del curso es de 61 puntos.")
+    other = cand("La evaluación del curso la fija la escuela.")
+    reference = "La evaluación final del curso se aprueba con 61 puntos de nota de promoción."
+    facts = key_facts(reference, [c.text for c in (neighbour, answer, other)])
+    assert fact_recall(facts, answer.text) > fact_recall(facts, neighbour.text)  # the figure and the rare words outweigh the shared topic
+    y = labels_for(Labelled("¿Con cuánto se aprueba el curso?", "dev", reference=reference), [neighbour, answer, other])
+    assert y is not None and list(y) == [0, 1, 0]
