@@ -22,6 +22,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "other_programmes": "Las demás carreras que lo incluyen",
         "which_programme": "{name} figura en {n} carreras con datos distintos ({programmes}). ¿En qué carrera estás inscrito o inscrita? Así te indicamos el dato que te corresponde.",
         "reply_subject_prefix": "Re: ",
+        "part": "pregunta",
     },
     "en": {
         "greeting": "Hello,",
@@ -35,6 +36,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "other_programmes": "The other programmes that include it",
         "which_programme": "{name} appears in {n} programmes with different details ({programmes}). Which programme are you enrolled in?",
         "reply_subject_prefix": "Re: ",
+        "part": "question",
     },
 }
 

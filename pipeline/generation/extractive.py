@@ -37,6 +37,7 @@ YES_OBJECT = 0.75  # own object share of the best unit for a «listo» "Sí" rea
 UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 22 de enero'), for a question asking until when
 _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
 _UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b")
+OTHER_PROGRAMME = 0.6  # score factor of a unit of a programme whose name holds the one the question names, and more ('Mecánica' is not 'Mecánica Industrial')
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
 _YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben|se necesita|se requiere|es necesario|es requisito)\b")
@@ -193,6 +194,12 @@ class ExtractiveGenerator:
             probs = self.ranker.scores(self.features(question, asked, cands, weights))
             for c, p in zip(cands, probs, strict=True):
                 c.score, c.learned = float(p), True
+        if named:  # the question names its programme ('Ingeniería Mecánica'): a programme whose name holds it and more ('Mecánica Industrial') is another one
+            own = set().union(*(book.distinct.get(d, set()) for d in named))
+            longer = {d for d in curricula if d not in named and own < book.distinct.get(d, set())}
+            for c in cands:
+                if c.chunk.doc_id in longer:
+                    c.score *= OTHER_PROGRAMME
         if asked.kind == "date" and _UNTIL_Q.search(fold(" ".join(object_parts(question)))):  # 'hasta cuándo': the unit that gives an end date
             for c in cands:
                 if _UNTIL.search(fold(c.text)):

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 from pipeline.derivation import Step
 from pipeline.generation import Answer, Reference
+from pipeline.generation.readiness import READINESS_FLAG, READY
+from pipeline.text import fold, tokens
 from pipeline.texts import t
+
+
+MAX_PASSAGES = 3  # closest passages offered to the reviewer for the parts a reply could not answer
 
 
 def reply_body(answer: Answer, lang: str = "es") -> str:
@@ -32,8 +39,64 @@ def _renumbered(steps: list[Step], part: int, offset: int) -> list[Step]:
     return out
 
 
+def _said(body: str, lang: str) -> list[str]:
+    """A part's answer as compared with the others': its lines without references, bullets or numbers."""
+    lines = body.split(t("references", lang))[0].splitlines()
+    return [s for ln in lines if (s := re.sub(r"^\s*(?:[-•]|\d+\.)\s*", "", ln).strip())]
+
+
+SAID_SHARE = 0.9  # share of a part's first line's words an earlier part must say for that part to be answered already
+
+
+def _answered_by(first: str, earlier: list[str]) -> bool:
+    """Whether an earlier part already says a part's leading line (word for word, give or take a heading)."""
+    words = {w for w in tokens(fold(first)) if len(w) >= 3}
+    have = {w for w in tokens(fold(" ".join(earlier))) if len(w) >= 3}
+    return bool(words) and len(words & have) >= SAID_SHARE * len(words)
+
+
+def said_before(answer: Answer, earlier: list[Answer], lang: str = "es") -> bool:
+    """Whether an earlier part's answer already says this answer's leading line."""
+    lines = _said(reply_body(answer, lang), lang)
+    return bool(lines) and any(_answered_by(lines[0], _said(reply_body(a, lang), lang)) for a in earlier)
+
+
+def _distinct(headings: list[str], answers: list[Answer], lang: str) -> tuple[list[str], list[Answer]]:
+    """The parts with answers of their own: a part whose leading passage an earlier part already says ('¿Puedo pedir
+    licencia? ¿Por cuánto tiempo?', both answered by the same rule) is said once, under both questions."""
+    kept_h: list[str] = []
+    kept_a: list[Answer] = []
+    said: list[list[str]] = []
+    for heading, answer in zip(headings, answers):
+        lines = _said(reply_body(answer, lang), lang)
+        twin = next((k for k, s in enumerate(said) if lines and not answer.no_info and _answered_by(lines[0], s)), None)
+        if twin is not None:
+            kept_h[twin] = f"{kept_h[twin]} {heading}"
+            continue
+        kept_h.append(heading)
+        kept_a.append(answer)
+        said.append(lines)
+    return kept_h, kept_a
+
+
+def merged_readiness(answers: list[Answer], lang: str = "es") -> dict | None:
+    """One readiness flag for a reply to several questions: «listo» only when every part is, and what each part lacks."""
+    flags = [(i, f) for i, a in enumerate(answers, start=1) for f in a.extra_flags if f.get("kind") == READINESS_FLAG]
+    if not flags:
+        return None
+    missing = [(i, f) for i, f in flags if f.get("flag") != READY]
+    if not missing:
+        return dict(flags[0][1])
+    first = missing[0][1]
+    why = "; ".join(f"{t('part', lang)} {i}: {f.get('missing')}" if len(answers) > 1 else str(f.get("missing")) for i, f in missing if f.get("missing"))
+    passages = [p for _, f in missing for p in f.get("passages") or []][:MAX_PASSAGES]
+    return dict(first) | {"missing": why or first.get("missing"), "passages": passages}
+
+
 def compose(headings: list[str], answers: list[Answer], lang: str = "es") -> Answer:
-    """The answers to the message's questions, numbered in the order asked; a part without information says so without hiding the others."""
+    """The answers to the message's questions, numbered in the order asked; a part without information says so without
+    hiding the others, and a part another one already answers is said once."""
+    headings, answers = _distinct(headings, answers, lang)
     if len(answers) == 1:
         return answers[0]
     sections, steps, hits, finals = [], [], [], []
@@ -75,5 +138,5 @@ def compose(headings: list[str], answers: list[Answer], lang: str = "es") -> Ans
         notes=[f"{len(answers)} preguntas en el mensaje, respondidas en orden"] + [f"pregunta {i}: {n}" for i, a in enumerate(answers, start=1) for n in a.notes],
         fallback=any(a.fallback for a in answers),
         outcome=outcome,
-        extra_flags=[f for a in answers for f in a.extra_flags],
+        extra_flags=[f for a in answers for f in a.extra_flags if f.get("kind") != READINESS_FLAG] + ([ready] if (ready := merged_readiness(answers, lang)) else []),
     )

@@ -181,6 +181,9 @@ def _checklists(page: list[str], stats: Counter) -> tuple[list[str], bool]:
     expect = None
     numbers = [int(m.group(1)) for ln in page if (m := _BARE_NUMBER.match(ln))]
     counting = len(numbers) >= 2 and sum(b == a + 1 for a, b in zip(numbers, numbers[1:])) >= len(numbers) // 2
+    if counting and _misplaced(page):  # step numbers printed apart from their boxes: left out rather than given to the wrong box
+        stats["step_numbers_dropped"] += len(numbers)
+        return _unnumbered(page), True
     i = 0
     while i < len(page):
         ln = page[i]
@@ -209,6 +212,42 @@ def _checklists(page: list[str], stats: Counter) -> tuple[list[str], bool]:
             out.append(ln)
         i += 1
     return out, in_columns
+
+
+def _unnumbered(page: list[str]) -> list[str]:
+    """A page's boxes as items without their (misplaced) step numbers: a number before a box title marks an item, any other is dropped."""
+    out: list[str] = []
+    skip = False
+    for i, ln in enumerate(page):
+        if skip:
+            skip = False
+            continue
+        if not _BARE_NUMBER.match(ln):
+            out.append(ln)
+            continue
+        nxt = page[i + 1] if i + 1 < len(page) else ""
+        if nxt and not _cannot_open(nxt) and not _BARE_NUMBER.match(nxt):
+            out.append(f"- {nxt}")
+            skip = True
+    return out
+
+
+def _cannot_open(line: str) -> bool:
+    """A line that cannot open a numbered step: a lone letter, lower case or a web address first, a running title in capitals."""
+    words = line.split()
+    return len(line.strip()) <= 2 or line[:1].islower() or bool(words and _URLISH.search(words[0])) or (len(words) >= 3 and line.isupper())
+
+
+def _misplaced(page: list[str]) -> bool:
+    """Whether a page's step numbers sit apart from the boxes they number (text converted from a page laid out in boxes):
+    one of them is followed by what cannot open a step: a lone letter, a line that goes on in lower case or with a
+    web address, or a running title in capitals."""
+    for i, ln in enumerate(page):
+        if not _BARE_NUMBER.match(ln) or i + 1 >= len(page) or _BARE_NUMBER.match(page[i + 1]) or _NUMBER_ROW.match(page[i + 1]):
+            continue
+        if _cannot_open(page[i + 1]):
+            return True
+    return False
 
 
 _INLINE_NUMBER = re.compile(r"(?:(?<=\s)|^)(\d{1,2})[.)]?\s+(?=[A-ZÁÉÍÓÚÑ¿])")

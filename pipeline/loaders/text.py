@@ -9,6 +9,7 @@ from pipeline.documents import Document, document_id
 from pipeline.errors import DocumentError
 from pipeline.loaders import decode_text, register
 from pipeline.loaders.pdf_text import repair_pages
+from pipeline.loaders.running import strip_running
 from pipeline.loaders.titles import title_from_text
 
 _URL_LINE = re.compile(r"^(?:fuente|source|url)\s*:\s*(https?://\S+)", re.IGNORECASE | re.MULTILINE)
@@ -28,10 +29,11 @@ def page_offsets(text: str) -> list[tuple[int, int]]:
 
 
 def repair_converted(text: str, name: str) -> tuple[str, list[str]]:
-    """A PDF converted to text ('--- Página N ---' markers) gets the PDF repairs page by page; other text is left as it is."""
+    """A PDF converted to text ('--- Página N ---' markers) gets the PDF repairs page by page; without markers, its running
+    headers and footers (blocks repeated on three or more pages) are cut and the sentences they split joined."""
     marks = list(_PAGE.finditer(text))
     if not marks:
-        return text, []
+        return strip_running(text)[0], []
     head = text[: marks[0].start()]
     bodies = [text[m.end() : (marks[k + 1].start() if k + 1 < len(marks) else len(text))] for k, m in enumerate(marks)]
     repaired = repair_pages(bodies, name=name)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pipeline.derivation import validate
 from pipeline.generation.readiness import readiness_of
+from pipeline.generation.asking import ask
 from pipeline.generation.extractive import ExtractiveGenerator
 from tests.pipeline.generation_helpers import EXAMENES, hit
 
@@ -249,3 +250,18 @@ def test_a_list_cut_by_a_page_break_goes_on_with_the_next_chunk_items_that_follo
     assert "Acumulación de tres faltas leves" in answer.text and "Irrespeto de las normas" in answer.text and "Entregar tarde" in answer.text
     hits[1] = hit("eps", "Normativo de EPS", other, "https://example.edu/eps", pos=1, score=0.5)
     assert "casos no previstos" not in ExtractiveGenerator().generate("¿Qué se considera una falta grave?", hits).text  # 'f)' does not follow 'b)'
+
+
+def test_a_programme_named_in_the_question_is_not_answered_by_a_longer_programme_name_that_contains_it():
+    def plan(doc: str, name: str, total: int):
+        text = f"Ingeniería {name}\nLa carrera de Ingeniería {name} consta de {total} créditos CLAR.\ncodigo: 0204\nnombre: Circuitos Eléctricos 1\ncreditos: 7\nobligatorio: Sí\n---\n"
+        return hit(doc, f"Pensum {name}", text, "https://x.example", "PERFIL")
+
+    mech = hit("pensum_mecanica", "Pensum Mecánica", "Ingeniería Mecánica\nLa carrera consta de 300 créditos CLAR, distribuidos en 10 semestres.\ncodigo: 0204\nnombre: Circuitos Eléctricos 1\ncreditos: 6\nobligatorio: Sí\n---\n", "https://x.example", "PERFIL", pos=1)
+    others = [plan(f"pensum_{d}", d.capitalize(), 250) for d in ("civil", "quimica", "sistemas")]  # a faculty's other programmes
+    hits = [plan("pensum_mecanica_industrial", "Mecánica Industrial", 360), mech, plan("pensum_industrial", "Industrial", 300), *others]
+    gen = ExtractiveGenerator()
+    for question, doc, total in (("¿Cuántos créditos tiene la carrera de Ingeniería Mecánica?", "pensum_mecanica", "300"),
+                                 ("¿Cuántos créditos tiene la carrera de Ingeniería Mecánica Industrial?", "pensum_mecanica_industrial", "360")):
+        best = gen.rank(question, hits, gen.coverage(question, hits)[0], ask(question))[0]
+        assert best.chunk.doc_id == doc and total in best.text  # the unit that says 'Mecánica Industrial' in full does not answer for 'Mecánica'

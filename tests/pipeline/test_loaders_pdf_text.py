@@ -143,3 +143,15 @@ def test_two_words_glued_at_a_box_edge_are_separated_and_names_in_camel_case_are
     assert "ConstanciaPago_#carné" in out  # a file name keeps its CamelCase
     assert "Portal Estudiantil" in out
     assert "iPhone" in out
+
+
+def test_step_numbers_printed_apart_from_their_boxes_are_left_out_not_given_to_the_wrong_box():
+    page = ("2\nSolvencia\nGeneral\nSolvencia general vigente del ciclo.\n3\nPago de Examen\nOrden de pago de Q.250.00.\n"
+            "Trabajo de\nGraduación\nTrabajo completo.\n4\nCertificado de\nNacimiento\nEmitido por RENAP.\n5\nA\nConstancia de\nExpediente\n6")
+    out = repair_pages(["Portada del documento.", page, "Fin."], name="guia.md")
+    text = out.pages[1]
+    assert "4. Certificado" not in text and "5. A" not in text and "\n4\n" not in text  # no step number on the wrong box
+    assert "- Certificado de\nNacimiento" in text and "- Solvencia\nGeneral" in text and out.stats["step_numbers_dropped"] == 5  # boxes kept apart, unnumbered
+    assert any("page 2 of 3" in w and "could not be matched" in w for w in out.warnings)
+    aligned = repair_pages(["Portada.", "1\nLingüística\nAutorización.\n2\nControl Académico\nCarga de documentos.\n3\nSecretaría\nProgramación.", "Fin."])
+    assert "1. Lingüística" in aligned.pages[1] and "3. Secretaría" in aligned.pages[1] and not aligned.warnings

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pipeline.derivation import Step, validate
 from pipeline.generation import Answer, Reference, format_reply
-from pipeline.generation.parts import compose, reply_body
+from pipeline.generation.parts import compose, reply_body, said_before
+from pipeline.generation.readiness import Readiness
 from pipeline.texts import t
 from tests.pipeline.generation_helpers import exam_hits
 
@@ -35,3 +36,25 @@ def test_one_answer_is_returned_as_it_is_and_the_body_keeps_its_references():
     a = _answer("Texto.", [Reference("d", "Doc", None)], [], [])
     assert compose(["?"], [a]) is a
     assert reply_body(a) == "Texto.\n\n" + t("references") + "\n- Doc"
+
+
+def test_a_part_an_earlier_part_already_answers_is_said_once_under_both_questions():
+    rule = "Sí. Podés solicitar licencia por trabajo por un máximo de dos años en total."
+    first = _answer(rule, [Reference("faq", "Preguntas", None)], [], [Step("s1", "Extract", [], rule, is_final=True)])
+    again = _answer("- " + rule + "\n- Otra regla que no se preguntó.", [Reference("faq", "Preguntas", None)], [], [Step("s1", "Extract", [], rule, is_final=True)])
+    assert said_before(again, [first]) and not said_before(first, [])
+    reply = compose(["¿Puedo pedir licencia?", "¿Por cuánto tiempo?"], [first, again])
+    assert reply is first  # one answer left: no numbered parts, no repeated rule
+
+
+def test_a_reply_to_several_questions_is_ready_only_when_every_part_is_and_says_what_is_missing():
+    hits = exam_hits()
+    ready = _answer("Del 11 al 22 de enero.", [Reference("examenes", "Exámenes", None)], hits[:1], [Step("s1", "Extract", ["1"], "x", is_final=True)])
+    ready.extra_flags = [Readiness(True).flag()]
+    unsure = _answer("Las becas tienen cupos.", [Reference("becas", "Becas", None)], hits[1:2], [Step("s1", "Extract", ["1"], "y", is_final=True)])
+    unsure.extra_flags = [Readiness(False, "no encontré la fecha de «la convocatoria de becas»", [{"text": "Las becas tienen cupos."}]).flag()]
+    flags = [f for f in compose(["¿Hasta cuándo me inscribo?", "¿Cuándo abren las becas?"], [ready, unsure]).extra_flags if f["kind"] == "readiness"]
+    assert len(flags) == 1 and flags[0]["flag"] == "necesita revisión"
+    assert flags[0]["missing"] == "pregunta 2: no encontré la fecha de «la convocatoria de becas»" and flags[0]["passages"] == [{"text": "Las becas tienen cupos."}]
+    both = compose(["¿Hasta cuándo me inscribo?", "¿Cuándo abren las becas?"], [ready, _answer("Del 1 al 28 de febrero.", [], [], [Step("s1", "Extract", [], "z", is_final=True)])])
+    assert [f["flag"] for f in both.extra_flags if f["kind"] == "readiness"] == ["listo"]

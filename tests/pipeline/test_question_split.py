@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.question_split import asked_sentence, split_questions
+from pipeline.question_split import asked_sentence, split_questions, standalone, with_context
 
 
 def test_questions_about_different_topics_are_split_in_order_with_their_context():
@@ -18,7 +18,24 @@ def test_a_continuation_without_its_own_topic_stays_with_the_question_before():
     assert split_questions("¿Cuándo abren las inscripciones a los cursos del primer semestre? ¿Y hasta qué día hay tiempo?") == [
         "¿Cuándo abren las inscripciones a los cursos del primer semestre? ¿Y hasta qué día hay tiempo?"
     ]
-    assert len(split_questions("¿Cómo reválido una materia de otra universidad? ¿Cuánto sale el trámite?")) == 1
+
+
+
+def test_a_question_asking_another_kind_of_answer_is_its_own_part_even_without_its_own_topic():
+    assert split_questions("¿Cómo reválido una materia de otra universidad? ¿Cuánto sale el trámite?") == [
+        "¿Cómo reválido una materia de otra universidad?", "¿Cuánto sale el trámite?"  # a procedure, then a cost
+    ]
+    assert split_questions("Me interesa el Diploma de Ciencia de Datos. ¿Cuánto cuesta y hasta cuándo me puedo postular?") == [
+        "Me interesa el Diploma de Ciencia de Datos. ¿Cuánto cuesta?", "¿Y hasta cuándo me puedo postular?"  # two questions in one sentence
+    ]
+    assert len(split_questions("¿Me puedo inscribir y que me cuente el curso?")) == 1  # 'y que' joins, it does not ask
+
+
+def test_a_part_that_leans_on_the_one_before_is_asked_with_it():
+    assert not standalone("¿Cuánto sale el trámite?") and standalone("¿Cuándo abre la convocatoria de becas para el año que viene?")
+    as_context, as_question = with_context("¿Cuánto sale el trámite?", "¿Cómo reválido una materia?")
+    assert as_context == "Cómo reválido una materia. ¿Cuánto sale el trámite?"  # the earlier question said as context
+    assert as_question == "¿Cuánto sale el trámite? ¿Cómo reválido una materia?"  # its own question first
 
 
 def test_one_question_and_no_question_are_one_part():
