@@ -36,7 +36,8 @@ from bot.learning.routing import office_corpora, router_or_none, train_router  #
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
-from classifiers.routing import Lexicon, Router, routing_report  # noqa: E402
+from classifiers.routing import Lexicon, Router, Wording, routing_report  # noqa: E402
+from classifiers.synthetic import offline_questions  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from review.db import session_scope  # noqa: E402
 from review.office_models import OfficeCreate  # noqa: E402
@@ -81,7 +82,8 @@ def build_campus(data_dir: Path) -> Services:
 
 
 def ten_office_router(router: Router, services: Services) -> Router:
-    """The same chunks split into ten offices (each study plan its own office), scored with the trained weights."""
+    """The same chunks split into ten offices (each study plan its own office), scored with the trained weights; its
+    word model is fitted on the ten offices' own synthetic questions (what `train_router` would fit them on)."""
     groups: dict[str, list[tuple]] = {}
     for corpus in office_corpora(campus_of(services)):
         for chunk, vec in zip(corpus.chunks, corpus.vectors):
@@ -89,9 +91,11 @@ def ten_office_router(router: Router, services: Services) -> Router:
             groups.setdefault(key, []).append((chunk, vec))
     names = sorted(groups)
     lexicon = Lexicon.fit([[c.text for c, _ in groups[n]] for n in names])
+    questions = {n: [e.text for e in offline_questions([c for c, _ in groups[n]])] for n in names}
+    wording = Wording.fit([q for n in names for q in questions[n]], [n for n in names for _ in questions[n]], names)
     return Router(
         offices=names, office_vectors=[np.stack([v for _, v in groups[n]]) for n in names], lexicon=lexicon, gate=router.gate,
-        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32),
+        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32), wording=wording,
     )
 
 
