@@ -164,11 +164,12 @@ def main() -> None:
 
     latencies = {}
     for label, r in (("3_offices", router), ("10_offices", ten_office_router(router, services))):
-        times, with_embedding = [], []
+        times, cpu, with_embedding = [], [], []
         for i in range(0, len(texts), 7):  # one message at a time
-            s = time.perf_counter()
+            s, c = time.perf_counter(), time.process_time()
             r.route(texts[i], services.embedder, query_vec=vecs[i])
             times.append((time.perf_counter() - s) * 1000)
+            cpu.append((time.process_time() - c) * 1000)
         for i in range(0, len(texts), 41):
             s = time.perf_counter()
             r.route(f"{texts[i]} ({label})", services.embedder)  # a text the embedder has not memoised
@@ -183,6 +184,7 @@ def main() -> None:
         latencies[label] = ({"with_office_gates_ms_p50": statistics.median(gated_times), "with_office_gates_ms_p95": float(np.percentile(gated_times, 95))} if gated_times else {}) | {
             "offices": len(r.offices),
             "ms_p50": statistics.median(times), "ms_p95": float(np.percentile(times, 95)), "n": len(times),
+            "cpu_ms_p50": statistics.median(cpu), "cpu_ms_p95": float(np.percentile(cpu, 95)),
             "with_embedding_ms_p50": statistics.median(with_embedding), "with_embedding_ms_p95": float(np.percentile(with_embedding, 95)),
         }
     result = {
@@ -195,7 +197,8 @@ def main() -> None:
         "out_of_domain": {k: ood_report[k] for k in ("f1_in", "f1_out", "precision_out", "recall_out", "accuracy")},
         "latency": latencies,
         "with_office_gates": with_gates,
-        "note": "latency: route() per message with the question's embedding given (the drafting step embeds it once and the gate reuses it); with_embedding also embeds it. 2 shared CPU cores, noisy timings.",
+        "note": "latency: route() per message with the question's embedding given (the drafting step embeds it once and the gate reuses it); with_embedding also embeds it. ms_*: wall clock, cpu_ms_*: the process's CPU time (every thread). 2 shared CPU cores, noisy timings.",
+        "load_average": list(__import__("os").getloadavg()),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
