@@ -36,7 +36,8 @@ from bot.learning.routing import office_corpora, router_or_none, train_router  #
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
-from classifiers.routing import Lexicon, Router, routing_report  # noqa: E402
+from classifiers.routing import Lexicon, Router, Wording, routing_report  # noqa: E402
+from classifiers.synthetic import offline_questions  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from review.db import session_scope  # noqa: E402
 from review.office_models import OfficeCreate  # noqa: E402
@@ -81,7 +82,8 @@ def build_campus(data_dir: Path) -> Services:
 
 
 def ten_office_router(router: Router, services: Services) -> Router:
-    """The same chunks split into ten offices (each study plan its own office), scored with the trained weights."""
+    """The same chunks split into ten offices (each study plan its own office), scored with the trained weights; its
+    word model is fitted on the ten offices' own synthetic questions (what `train_router` would fit them on)."""
     groups: dict[str, list[tuple]] = {}
     for corpus in office_corpora(campus_of(services)):
         for chunk, vec in zip(corpus.chunks, corpus.vectors):
@@ -89,9 +91,11 @@ def ten_office_router(router: Router, services: Services) -> Router:
             groups.setdefault(key, []).append((chunk, vec))
     names = sorted(groups)
     lexicon = Lexicon.fit([[c.text for c, _ in groups[n]] for n in names])
+    questions = {n: [e.text for e in offline_questions([c for c, _ in groups[n]])] for n in names}
+    wording = Wording.fit([q for n in names for q in questions[n]], [n for n in names for _ in questions[n]], names)
     return Router(
         offices=names, office_vectors=[np.stack([v for _, v in groups[n]]) for n in names], lexicon=lexicon, gate=router.gate,
-        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32),
+        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32), wording=wording,
     )
 
 
@@ -160,11 +164,12 @@ def main() -> None:
 
     latencies = {}
     for label, r in (("3_offices", router), ("10_offices", ten_office_router(router, services))):
-        times, with_embedding = [], []
+        times, cpu, with_embedding = [], [], []
         for i in range(0, len(texts), 7):  # one message at a time
-            s = time.perf_counter()
+            s, c = time.perf_counter(), time.process_time()
             r.route(texts[i], services.embedder, query_vec=vecs[i])
             times.append((time.perf_counter() - s) * 1000)
+            cpu.append((time.process_time() - c) * 1000)
         for i in range(0, len(texts), 41):
             s = time.perf_counter()
             r.route(f"{texts[i]} ({label})", services.embedder)  # a text the embedder has not memoised
@@ -179,6 +184,7 @@ def main() -> None:
         latencies[label] = ({"with_office_gates_ms_p50": statistics.median(gated_times), "with_office_gates_ms_p95": float(np.percentile(gated_times, 95))} if gated_times else {}) | {
             "offices": len(r.offices),
             "ms_p50": statistics.median(times), "ms_p95": float(np.percentile(times, 95)), "n": len(times),
+            "cpu_ms_p50": statistics.median(cpu), "cpu_ms_p95": float(np.percentile(cpu, 95)),
             "with_embedding_ms_p50": statistics.median(with_embedding), "with_embedding_ms_p95": float(np.percentile(with_embedding, 95)),
         }
     result = {
@@ -191,7 +197,8 @@ def main() -> None:
         "out_of_domain": {k: ood_report[k] for k in ("f1_in", "f1_out", "precision_out", "recall_out", "accuracy")},
         "latency": latencies,
         "with_office_gates": with_gates,
-        "note": "latency: route() per message with the question's embedding given (the drafting step embeds it once and the gate reuses it); with_embedding also embeds it. 2 shared CPU cores, noisy timings.",
+        "note": "latency: route() per message with the question's embedding given (the drafting step embeds it once and the gate reuses it); with_embedding also embeds it. ms_*: wall clock, cpu_ms_*: the process's CPU time (every thread). 2 shared CPU cores, noisy timings.",
+        "load_average": list(__import__("os").getloadavg()),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")

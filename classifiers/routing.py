@@ -7,7 +7,9 @@ The evidence for an office: its best and top-k dense and lexical similarities, h
 office's (the offices compete for a message: what matters is which one's documents fit it best, not how well in
 absolute terms), and how much of the message's wording (idf-weighted terms) one of its passages, and its documents
 as a whole, contain: a course code or a subject's name found only in the study plans says more than many passages that
-share the message's common words. Persisted as JSON + NumPy arrays (no pickle)."""
+share the message's common words; and which office's questions its words are like (`Wording`: a per-office word model
+fitted on the offices' synthetic questions, the one feature that learns which words belong to which office). Persisted
+as JSON + NumPy arrays (no pickle)."""
 
 from __future__ import annotations
 
@@ -23,8 +25,10 @@ from classifiers.errors import GateError, GateNotTrained
 from classifiers.gate import Gate
 from pipeline.embeddings import Embedder
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 TOP_K = 3
+WORDING_C = 4.0  # inverse regularisation of the word model (chosen by grouped cross-validation on the synthetic questions)
+WORDING_FOLDS = 5
 OFFICE_GATE_MIN_PROBABILITY = 0.2  # an office the scorer gives less than this is not offered a message its betters' gates refused
 
 
@@ -49,7 +53,7 @@ class RouteDecision:
         return self.probabilities.get(self.office, 0.0) - self.probabilities.get(office, 0.0)
 
 
-FEATURES = ("dense_best", "dense_top", "lexical_best", "lexical_top", "dense_behind", "lexical_behind", "passage_coverage", "office_coverage")
+FEATURES = ("dense_best", "dense_top", "lexical_best", "lexical_top", "dense_behind", "lexical_behind", "passage_coverage", "office_coverage", "wording", "wording_behind")
 N_FEATURES = len(FEATURES)  # per office
 
 
@@ -139,13 +143,74 @@ class Lexicon:
         return np.hstack([_top((q @ rows.T).toarray(), k) for rows in self.office_rows]).astype(np.float32)
 
 
+@dataclass
+class Wording:
+    """Which office's questions a message's words are like: word TF-IDF and a multinomial logistic regression fitted on
+    the offices' synthetic questions (per-office word weights, which the shared feature weights cannot learn)."""
+
+    vocabulary: dict[str, int]
+    idf: np.ndarray
+    coef: np.ndarray  # (n_offices, n_terms)
+    intercept: np.ndarray  # (n_offices,)
+    _vectorizer: object = field(default=None, repr=False)
+
+    @classmethod
+    def fit(cls, texts: Sequence[str], labels: Sequence[str], offices: Sequence[str], *, c: float = WORDING_C, seed: int = 7) -> "Wording":
+        from sklearn.feature_extraction.text import TfidfVectorizer
+        from sklearn.linear_model import LogisticRegression
+
+        from pipeline.text import fold
+
+        vec = TfidfVectorizer(preprocessor=fold, sublinear_tf=True, ngram_range=(1, 2), min_df=2 if len(texts) >= 50 else 1, dtype=np.float32)
+        x = vec.fit_transform(list(texts))
+        y = np.array([list(offices).index(label) for label in labels])
+        clf = LogisticRegression(C=c, max_iter=2000, class_weight="balanced", random_state=seed).fit(x, y)
+        coef = np.full((len(offices), x.shape[1]), 0.0, dtype=np.float32)
+        intercept = np.full(len(offices), -30.0, dtype=np.float32)  # an office without questions is never its words' office
+        if len(clf.classes_) == 2:  # one row for two classes: log-odds of the second, as a softmax over (0, z)
+            coef[clf.classes_[1]], intercept[clf.classes_[1]] = clf.coef_[0], clf.intercept_[0]
+            intercept[clf.classes_[0]] = 0.0
+        else:
+            coef[clf.classes_], intercept[clf.classes_] = clf.coef_, clf.intercept_
+        out = cls(vocabulary={k: int(v) for k, v in vec.vocabulary_.items()}, idf=vec.idf_.astype(np.float32), coef=coef, intercept=intercept)
+        out._vectorizer = vec
+        return out
+
+    def log_probabilities(self, texts: Sequence[str]) -> np.ndarray:
+        """(n, n_offices) log-probabilities over the offices from the words alone."""
+        if self._vectorizer is None:
+            vec = Lexicon._new_vectorizer()
+            vec.vocabulary_, vec.idf_ = dict(self.vocabulary), np.asarray(self.idf, dtype=np.float64)
+            self._vectorizer = vec
+        z = np.asarray(self._vectorizer.transform(list(texts)) @ self.coef.T) + self.intercept
+        z = z - z.max(axis=1, keepdims=True)
+        return (z - np.log(np.exp(z).sum(axis=1, keepdims=True))).astype(np.float32)
+
+
+def wording_out_of_fold(texts: Sequence[str], labels: Sequence[str], offices: Sequence[str], groups: Sequence[str], *, folds: int = WORDING_FOLDS) -> np.ndarray:
+    """Each question's `Wording` log-probabilities from a model fitted without its group (its chunk): the feature as it
+    is for a question the model never saw, so the office scorer does not learn to trust an overfitted one."""
+    from sklearn.model_selection import GroupKFold
+
+    out = np.zeros((len(texts), len(offices)), dtype=np.float32)
+    k = min(folds, len(set(groups)))
+    if k < 2:
+        return Wording.fit(texts, labels, offices).log_probabilities(texts)
+    for tr, te in GroupKFold(k).split(np.zeros(len(texts)), groups=list(groups)):
+        if len({labels[i] for i in tr}) < 2:
+            continue  # the left-out fold holds every other office: no model to judge it, the feature stays neutral
+        out[te] = Wording.fit([texts[i] for i in tr], [labels[i] for i in tr], offices).log_probabilities([texts[i] for i in te])
+    return out
+
+
 def _split_top(sims: np.ndarray, bounds: Sequence[int], k: int = TOP_K) -> np.ndarray:
     """(n, n_offices, 2) from one similarity matrix over every office's chunks, cut at `bounds`."""
     return np.stack([_top(sims[:, a:b], k) for a, b in zip(bounds[:-1], bounds[1:])], axis=1)
 
 
-def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon, *, stacked: np.ndarray | None = None) -> np.ndarray:
-    """(n, n_offices, N_FEATURES): the evidence that each message is each office's business (see FEATURES).
+def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon, *, stacked: np.ndarray | None = None, wording: np.ndarray | None = None) -> np.ndarray:
+    """(n, n_offices, N_FEATURES): the evidence that each message is each office's business (see FEATURES); `wording`:
+    the messages' `Wording` log-probabilities (None: no word model, both wording features 0).
 
     One product over all offices' chunks (dense, then sparse), cut per office: the cost grows with the chunks, not the offices."""
     from scipy.sparse import vstack
@@ -161,7 +226,9 @@ def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors
     passages, whole = lexicon.coverage(texts)
     lexicon.__dict__.pop("_exclusive", None)  # `Lexicon.exclusive_coverage`: measured as a 9th feature, it did not help (0.903 vs 0.908)
     passage = np.stack([passages[:, a:b].max(axis=1) if b > a else np.zeros(len(texts)) for a, b in zip(lexical_bounds[:-1], lexical_bounds[1:])], axis=1)
-    return np.concatenate([dense, lexical, behind, passage[:, :, None], whole[:, :, None]], axis=2).astype(np.float32)
+    words = np.zeros((len(texts), len(office_vectors)), dtype=np.float32) if wording is None else np.asarray(wording, dtype=np.float32)
+    words = np.stack([words, words - words.max(axis=1, keepdims=True)], axis=2)
+    return np.concatenate([dense, lexical, behind, passage[:, :, None], whole[:, :, None], words], axis=2).astype(np.float32)
 
 
 @dataclass
@@ -181,13 +248,15 @@ class Router:
     memory: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # vectors of messages staff gave an office
     memory_offices: list[str] = field(default_factory=list)  # ... and the office each was given to
     memory_similarity: float = 0.92  # a message this close to one of them goes where staff sent that one
+    wording: Wording | None = None  # the word model over the offices (None: its features are 0)
 
     # ------------------------------------------------------------ scores
     def office_probabilities(self, query_vecs: np.ndarray, texts: Sequence[str]) -> np.ndarray:
         """(n, n_offices) probabilities over the offices."""
         if "_stacked" not in self.__dict__:
             self.__dict__["_stacked"] = np.ascontiguousarray(np.vstack(self.office_vectors).T)
-        f = (office_features(query_vecs, texts, self.office_vectors, self.lexicon, stacked=self.__dict__["_stacked"]) - self.mean) / self.scale
+        words = None if self.wording is None else self.wording.log_probabilities(texts)
+        f = (office_features(query_vecs, texts, self.office_vectors, self.lexicon, stacked=self.__dict__["_stacked"], wording=words) - self.mean) / self.scale
         z = f @ self.weights + self.bias
         z = z - z.max(axis=1, keepdims=True)
         e = np.exp(z)
@@ -263,11 +332,14 @@ class Router:
         arrays = {"mean": self.mean, "scale": self.scale, "weights": self.weights, "bias": self.bias, "idf": self.lexicon.idf, "memory": self.memory}
         for i, (v, rows) in enumerate(zip(self.office_vectors, self.lexicon.office_rows)):
             arrays |= {f"office_{i}": v, f"lex_{i}_data": rows.data, f"lex_{i}_indices": rows.indices, f"lex_{i}_indptr": rows.indptr, f"lex_{i}_shape": np.array(rows.shape)}
-        np.savez(directory / "router.npz", **arrays)
         (directory / "vocabulary.json").write_text(json.dumps(self.lexicon.vocabulary, ensure_ascii=False), encoding="utf-8")
+        if self.wording is not None:
+            arrays |= {"wording_idf": self.wording.idf, "wording_coef": self.wording.coef, "wording_intercept": self.wording.intercept}
+            (directory / "wording_vocabulary.json").write_text(json.dumps(self.wording.vocabulary, ensure_ascii=False), encoding="utf-8")
+        np.savez(directory / "router.npz", **arrays)
         if self.gate is not None:
             self.gate.save(directory / "gate")
-        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "memory_offices": self.memory_offices, "memory_similarity": self.memory_similarity}
+        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "has_wording": self.wording is not None, "memory_offices": self.memory_offices, "memory_similarity": self.memory_similarity}
         (directory / "router.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return directory / "router.json"
 
@@ -288,10 +360,14 @@ class Router:
         rows = [csr_matrix((a[f"lex_{i}_data"], a[f"lex_{i}_indices"], a[f"lex_{i}_indptr"]), shape=tuple(a[f"lex_{i}_shape"])) for i in range(len(offices))]
         vocabulary = json.loads((directory / "vocabulary.json").read_text(encoding="utf-8"))
         gate = Gate.load(directory / "gate") if meta.pop("has_gate") else None
+        wording = None
+        if meta.pop("has_wording", False):
+            words = json.loads((directory / "wording_vocabulary.json").read_text(encoding="utf-8"))
+            wording = Wording(vocabulary=words, idf=a["wording_idf"], coef=a["wording_coef"], intercept=a["wording_intercept"])
         return cls(
             offices=offices, office_vectors=[a[f"office_{i}"] for i in range(len(offices))], lexicon=Lexicon(vocabulary=vocabulary, idf=a["idf"], office_rows=rows),
             gate=gate, mean=a["mean"], scale=a["scale"], weights=a["weights"], bias=a["bias"], meta=meta,
-            memory=a["memory"], memory_offices=memory_offices, memory_similarity=memory_similarity,
+            memory=a["memory"], memory_offices=memory_offices, memory_similarity=memory_similarity, wording=wording,
         )
 
 

@@ -20,7 +20,7 @@ from classifiers.adoption import AdoptionVerdict, decide
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
 from classifiers.gate import corpus_hash
-from classifiers.routing import FEATURES, Lexicon, Router, RouterNotTrained, fit_offices, office_features, routing_report
+from classifiers.routing import FEATURES, Lexicon, Router, RouterNotTrained, Wording, fit_offices, office_features, routing_report, wording_out_of_fold
 from classifiers.synthetic import Example, offline_questions, student_questions
 from classifiers.training import offline_dataset, train_gate
 from review.db import session_scope
@@ -140,17 +140,19 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
     staff_train, staff_held = _held_out_staff(staff)
     office_vectors = [c.vectors for c in corpora]
     lexicon = Lexicon.fit([[ch.text for ch in c.chunks] for c in corpora])  # the text, not the title repeated on every chunk
-    feats = office_features(vecs, texts, office_vectors, lexicon)
+    groups = [e.chunk_ids[0] if e.chunk_ids else e.text for e in examples]  # a chunk's questions on one side of each fold
+    feats = office_features(vecs, texts, office_vectors, lexicon, wording=wording_out_of_fold(texts, labels, offices, groups))
     tr, ho = _split(examples)
     mean, scale, w, b = fit_offices(feats[tr], [labels[i] for i in tr], offices=offices)
-    probe = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=None, mean=mean, scale=scale, weights=w, bias=b)
+    probe_words = Wording.fit([texts[i] for i in tr], [labels[i] for i in tr], offices)  # the held-out questions unseen by it too
+    probe = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=None, mean=mean, scale=scale, weights=w, bias=b, wording=probe_words)
     pred = [offices[int(i)] for i in probe.office_probabilities(vecs[ho], [texts[i] for i in ho]).argmax(axis=1)]
     heldout = routing_report([labels[i] for i in ho], pred, offices=offices)
     mean, scale, w, b = fit_offices(feats, labels, offices=offices)
 
     gate_key = campus_gate_key(services, _campus_hash(corpora))
     gate = _stored_campus_gate(services, gate_key) or _campus_gate(services, corpora)
-    router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b)
+    router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b, wording=Wording.fit(texts, labels, offices))
     if staff_train:  # a message nearly identical to one staff gave an office goes to that office (only its vector is kept)
         router.memory = embed_queries_cached(services, [r[1] for r in staff_train])
         router.memory_offices = [r[2] for r in staff_train]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from classifiers.errors import GateError
-from classifiers.routing import FEATURES, N_FEATURES, Lexicon, Router, RouterNotTrained, fit_offices, office_features, office_similarities, routing_report
+from classifiers.routing import FEATURES, N_FEATURES, Lexicon, Router, RouterNotTrained, Wording, fit_offices, office_features, office_similarities, routing_report, wording_out_of_fold
 
 OFFICES = {
     "Biblioteca": ["préstamo de libros de la biblioteca", "multa por devolver tarde un libro", "sala de lectura de la biblioteca", "renovar el préstamo del libro"],
@@ -88,3 +88,28 @@ def test_routing_report_counts_out_of_domain_as_a_class():
     assert report["confusion"]["(fuera de dominio)"]["A"] == 1
     # per class F1: A: p=1/2 r=1/2 -> .5 ; B: p=1/2 r=1 -> 2/3 ; none: p=1 r=1/2 -> 2/3
     assert report["macro_f1"] == pytest.approx((0.5 + 2 / 3 + 2 / 3) / 3)
+
+
+def test_wording_learns_which_words_belong_to_which_office_and_survives_save_and_load(fake_embedder, tmp_path):
+    offices = list(OFFICES)
+    texts = [f"{frame} {t}" for o in offices for t in OFFICES[o] for frame in ("¿", "consulta:", "quería saber")]
+    labels = [o for o in offices for t in OFFICES[o] for _ in range(3)]
+    words = Wording.fit(texts, labels, offices)
+    lp = words.log_probabilities(["¿cuánto cuesta la multa del libro?", "natación en la piscina"])
+    assert lp.shape == (2, 3) and np.allclose(np.exp(lp).sum(axis=1), 1, atol=1e-5)
+    assert offices[int(lp[0].argmax())] == "Biblioteca" and offices[int(lp[1].argmax())] == "Deportes"
+    oof = wording_out_of_fold(texts, labels, offices, groups=[t.split()[-1] for t in texts])
+    assert oof.shape == (len(texts), 3) and not np.allclose(oof, words.log_probabilities(texts))  # a question's own words left out
+    router = _router(fake_embedder)
+    router.wording = words
+    router.save(tmp_path / "router")
+    loaded = Router.load(tmp_path / "router")
+    q = ["multa del libro", "beca de transporte"]
+    np.testing.assert_allclose(loaded.wording.log_probabilities(q), words.log_probabilities(q), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(loaded.office_probabilities(fake_embedder.embed_queries(q), q), router.office_probabilities(fake_embedder.embed_queries(q), q), rtol=1e-5)
+
+
+def test_wording_with_two_offices_is_a_softmax_over_both():
+    words = Wording.fit(["multa del libro", "préstamo del libro", "torneo de fútbol", "gimnasio abierto"], ["Biblioteca", "Biblioteca", "Deportes", "Deportes"], ["Biblioteca", "Deportes"])
+    lp = words.log_probabilities(["libro", "fútbol"])
+    assert lp.shape == (2, 2) and lp[0, 0] > lp[0, 1] and lp[1, 1] > lp[1, 0]
