@@ -13,7 +13,11 @@ questions, as before: "best_segment"):
     a common word, office business the documents do not cover, writing requests without a clitic), with controls;
   - benchmarks/data/gate_near_miss_fresh_i22g.jsonl: 60 fresh near-miss and informal messages written before the
     second round of issue 22's gate work (problem reports, other universities by short name, arithmetic with numbers,
-    jobs, personal errands, padded requests); never used for training or a threshold.
+    jobs, personal errands, padded requests); never used for training or a threshold;
+  - benchmarks/data/gate_near_miss_fresh_i22n.jsonl: 150 fresh messages written before the third round of issue 22's gate
+    work (75 informal FIUSAC questions incl. transfers and problem reports; 75 near misses: other universities named every
+    way, jobs, homework, word problems, coding and writing requests, padded requests, services, general knowledge); never
+    used for training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -79,6 +83,8 @@ def main() -> None:
     sets["squad_es"] = (ins + outs, [1] * len(ins) + [0] * len(outs), ["in"] * len(ins) + ["squad"] * len(outs))
     fresh2 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22g.jsonl")  # written for issue 22's second round; never trained on
     sets["fresh_i22g"] = ([r["text"] for r in fresh2], [int(r["label"] == "in") for r in fresh2], [r["family"] for r in fresh2])
+    fresh3 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22n.jsonl")  # written for issue 22's third round; never trained on
+    sets["fresh_i22n"] = ([r["text"] for r in fresh3], [int(r["label"] == "in") for r in fresh3], [r["family"] for r in fresh3])
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}

@@ -22,7 +22,7 @@ from pipeline.embeddings import Embedder
 from pipeline.redaction import strip_placeholders
 
 MODELS = ("svm", "logreg", "knn")
-FORMAT_VERSION = 5  # 4: two more intent features (personal, encyclopedic); 5: one more (problem); a gate saved before has fewer columns
+FORMAT_VERSION = 6  # 4: two more intent features (personal, encyclopedic); 5: one more (problem); 6: three more (named_institution, transfer_in, computes); a gate saved before has fewer columns
 
 
 ANSWERABLE, NO_INFO, OUT_OF_DOMAIN = "answerable", "no_info", "out_of_domain"
@@ -124,6 +124,8 @@ def request_clauses(text: str) -> list[str]:
             request = clause[inner.start() :]
         else:
             continue
+        if text[m.end() : m.end() + 2].lstrip().startswith(":"):
+            request += text[m.end() :]  # "resuélvanme este ejercicio: ...": what follows the colon is what is asked
         if len(request.split()) >= 3:
             out.append(request)
     return out

@@ -35,6 +35,9 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("personal", "habla de su propio caso (mi, puedo, tengo, me piden)"),
     ("encyclopedic", "pregunta de enciclopedia (quién fundó, en qué año, qué tipo de)"),
     ("problem", "cuenta un problema con algo de la oficina (perdí el carné, el link de pago no abre)"),
+    ("named_institution", "nombra una institución por su nombre o su sigla (la Mariano, la UVG)"),
+    ("transfer_in", "viene de otra institución a un trámite de aquí (equivalencias, traslado)"),
+    ("computes", "pide un cálculo con cantidades (metros, litros, por ciento)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
 
@@ -68,9 +71,11 @@ _REQUEST = re.compile(
 _CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
 _JOBS = re.compile(
-    r"\b(gana(?!d[oa]s?\b)\w*|salario\w*|salarial|sueldo\w*|cv|curriculum|contrata\w*|empleo\w*|trabajo de(?! graduacion)|trabajar (?:en|como|de)|busco trabajo|"
-    r"cobra\w*|entrevista\w*|oferta\w* laboral\w*|salida laboral|chamba\w*|vacante\w*|plaza de|freelance|linkedin|aguinaldo|despid\w*|despedir\w*|mi jefe|"
-    r"horas extra|trabajo de medio tiempo|medio tiempo)\b"
+    r"\b(salario\w*|salarial|sueldo\w*|cv|curriculum|empleo\w*|trabajo de(?! graduacion)|trabajar (?:en|como|de)|busco trabajo|"
+    r"(?:hay|busco|buscan|necesitan|conocen|saben de|sabe de|consigo|conseguir|encontrar|ofrecen|ofertas? de)\s+(?:un\s+|una\s+|algun\s+|alguna\s+)?(?:trabajo|empleo|chamba|plazas?|puesto|vacantes?|pasantias?)|"
+    r"(?:cuanto|cuantos)\s+(?:les?\s+)?(?:gana|ganan|cobra|cobran|pagan|paga)\s+(?:un|una|los|las|a\s+los|a\s+las|al)\s|"  # a person's pay; "me cobraron", "ganar el curso" are not
+    r"contrat(?:a|an|ando|en|e)|entrevista\w*|oferta\w* laboral\w*|salida laboral|chamba\w*|vacante\w*|plaza de|plazas (?:de|para|en)|freelance|linkedin|"
+    r"aguinaldo|despid\w*|despedir\w*|mi jefe|horas extra|medio tiempo|pretension salarial)\b"
 )
 _CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
 
@@ -94,6 +99,49 @@ _OFFICE_THING = re.compile(
     r"\b(carne|carnet|boleta\w*|orden de pago|recibo\w*|portal|usuario|contrasena|pin|constancia\w*|certificado\w*|solvencia\w*|cierre|nota\w*|asignacion\w*|"
     r"inscripcion\w*|inscrit[oa]|pago\w*|link|enlace|sistema|plataforma|correo institucional|titulo|matricula|equivalencia\w*|expediente|curso\w* que (?:si )?aprobe)\b"
 )
+
+# An institution named by its name rather than described ("la Facultad de ..."): after an article or "universidad", a word
+# the documents never use that reads as a name. An acronym ("la UVG", "en la ufm"), a capitalised word mid-sentence ("la
+# Galileo"), "la del ..." / "la de ..." with the noun left out ("la del Valle"), or the feminine article before a word
+# that cannot be a feminine noun ("la mariano", "la landivar": "la [universidad] Mariano Gálvez"). A name list would miss
+# the next university; the pattern does not.
+_NAME_SLOT = re.compile(r"\b(?=(?:(la|el)\s+(?:(del?)\s+)?|(universidad|u)\s+)([^\W\d_]+))")  # a lookahead: "la u galileo" holds two slots
+_NOT_FEMININE = re.compile(r"(?:[^i]o|[lr]|(?<!io)n)$")  # endings a feminine common noun seldom has ("-o", "-l", "-r", "-n" but not "-ión")
+_FEMININE_ANYWAY = frozenset({
+    "mano", "foto", "moto", "radio", "mujer", "flor", "piel", "sal", "senal", "carcel", "miel", "imagen", "razon", "orden", "labor",
+    "final", "credencial", "capital", "postal", "catedral", "moral", "virgen", "margen", "sarten", "tesis", "crisis", "dosis", "sintesis",
+})
+_URL_LIKE = re.compile(r"\s+(?:de|del)\s+[a-z]")  # "la URL del portal": a web address, not a university
+# Where a lower-case name can stand: after a preposition ("en la mariano", "de la landivar"), not where "la" is a pronoun
+# before a verb ("¿dónde la saco?", "creo que la sumaron mal", "¿la pido en ventanilla?").
+_NAME_PLACE = re.compile(r"\b(?:en|de|a|para|por|con|desde|sobre|entre|hacia)\s+$")
+_FUNCTION = frozenset({"que", "cual", "cuales", "mas", "misma", "mismo", "otra", "otro", "primera", "segunda", "ultima", "siguiente", "anterior", "mia", "tuya", "suya", "unica"})
+
+# A student coming from another institution to one of this office's procedures (equivalencias, traslado, reconocimiento
+# of courses): naming the origin is no sign of someone else's business. The direction decides: "me quiero pasar a la
+# Landívar" asks about the other institution.
+_TRANSFER_WORD = re.compile(r"\b(?:equivalenc\w*|convalid\w*|revalid\w*|recono[cz]\w*|acredit\w*|traslad\w*|dan por aprobad\w*|tomen en cuenta (?:los|mis) cursos)\b")
+_ORIGIN = re.compile(
+    r"\b(?:vengo|vine|venia|viene|vienen)\s+d(?:e|el)?\b|\b(?:estudi(?:e|aba|o|a|an)|llev(?:e|o)|curs(?:e|o|a)|aprob(?:e|o)|gane|cursos (?:aprobados|ganados))\s+(?:\w+\s+){0,4}?en\b"
+    r"|\b(?:graduad[oa]|egresad[oa]|titulad[oa]|gradue)\s+(?:\w+\s+){0,2}?(?:de|en)\b|\bsoy\s+(?:de|del)\b|\b(?:pas|traslad|cambi)\w*\s+(?:d|de|desde)\b"
+)
+_MOTION = re.compile(
+    r"\b(?:pas(?:ar|o|e|a)|traslad\w*|cambi(?:ar|o|e|a)|entr(?:ar|o|e)|ingres(?:ar|o|e)|inscrib\w*|venir)(?:me|se|nos|te)?\s+"
+    r"(?:(?:de|desde)\s+(?:(?:la|el)\s+)?\w+(?:\s+\w+)?\s+)?(?:a|para)\s+(?:(?:la|el|esta)\s+)?([a-z]+)"
+)
+_HERE = re.compile(r"\b(?:aca|aqui|esta facultad|con ustedes)\b")
+_OWN_PLACES = frozenset({"facultad", "facu", "u", "universidad", "aca", "aqui"})
+
+# A calculation asked for: quantities with units, arithmetic, a percentage of a figure. A grade or a fee has a figure but
+# no unit ("tengo 42 de zona", "pagué 150"), so it does not fire.
+_UNIT = (
+    r"(?:m|cm|mm|km|metros?|centimetros?|milimetros?|kilometros?|kg|kilos?|gramos?|gr|mg|lb|libras?|toneladas?|litros?|ml|galones?|km/h|kph|m/s2?|"
+    r"n|kn|newtons?|j|joules?|w|watts?|kw|kwh|v|voltios?|volts?|amperios?|amperes?|ohm\w*|grados?|°c?|pies|pulgadas?|segundos?|seg|minutos?|mol\w*|"
+    r"hz|pa|kpa|psi|faradios?|microfaradios?|uf|mah|bytes?|kb|mb|gb|m2|m3|cm2|cm3|rpm|atm|calorias?)"
+)
+_QUANTITY = re.compile(rf"\b\d+(?:[.,]\d+)?\s*{_UNIT}(?![\w/])")
+_ARITHMETIC = re.compile(r"\d\s*[-+*/^=]\s*[\d(x]|\bx\s*[-+*/^=]|\b\d+\s+(?:por|entre|menos|mas|dividido|elevado)\s+(?:a\s+(?:la\s+)?)?\d|\b(?:derivad|integral|raiz)\w*\s+de\s+\S*\d")
+_PERCENT_OF = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+(?:de|del)\s+(?:\w+\s+){0,2}?\d|\b\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+de\s+(?:descuento|interes|aumento|impuesto|ganancia)")
 
 # Generic course names used when the documents list none (a small office may not publish its curriculum).
 GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Lineal", "Programación 1", "Estadística", "Dibujo Técnico", "Economía")
@@ -220,9 +268,52 @@ class IntentModel:
                 other += 1
         return other, own
 
+    def named_institutions(self, raw: str, folded: str) -> int:
+        """How many institutions the text names by a name or acronym the documents never use (see _NAME_SLOT)."""
+        cased = raw if len(raw) == len(folded) else folded  # case is read from the raw text where folding kept positions
+        found = 0
+        for m in _NAME_SLOT.finditer(folded):
+            article, elided, title, w = m.group(1), m.group(2), m.group(3), m.group(4)
+            if w in self._vocab or w in self.own_words or w in _FUNCTION or len(w) < 2:
+                continue
+            r = cased[m.start(4) : m.end(4)]
+            thing_of = bool(_URL_LIKE.match(folded, m.end(4)))  # "la URL del portal", "la mariano de ..." is rarer than a web address
+            acronym = r.isupper() and 2 <= len(r) <= 6 and not thing_of
+            capital = r[:1].isupper() and not r.isupper() and m.start() > 0
+            placed = bool(_NAME_PLACE.search(folded[max(0, m.start() - 12) : m.start()]))
+            if title:
+                named = w not in _STOP and (capital or acronym or _zipf(w) < RARE_ZIPF or w.endswith(("o", "l", "r", "n", "z")))
+            elif elided:
+                named = article == "la" and len(w) > 3 and placed
+            else:
+                unknown_short = len(w) <= 5 and _zipf(w) < 2.6 and not r.isupper()
+                mismatch = article == "la" and w not in _FEMININE_ANYWAY and bool(_NOT_FEMININE.search(w))
+                named = acronym or capital or (placed and not thing_of and not r.isupper() and (unknown_short or mismatch))
+            found += bool(named)
+        return found
+
+    def transfer_in(self, folded: str) -> bool:
+        """A student from another institution (or career) asking for one of this office's procedures (equivalencias, traslado)."""
+        here = bool(_HERE.search(folded))
+        elsewhere = False
+        for m in _MOTION.finditer(folded):
+            dest = m.group(1)
+            if dest in _OWN_PLACES or dest in self.own_words:
+                here = True
+            elif dest not in self._vocab or dest in self.other_fields:
+                elsewhere = True  # "me quiero pasar a la Landívar": the other institution is where they go
+        if elsewhere and not here:
+            return False
+        word, origin = bool(_TRANSFER_WORD.search(folded)), bool(_ORIGIN.search(folded))
+        return (origin and (word or here)) or (word and here)
+
     def row(self, text: str) -> list[float]:
-        f = fold(" ".join(text.split()))
+        raw = " ".join(text.split())
+        f = fold(raw)
         other, own = self.institution_mentions(f)
+        named, transfer = self.named_institutions(raw, f), self.transfer_in(f)
+        if transfer:  # the other institution is where the student comes from, not whose business is asked
+            other = named = 0
         course = bool(self._courses and self._courses.search(f))
         rest = self._courses.sub(" curso ", f) if course else f  # "Cálculo 1" names a course; it is not a calculation
         content = len(_CONTENT.findall(rest))
@@ -233,6 +324,8 @@ class IntentModel:
             float(bool(_REQUEST.search(f))), float(min(len(_CODING.findall(f)), 2)), float(bool(_OPINION.search(f))),
             float(bool(_JOBS.search(f))), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
             float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
+            float(min(named, 2)), float(transfer),
+            float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)), 3)),
         ]
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:

@@ -3,6 +3,7 @@
 Categories (kept in each example's topic as "<category>:<detail>" so evaluations can break results down):
   other_institution  the office's procedures asked about another faculty, university or professional body
   homework           a course's subject matter (course names from the documents) rather than its administration
+  word_problem       a calculation told in prose with quantities and units ("un tanque de 2000 litros se llena a...")
   writing            write, translate, summarise or correct a text
   coding             write or fix code
   opinion            opinions and chit-chat about the field
@@ -22,7 +23,7 @@ from classifiers.synthetic import Example, institution_names, procedures
 from pipeline.chunking import Chunk
 from pipeline.text import fold
 
-CATEGORIES = ("other_institution", "homework", "writing", "coding", "opinion", "jobs", "services")
+CATEGORIES = ("other_institution", "homework", "word_problem", "writing", "coding", "opinion", "jobs", "services")
 
 
 def other_institutions(own: Sequence[str]) -> list[str]:
@@ -31,6 +32,52 @@ def other_institutions(own: Sequence[str]) -> list[str]:
     mine = {fold(n.removeprefix("la ").removeprefix("el ")) for n in own}
     full = [n for names in bundled_institutions().values() for n in names if fold(n) not in mine]
     return full + [s for n in full for s in spoken_institution_names(n) if fold(s) not in mine]
+
+
+# Made-up universities composed from name parts: the gate must learn how a university is named (after a person, after a
+# place, by an acronym), not the bundled names. The parts avoid the bundled universities' own names.
+_FIRST_NAMES = ("Tomás", "Andrés", "Ignacio", "Rodrigo", "Lucía", "Isabel", "Antonio", "Esteban", "Gabriel", "Santiago", "Marcos", "Julián", "Domingo", "Vicente")
+_SURNAMES = ("Herrera", "Batres", "Montúfar", "Aycinena", "Larrave", "Irigoyen", "Cabrera", "Arévalo", "Barrios", "Castañeda", "Ordóñez", "Valdés", "Quiñónez", "Sologaistoa")
+_PLACES = ("Occidente", "Oriente", "las Américas", "Centroamérica", "la Costa Sur", "los Altos", "Sololá", "Petén", "Izabal", "Cobán", "Escuintla", "Huehuetenango")
+_TITLE_WORDS = frozenset({"de", "del", "la", "las", "los", "y", "el"})
+
+
+def made_up_universities(rng: random.Random, n: int) -> list[str]:
+    """`n` plausible university names that exist nowhere: "Universidad Esteban Larrave", "Universidad de los Altos"."""
+    out = []
+    for _ in range(n):
+        roll = rng.random()
+        if roll < 0.5:
+            out.append(f"Universidad {rng.choice(_FIRST_NAMES)} {rng.choice(_SURNAMES)}")
+        elif roll < 0.8:
+            place = rng.choice(_PLACES)
+            out.append(f"Universidad {'del' if place.startswith('el ') else 'de'} {place.removeprefix('el ')}")
+        else:
+            out.append(f"Universidad {rng.choice(_SURNAMES)}")
+    return out
+
+
+def acronym(name: str) -> str:
+    """How a university's name is shortened to capitals: "Universidad del Valle de Guatemala" -> "UVG"."""
+    words = [w for w in name.replace("-", " ").split() if w.lower() not in _TITLE_WORDS]
+    return "".join(fold(w)[0].upper() for w in words if w[:1].isalpha())
+
+
+def institution_forms(rng: random.Random, name: str) -> str:
+    """One way a student names a university: its full name, a short name ("la Landívar", "la del Valle"), a founder's
+    first name ("la Mariano"), its acronym in capitals or typed in lower case ("la UVG", "la uvg"), or "la U Galileo"."""
+    forms = [f"la {name}" if name.startswith("Universidad") else name] + spoken_institution_names(name)
+    words = name.split()
+    if name.startswith("Universidad") and len(words) == 3 and words[1][:1].isupper():
+        forms.append(f"la {words[1]}")  # "la Mariano", "la Rafael": the founder's first name alone
+        forms.append(f"la U {words[1]}")
+    if name.startswith("Universidad") and len(words) == 2:
+        forms.append(f"la U {words[1]}")
+        forms.append(f"la U{fold(words[1])[:4].upper()}")  # a syllable acronym ("UPANA")
+    short = acronym(name)
+    if name.startswith("Universidad") and 2 <= len(short) <= 5:
+        forms += [f"la {short}", f"la {short.lower()}"]
+    return rng.choice(forms)
 
 
 def other_universities(own: Sequence[str]) -> list[str]:
@@ -96,6 +143,8 @@ JOBS = (
     "¿Hay trabajo de {f} en el extranjero?", "¿Qué piden en una entrevista de trabajo de {f}?", "¿Cuánto pagan en una pasantía de {f}?",
     "¿Alguien sabe de una chamba de medio tiempo?", "¿Dónde aplico a vacantes de {f}?", "¿Cuánto pido de pretensión salarial como junior de {f}?",
     "¿Conocen empresas que estén contratando gente de {f}?", "¿Cómo le pido un aumento de sueldo a mi jefe?", "¿Conviene trabajar de freelance en {f} mientras estudio?",
+    "¿Hay trabajo para gente de {f}?", "¿Saben si hay plazas para {f} en alguna empresa?", "¿Alguien sabe de chamba para estudiantes de {f}?",
+    "¿Dónde consigo trabajo de {f} sin experiencia?", "¿Conocen alguna empresa que contrate estudiantes de {f}?", "busco pasantía pagada de {f}, ¿saben de alguna?",
     "¿Cómo pongo mi experiencia de {f} en LinkedIn?", "¿Me pueden despedir si falto al trabajo por un examen?", "¿Cuántas horas extra me pueden pedir en el trabajo?",
     "¿Qué plaza de {f} está disponible en alguna empresa?", "¿Cómo me preparo para la entrevista de una multinacional?", "¿Cuánto me deben pagar de aguinaldo?",
 )
@@ -114,6 +163,13 @@ INSTITUTION_FRAMES = (
     "¿{q} en {i}?", "{q} en {i}", "¿Cómo es {t} en {i}?", "¿{i} también tiene {t}?", "¿Qué requisitos pide {i} para {t}?",
     "Mi hermano estudia en {i}, ¿cómo hace {t} allá?", "¿Cuánto cuesta {t} en {i}?", "¿Cuándo son las fechas de {t} en {i}?",
     "Quiero pasarme a {i}, ¿cómo es {t} ahí?", "¿Dónde consulto lo de {t} de {i}?",
+)
+# The university as the subject or alone, and a move towards it (its equivalencias are its own business).
+UNIVERSITY_FRAMES = (
+    "{I} tiene {t}?", "¿{I} da becas?", "en {i} cuánto cuesta el semestre", "¿Alguien sabe cuándo abre la inscripción en {i}?",
+    "los de {i} tienen {t}?", "¿Qué carreras de ingeniería hay en {i}?", "¿Cuándo son las pruebas de admisión de {i}?", "¿Dónde queda el campus de {i}?",
+    "¿Cómo pido equivalencias en {i}?", "me quiero trasladar a {i}, ¿qué piden?", "¿{i} reconoce los cursos aprobados en otra universidad?",
+    "¿Cuánto cobran en {i} por crédito?", "mi novia estudia en {i}, ¿cómo saca la constancia de estudios?", "¿{i} tiene plan fin de semana?",
 )
 _FIELD_WORDS = re.compile(r"\b(Ingenier[ií]a(?: en)? [A-ZÁÉÍÓÚ][\wáéíóú]+(?: [A-ZÁÉÍÓÚ][\wáéíóú]+)?|Arquitectura|Medicina|Derecho)\b")
 
@@ -140,7 +196,7 @@ def _example(rng: random.Random, question: str, topic: str, category: str, seen:
     # (a jobs topic) or "Les escribo por el tema de la inscripción" (an institution's procedure) is the office's business
     about = topic if style != "statement" else bare if (bare := question.rstrip()).endswith("?") else bare + "?"
     text = styles.student_like(rng, question) if style == "student" else styles.render(rng, style, question=question, topic=about, area="ingeniería")
-    if category in ("writing", "coding", "homework", "services") and style == "statement":
+    if category in ("writing", "coding", "homework", "word_problem", "services") and style == "statement":
         text = question  # a request is not turned into "Quisiera saber si ..."
     key = fold(text)
     if key in seen or len(text) < 8:
@@ -161,6 +217,7 @@ def near_miss_questions(chunks: Sequence[Chunk], *, per_category: int = 120, see
     makers = {
         "other_institution": lambda: _institution(rng, procs, others),
         "homework": lambda: _homework(rng, courses),
+        "word_problem": lambda: _word_problem(rng, courses),
         "writing": lambda: _request(rng, "writing", procs, courses),
         "coding": lambda: _request(rng, "coding", procs, courses),
         "opinion": lambda: _opinion(rng, fields),
@@ -181,7 +238,40 @@ def near_miss_questions(chunks: Sequence[Chunk], *, per_category: int = 120, see
     return out
 
 
+# A calculation told in prose: a thing with quantities and units, and the quantity asked. Composed from parts, so the
+# figures, units and objects vary; a grade or a fee has figures but no units.
+SCENES = (
+    ("un carro viaja a {a} km/h durante {b} horas", "qué distancia recorre"), ("un tanque de {a} litros se llena a {b} litros por minuto", "en cuánto tiempo se llena"),
+    ("una viga de {b} m soporta una carga de {a} kg en el centro", "cuál es el momento máximo"), ("un bloque de {b} kg baja por un plano inclinado de {c} grados", "cuál es su aceleración"),
+    ("una resistencia de {a} ohms está conectada a {b} V", "cuánta corriente pasa"), ("un terreno mide {a} por {b} metros", "cuántos metros cuadrados tiene"),
+    ("disuelvo {b} gramos de sal en {a} ml de agua", "cuál es la concentración"), ("un motor de {a} W funciona {b} horas al día", "cuánta energía gasta al mes"),
+    ("una pelota se lanza hacia arriba a {b} m/s", "hasta qué altura llega"), ("un tren sale a {b} km/h y otro a {c} km/h desde {a} km de distancia", "a qué hora se cruzan"),
+    ("una bomba sube agua {b} m con un caudal de {c} litros por segundo", "qué potencia necesita"), ("un cable de {a} m de cobre tiene {c} mm de diámetro", "cuál es su resistencia"),
+    ("un cilindro tiene {b} cm de radio y {a} cm de altura", "cuál es su volumen"), ("un resorte se estira {c} cm con {b} N", "cuál es la constante"),
+    ("una losa de {b} m por {c} m lleva {a} kg por metro cuadrado", "cuánto pesa en total"), ("un gas a {c} atm ocupa {b} litros", "qué volumen ocupa a {d} atm"),
+    ("dos capacitores de {b} y {c} microfaradios están en serie", "cuánto da la capacitancia total"), ("un ciclista recorre {a} metros en {b} segundos", "cuál es su velocidad"),
+    ("una rueda gira a {a} rpm", "cuántas vueltas da en {b} minutos"), ("un préstamo de {a} quetzales al {c} por ciento anual", "cuánto pago de interés en {d} años"),
+)
+PROBLEM_FRAMES = (
+    "si {s}, ¿{q}?", "{s}, ¿{q}?", "tengo este problema: {s}. ¿{q}?", "ayuda porfa: {s}, {q}", "¿{q} si {s}?", "{s}... {q}? es para {c}",
+    "me dejaron esto en {c}: {s}, {q}", "alguien sabe {q}? {s}", "{s}. ¿{q}? no me sale", "necesito saber {q} si {s}",
+)
+
+
+def _word_problem(rng: random.Random, courses: list[str]) -> tuple[str, str]:
+    scene, question = rng.choice(SCENES)
+    nums = {"a": rng.choice((rng.randint(100, 5000), rng.randint(10, 99) * 10)), "b": rng.randint(2, 60), "c": rng.randint(2, 45), "d": rng.randint(2, 9)}
+    course = rng.choice(spoken_course_names(rng.choice(courses)) or courses)
+    return rng.choice(PROBLEM_FRAMES).format(s=scene.format(**nums), q=question.format(**nums), c=course), "problema con cantidades"
+
+
 def _institution(rng: random.Random, procs: list[str], others: list[str]) -> tuple[str, str]:
+    if rng.random() < 0.45:  # a university named any way students name one, bundled or made up
+        universities = [n for n in others if n.startswith("Universidad")] or ["Universidad del Istmo"]
+        name = rng.choice(universities) if rng.random() < 0.5 else made_up_universities(rng, 1)[0]
+        i, t = institution_forms(rng, name), rng.choice(procs)
+        text = rng.choice(UNIVERSITY_FRAMES).format(i=i, I=i[:1].upper() + i[1:], t=t)
+        return text, name
     t, inst = rng.choice(procs), rng.choice(others)
     inst_ref = inst if inst[:1].islower() or inst.isupper() else (f"la {inst}" if inst.split()[0] in ("Facultad", "Universidad", "Escuela", "Pontificia") else f"el {inst}")
     q = styles.bare(rng.choice(styles.TOPIC_QUESTIONS).format(t=t))

@@ -16,7 +16,7 @@ from pipeline.chunking import Chunk
 from pipeline.text import fold
 
 STYLES = styles.STYLES
-NO_INFO_SOURCES = frozenset({"offline-campus", "feedback-no-info"})  # in domain, but the documents do not answer them
+NO_INFO_SOURCES = frozenset({"offline-campus", "feedback-no-info", "offline-transfer"})  # in domain, but the documents do not answer them
 
 
 @dataclass(slots=True)

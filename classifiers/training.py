@@ -152,8 +152,9 @@ def train_gate(
     if model == "svm":
         out_of_fold = 1.0 / (1.0 + np.exp(-np.clip(calibration[0] * out_of_fold + calibration[1], -50, 50)))
     # The recall floor protects the questions the documents answer. Office business the documents lack (campus places,
-    # services) is generated from generic frames and bundled place names: it is learnt and reported, but it does not set
-    # the floor, or the threshold sinks to where encyclopedic questions in the documents' vocabulary get through.
+    # services, a transfer from another university) is generated from generic frames and bundled names: it is learnt and
+    # reported, but it does not set the floor, or the threshold sinks to where encyclopedic questions in the documents'
+    # vocabulary get through.
     answerable = np.array([examples[i].label == 0 or examples[i].source not in NO_INFO_SOURCES for i in rows])
     threshold = choose_threshold(y[rows][answerable], out_of_fold[answerable], min_in_recall=min_in_recall)
     no_info_rows = ~answerable
@@ -201,12 +202,19 @@ def fit_information(examples: Sequence[Example], dense: np.ndarray, gate: Gate, 
 def offline_dataset(chunks: Sequence, *, seed: int = 13) -> list[Example]:
     """Templated in-domain questions from the chunks (also typed as students type), campus business without documents,
     near misses built from the documents, and the bank and templated out-of-domain questions."""
+    import random
+
     from classifiers import styles
-    from classifiers.near_miss import near_miss_questions
+    from classifiers.near_miss import institution_forms, made_up_universities, near_miss_questions, other_universities
     from classifiers.ood import offline_ood
-    from classifiers.synthetic import campus_questions, offline_questions, problem_reports, student_questions
+    from classifiers.student_cases import transfer_requests
+    from classifiers.synthetic import campus_questions, institution_names, offline_questions, problem_reports, student_questions
 
     questions = offline_questions(chunks, seed=seed)
     positives = questions + student_questions(questions, n=1200, seed=seed + 2) + campus_questions(chunks, n=400, seed=seed + 4)
-    positives += problem_reports(chunks, n=400, seed=seed + 6)  # without students from other universities: those taught the gate to let other universities' business in
+    positives += problem_reports(chunks, n=400, seed=seed + 6)
+    # students from other universities asking for this office's equivalencias; the near misses hold the other direction
+    universities = [u for u in other_universities(institution_names(chunks)) if u.startswith("Universidad")]
+    universities += made_up_universities(random.Random(seed + 10), 30)
+    positives += transfer_requests(universities, forms=institution_forms, n=150, seed=seed + 10)
     return [e for e in positives if styles.says_something(e.text)] + near_miss_questions(chunks, seed=seed + 8) + offline_ood(n_templated=1500, seed=seed + 16)

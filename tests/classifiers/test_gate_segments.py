@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from classifiers.gate import message_segments
+from classifiers.gate import message_segments, request_clauses
 
 
 def test_long_messages_add_their_question_sentences():
@@ -80,3 +80,8 @@ def test_a_request_for_a_made_up_text_is_a_request_clause_with_or_without_a_clit
     assert request_clauses("necesito el programa del curso de estadistica 1") == []
     assert request_clauses("ya redacte mi carta de solicitud, a quien se la entrego") == []
     assert request_clauses("escribo para saber si ya hay fecha de asignacion") == []
+
+
+def test_a_request_ending_in_a_colon_carries_what_it_asks_for():
+    text = "hola, estoy en civil, me resuelven este problema: una barra de 3 m soporta 20 kN, cual es el esfuerzo"
+    assert request_clauses(text) == ["me resuelven este problema: una barra de 3 m soporta 20 kN, cual es el esfuerzo"]

@@ -115,3 +115,59 @@ def test_a_reported_problem_with_the_offices_things_has_office_cues(intent, text
 ])
 def test_a_problem_with_the_offices_own_things(intent, text, fires):
     assert (feats(intent, text)["problem"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text", [
+    "que piden en la UPANA para sistemas",  # an acronym in capitals the documents never use
+    "cuando abren inscripciones en la uvg",  # an acronym typed in lower case
+    "en la galileo hay curso de verano?",  # a founder's name after the feminine article: "la [universidad] Galileo"
+    "los de la landivar tienen privado?",
+    "en la del istmo cobran por examen",  # the noun left out: "la [universidad] del Istmo"
+    "la universidad mesoamericana tiene ingenieria?",
+    "en la u galileo dan becas?",
+    "oigan, la Rafael tiene plan de fin de semana?",  # a capitalised name mid-sentence (a first word is capitalised anyway)
+])
+def test_an_institution_named_by_its_name_or_acronym(intent, text):
+    assert feats(intent, text)["named_institution"] > 0, text
+
+
+@pytest.mark.parametrize("text", [
+    "donde la saco?", "creo que la sumaron mal", "la pido en ventanilla?",  # "la" as a pronoun before a verb
+    "la URL del portal no abre",  # a web address, not a university
+    "cuando es la inscripcion de examenes", "donde queda la facultad", "la mano me duele para escribir el examen",
+])
+def test_a_pronoun_an_address_or_an_office_word_names_no_institution(intent, text):
+    assert feats(intent, text)["named_institution"] == 0, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("vengo de la galileo, como pido que me reconozcan los cursos", True),
+    ("estudie dos años en la UMG, si me paso aca me dan equivalencias?", True),
+    ("soy de la landivar y me quiero pasar a la facultad, que papeles ocupo", True),
+    ("como pido equivalencias si vengo de otra carrera", True),
+    ("me quiero trasladar a la landivar, que piden", False),  # a move towards the other university
+    ("como pido equivalencias en la uvg", False),  # the other university's own procedure
+    ("mi hermano estudia en la mariano, como hace el privado alla", False),
+])
+def test_a_transfer_into_this_office_is_told_by_its_direction(intent, text, fires):
+    assert (feats(intent, text)["transfer_in"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("una viga de 5 m carga 300 kg, cual es el momento", True), ("si un tanque de 800 litros pierde 3 litros por minuto cuando se vacia", True),
+    ("cuanto es 345 por 12", True), ("cuanto pago si me descuentan el 15% de 900", True),
+    ("tengo 48 de zona, cuanto necesito en el final", False), ("pague 150 de la inscripcion y no aparece", False),
+    ("necesito el 80% de asistencia para el examen?", False), ("cuantas horas son las practicas finales", False),
+])
+def test_a_calculation_has_quantities_with_units_not_a_grade(intent, text, fires):
+    assert (feats(intent, text)["computes"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text", ["hay trabajo para ingenieros electricos?", "saben si hay plazas en alguna constructora", "cuanto le pagan a los practicantes en una empresa"])
+def test_looking_for_work_is_jobs(intent, text):
+    assert feats(intent, text)["jobs"] > 0, text
+
+
+@pytest.mark.parametrize("text", ["me cobraron dos veces la inscripcion", "que tengo que sacar para ganar el curso", "trabajo en una empresa, puedo validar eso como practica?"])
+def test_paying_a_fee_or_passing_a_course_is_no_job(intent, text):
+    assert feats(intent, text)["jobs"] == 0, text

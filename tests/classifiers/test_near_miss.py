@@ -3,7 +3,17 @@
 from __future__ import annotations
 
 from classifiers.intent import bundled_institutions, spoken_course_names
-from classifiers.near_miss import CATEGORIES, course_names, near_miss_questions, other_institutions, other_universities, spoken_institution_names
+from classifiers.near_miss import (
+    CATEGORIES,
+    acronym,
+    course_names,
+    institution_forms,
+    made_up_universities,
+    near_miss_questions,
+    other_institutions,
+    other_universities,
+    spoken_institution_names,
+)
 from classifiers.synthetic import institution_names
 from pipeline.text import fold
 
@@ -27,8 +37,21 @@ def test_other_institution_questions_name_someone_else(chunks):
     bundled = [fold(n) for names in bundled_institutions().values() for n in names]
     bundled += [fold(s) for names in bundled_institutions().values() for n in names for s in spoken_institution_names(n)]
     typed = [r for r in rows if r.style != "student"]  # a student's message may carry a slip of the keyboard in the name
-    assert typed and all(any(b in fold(r.text) for b in bundled) for r in typed)
+    bundled_named = [r for r in typed if fold(r.topic.split(":", 1)[1]) in {fold(n) for names in bundled_institutions().values() for n in names}]
+    assert bundled_named and all(any(b in fold(r.text) for b in bundled) or acronym(r.topic.split(":", 1)[1]).lower() in fold(r.text) or f"la u {fold(r.topic.split()[1])}" in fold(r.text) for r in bundled_named)
     assert any(not any(fold(n) in fold(r.text) for names in bundled_institutions().values() for n in names) for r in rows)  # some by a short name only
+    made_up = [r for r in rows if fold(r.topic.split(":", 1)[1]) not in {fold(n) for names in bundled_institutions().values() for n in names}]
+    assert made_up  # universities that exist nowhere: the gate learns how a university is named, not a list
+
+
+def test_a_university_is_named_every_way_students_name_one():
+    import random
+
+    assert acronym("Universidad del Valle de Guatemala") == "UVG" and acronym("Universidad Mariano Gálvez") == "UMG"
+    forms = {institution_forms(random.Random(i), "Universidad Mariano Gálvez") for i in range(80)}
+    assert {"la Universidad Mariano Gálvez", "la Mariano Gálvez", "la Mariano", "la UMG", "la umg"} <= forms
+    names = made_up_universities(random.Random(3), 40)
+    assert all(n.startswith("Universidad ") for n in names) and not set(names) & {n for ns in bundled_institutions().values() for n in ns}
 
 
 def test_universities_by_the_name_students_use():
@@ -84,3 +107,9 @@ def test_cut_off_messages_say_nothing():
 
 def test_generation_is_deterministic(chunks):
     assert [r.text for r in near_miss_questions(chunks, per_category=10, seed=3)] == [r.text for r in near_miss_questions(chunks, per_category=10, seed=3)]
+
+
+def test_a_calculation_told_in_prose_has_quantities_and_units(chunks):
+    rows = [r for r in near_miss_questions(chunks, per_category=40, seed=9) if r.topic.startswith("word_problem:")]
+    assert len(rows) == 40 and all(r.label == 0 for r in rows)
+    assert all(sum(ch.isdigit() for ch in r.text) >= 2 for r in rows)
