@@ -37,8 +37,8 @@ def _logit(p: np.ndarray) -> np.ndarray:
     return np.log(q / (1 - q))
 
 
-STAFF_MODEL_C = 1.0  # inverse L2 strength; chosen on the replay benchmark's dev and first fresh splits (never on fresh2/fresh3)
-STAFF_MODEL_SCORE_SCALE = 1.0  # the classifier's log-odds enter scaled by this (a larger scale penalises their weight less)
+STAFF_MODEL_C = 100.0  # inverse L2 strength; chosen on the replay benchmark's dev splits (seeds 1-10) and first fresh file (seeds 101-108), never on fresh2/fresh3
+STAFF_MODEL_SCORE_SCALE = 0.1  # the gate's log-odds enter scaled by this (chosen with C: dev 47 -> 25, fresh 31 -> 14 unseen mistakes, before the memory)
 
 
 @dataclass
