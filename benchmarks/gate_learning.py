@@ -2,7 +2,7 @@
 
 Protocol:
   PYTHONPATH=$PWD python benchmarks/gate_learning.py [--data-dir /tmp/i28gl] [--splits 2] [--fresh-seeds 101,102]
-      [--fresh2-seeds 201,202] [--parts tuning,fresh,fresh2,dev_to_fresh,worse] [--out PATH]
+      [--fresh2-seeds 201,202] [--fresh3-seeds 301,302] [--parts tuning,fresh,fresh2,fresh3,dev_to_fresh,worse] [--out PATH]
 The gate is trained offline from the FIUSAC text documents (shared corpora, read by path). The dev set
 benchmarks/data/gate_learning_dev.jsonl (informal in-domain messages and near-miss out-of-domain ones, written for this
 benchmark and used nowhere in training) is split in two halves, stratified, per seed:
@@ -20,6 +20,8 @@ in the results: optimistic by construction). The figures to quote are the "fresh
 split with seeds 101 and 102 that were never used, the configured parameters unchanged; and "dev_to_fresh": every dev
 message reviewed as staff traffic, every fresh message unseen. "unseen_after" is what the office would serve (the
 candidate if adopted, else the gate as it was); "unseen_after_candidate" is the candidate either way.
+"fresh3": a third fresh file (benchmarks/data/gate_learning_fresh3.jsonl, 202 messages by family) written in the fourth
+session before any of its runs, split with seeds 301 and 302, for confirmation only.
 "fresh2": a second, larger fresh file written in the third session (benchmarks/data/gate_learning_fresh2.jsonl: 119
 informal in-domain, 120 near misses and far ones, by family), never used for training or for choosing anything, split
 with seeds 201 and 202 (about 120 unseen messages per split); each total carries a 95% bootstrap interval of the fall
@@ -54,6 +56,7 @@ SHARED = next((p for p in (ROOT.parent / "shared" / "corpora", ROOT.parents[1] /
 DEV = ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl"
 FRESH = ROOT / "benchmarks" / "data" / "gate_learning_fresh.jsonl"
 FRESH2 = ROOT / "benchmarks" / "data" / "gate_learning_fresh2.jsonl"
+FRESH3 = ROOT / "benchmarks" / "data" / "gate_learning_fresh3.jsonl"
 RADII = (0.86, 0.88, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98)
 
 
@@ -212,7 +215,8 @@ def main() -> None:
     ap.add_argument("--splits", type=int, default=2)
     ap.add_argument("--fresh-seeds", default="101,102", help="seeds of the fresh splits (never used to choose anything)")
     ap.add_argument("--fresh2-seeds", default="201,202", help="seeds of the splits of the second, larger fresh file")
-    ap.add_argument("--parts", default="tuning,fresh,fresh2,dev_to_fresh,worse", help="which parts to run")
+    ap.add_argument("--fresh3-seeds", default="301,302", help="seeds of the splits of the third fresh file")
+    ap.add_argument("--parts", default="tuning,fresh,fresh2,fresh3,dev_to_fresh,worse", help="which parts to run")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
     services = Services(load_settings(data_dir=args.data_dir))
@@ -224,18 +228,21 @@ def main() -> None:
     synthetic, _ = synthetic_examples(services, chunks, vectors, corpus_id, "offline")
     space = FeatureSpace.fit(gate.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     g = services.settings.gate
-    options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
-    rows, fresh, fresh2 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2)
+    options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall, staff_model=g.staff_model)
+    rows, fresh, fresh2, fresh3 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2), read_jsonl(FRESH3)
     parts = {p.strip() for p in args.parts.split(",")}
-    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "parts": sorted(parts), "correction_weight": options.correction_weight, "memory_radius": options.radius}
-    # 2b. the second, larger fresh file (benchmarks/data/gate_learning_fresh2.jsonl, 239 messages written in the third
-    #     session, kept out of all training and tuning): about 120 unseen messages per split
-    if "fresh2" in parts:
-        print("fresh2 splits (larger fresh file, seeds 201/202):", flush=True)
-        seeds = [int(x) for x in args.fresh2_seeds.split(",") if x.strip()]
-        result["fresh2"] = [run_split(gate, synthetic, space, embedder, options, *halves(fresh2, seed), seed=seed, choose=False) for seed in seeds]
-        result["total_unseen_mistakes_fresh2"] = total(result["fresh2"])
-        print(f"total unseen mistakes, fresh2 splits: {result['total_unseen_mistakes_fresh2']}")
+    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "n_fresh3": len(fresh3), "parts": sorted(parts),
+                    "correction_weight": options.correction_weight, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c}
+    # 2b. the larger fresh files, kept out of all training and tuning: fresh2 (239 messages written in the third session)
+    #     and fresh3 (202 messages written in the fourth, before any of its runs); about 100-120 unseen messages per split
+    for name, data, seed_list in (("fresh2", fresh2, args.fresh2_seeds), ("fresh3", fresh3, args.fresh3_seeds)):
+        if name not in parts:
+            continue
+        print(f"{name} splits (seeds {seed_list}):", flush=True)
+        seeds = [int(x) for x in seed_list.split(",") if x.strip()]
+        result[name] = [run_split(gate, synthetic, space, embedder, options, *halves(data, seed), seed=seed, choose=False) for seed in seeds]
+        result[f"total_unseen_mistakes_{name}"] = total(result[name])
+        print(f"total unseen mistakes, {name} splits: {result[f'total_unseen_mistakes_{name}']}")
         save(args.out, result)
     # 1. the tuning splits: the correction weight (100), the memory radius (0.93) and the adoption margins were chosen on
     #    these very splits of the dev set; their figures are optimistic by construction

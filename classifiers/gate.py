@@ -60,6 +60,8 @@ def remembered_reason(r: Recall) -> str:
         except ValueError:
             pass
     ref = f" (#{r.message_id})" if r.message_id is not None else ""
+    if r.by_model:
+        return f"las decisiones del equipo lo ven {verdict} (el mensaje más parecido{ref}, marcado así{when}, similitud {r.similarity:.2f})"
     return f"parecido a un mensaje{ref} que el equipo marcó {verdict}{when} (similitud {r.similarity:.2f})"
 
 

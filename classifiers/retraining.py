@@ -11,7 +11,7 @@ verdicts show another one makes clearly fewer errors.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -20,7 +20,7 @@ from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.features import FeatureSpace
 from classifiers.gate import WHOLE, Gate, choose_threshold, judge_segments, message_segments
-from classifiers.memory import DEFAULT_RADIUS, StaffMemory
+from classifiers.memory import DEFAULT_RADIUS, MIN_STAFF_MODEL, STAFF_MODEL_ANCHORS, STAFF_MODEL_C, STAFF_MODEL_SCORE_SCALE, StaffMemory, StaffModel
 from classifiers.synthetic import NO_INFO_SOURCES, Example
 from classifiers.training import _Fitted, balance, fit_information, group_folds
 
@@ -46,6 +46,13 @@ class LearningOptions:
     correction_weight: float = 100.0  # how much one correction counts against one synthetic example (chosen on the replay benchmark)
     confirmation_weight: float = 3.0
     radius: float = DEFAULT_RADIUS
+    # the staff model (classifiers.memory.StaffModel): staff decisions teach a model of their own, stacked on the classifier
+    # learnt from the documents, instead of being weighted into it among thousands of synthetic examples (where a
+    # correction moved scores but rarely across the threshold, and carried to no other message of its family)
+    staff_model: bool = True
+    staff_model_c: float = STAFF_MODEL_C
+    staff_model_scale: float = STAFF_MODEL_SCORE_SCALE
+    staff_model_anchors: int = STAFF_MODEL_ANCHORS  # in-domain synthetic questions fitted with the staff decisions (classifiers.memory)
     min_in_recall: float = 0.98
     # adoption ("no worse"). Both models are judged on the same folds, so the comparison is paired: on the cross-validated
     # staff decisions one more error than the current gate refuses (tolerance 0; the margin of 3 points used before let a
@@ -123,28 +130,41 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         weights[n_syn + j] = o.correction_weight if s.correction else o.confirmation_weight
     # folds: whole synthetic groups and staff decisions (by order) dealt over the same k folds
     syn_folds = group_folds([synthetic[i].group for i in syn_rows], y[syn_rows], seed=o.seed, k=o.folds)
+    if o.staff_model and n_staff - -(-n_staff // len(syn_folds)) < MIN_STAFF_MODEL:
+        # too few decisions for every fold to judge a staff model: the corrections are weighted into the classifier, whose
+        # change the synthetic held-out can see (a memory alone would carry wrong labels that no evidence judged)
+        o = replace(o, staff_model=False)
     fold_of = np.full(len(texts), -1)
     for fi, (_, ho) in enumerate(syn_folds):
         fold_of[syn_rows[ho]] = fi
     fold_of[staff_rows] = np.arange(n_staff) % len(syn_folds)
     oof_base, oof_cand = np.zeros(len(texts)), np.zeros(len(texts))
     oof_memory = np.full(len(texts), -1)  # the memory's label where it decided
+    oof_by_model = np.zeros(len(texts), dtype=bool)  # ... and whether the staff model (not a close message) decided
     vec_ok = f.vecs is not None
+    judged_model = vec_ok and o.staff_model  # the final gate carries a staff model only if every fold's evidence judged one
     for fi in range(len(syn_folds)):
         train_syn = syn_rows[fold_of[syn_rows] != fi]
         train_staff = staff_rows[fold_of[staff_rows] != fi]
         held = np.flatnonzero(fold_of == fi)
         base = _fit(o.model, f, y, train_syn, None, space, o.seed)
-        cand = _fit(o.model, f, y, np.concatenate([train_syn, train_staff]), weights, space, o.seed)
-        oof_base[held] = _scores(base, f)[held] if o.model == "logreg" else _margins(base, f)[held]
-        oof_cand[held] = _scores(cand, f)[held] if o.model == "logreg" else _margins(cand, f)[held]
+        base_scores = _scores(base, f) if o.model == "logreg" else _margins(base, f)
+        oof_base[held] = base_scores[held]
+        if o.staff_model:  # the classifier learns from the documents only; the staff decisions teach the staff model
+            oof_cand[held] = base_scores[held]
+        else:
+            cand = _fit(o.model, f, y, np.concatenate([train_syn, train_staff]), weights, space, o.seed)
+            oof_cand[held] = _scores(cand, f)[held] if o.model == "logreg" else _margins(cand, f)[held]
         if vec_ok and len(train_staff):
-            mem = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius)
-            held_scores = oof_cand[held] if o.model == "logreg" else None  # svm margins are not calibrated yet
             thr = current_threshold if current_threshold is not None else 0.5
+            model = _staff_model(o, f, train_staff, base_scores, y, thr, train_syn)
+            judged_model &= model is not None
+            mem = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius, model=model)
+            held_scores = oof_cand[held] if o.model == "logreg" else None  # svm margins are not calibrated yet
             for i, r in zip(held, mem.recall(f.whole_vecs(held), scores=held_scores, threshold=thr)):
                 if r is not None:
                     oof_memory[i] = r.label
+                    oof_by_model[i] = r.by_model
     calibration = (1.0, 0.0)
     if o.model == "svm":
         from classifiers.training import platt
@@ -187,10 +207,11 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     if n_staff == 0:
         verdict = adoption.AdoptionVerdict(False, "no staff decisions to learn from", verdict.sets)
     # the final candidate: every synthetic row and every staff decision, the memory of all of them
-    final = _fit(o.model, f, y, np.concatenate([syn_rows, staff_rows]), weights, space, o.seed)
+    final = _fit(o.model, f, y, syn_rows if o.staff_model else np.concatenate([syn_rows, staff_rows]), weights, space, o.seed)
     final.threshold, final.calibration = threshold, calibration
     if vec_ok and n_staff:
-        final.memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius)
+        model = _staff_model(o, f, staff_rows, _scores(final, f), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
+        final.memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius, model=model)
     examples = list(synthetic) + [Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}") for s in staff]
     whole_dense = f.dense[f.whole]
     tr = np.concatenate([syn_rows[fold_of[syn_rows] != 0], staff_rows[fold_of[staff_rows] != 0]])
@@ -200,8 +221,21 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         name: {"before": _f1(t[0], t[1]), "after": _f1(t[0], t[2])} for name, t in sets.items()
     }
     figures["memory_decided_out_of_fold"] = int((oof_memory[staff_rows] >= 0).sum())
-    final.meta = {"information_heldout": info, "heldout": figures["synthetic_heldout"]["after"], "n_staff": n_staff, "correction_weight": o.correction_weight, "memory_radius": o.radius}
+    figures["staff_model_decided_out_of_fold"] = int(oof_by_model[staff_rows].sum())
+    final.meta = {"information_heldout": info, "heldout": figures["synthetic_heldout"]["after"], "n_staff": n_staff, "correction_weight": o.correction_weight, "memory_radius": o.radius,
+                  "staff_model": final.memory.model is not None}
     return LearningResult(gate=final, verdict=verdict, threshold=threshold_report, staff_before=before_v[staff_rows].tolist(), staff_after=after_v[staff_rows].tolist(), figures=figures, seconds=time.perf_counter() - start)
+
+
+def _staff_model(o: LearningOptions, f: _Features, rows: np.ndarray, scores: np.ndarray, y: np.ndarray, threshold: float, syn: np.ndarray) -> StaffModel | None:
+    """The staff model fitted on these staff rows, anchored by in-domain synthetic rows drawn from `syn` (`scores`: the
+    classifier's, per text); None when it is off, for a non-logreg gate, or with too few decisions."""
+    if not o.staff_model or o.model != "logreg":
+        return None
+    ins = syn[y[syn] == 1]
+    anchors = np.random.default_rng(o.seed).permutation(ins)[: o.staff_model_anchors]
+    return StaffModel.fit(f.whole_vecs(rows), scores[rows], y[rows], pivot=threshold, C=o.staff_model_c, scale=o.staff_model_scale, seed=o.seed,
+                          anchors=(f.whole_vecs(anchors), scores[anchors]))
 
 
 def _margins(g: Gate, f: _Features) -> np.ndarray:

@@ -90,7 +90,7 @@ def staff_labels(services: Services) -> list[StaffLabel]:
 
 def _options(services: Services) -> LearningOptions:
     g = services.settings.gate
-    return LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
+    return LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall, staff_model=g.staff_model)
 
 
 def _flips(current: Gate | None, candidate: Gate, staff: list[StaffLabel], embedder) -> dict:
@@ -176,7 +176,8 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     report.synthetic_before, report.synthetic_after = result.figures["synthetic_heldout"]["before"], result.figures["synthetic_heldout"]["after"]
     report.comparison = {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} | {"fixed": len(v.fixed), "broken": len(v.broken)} for k, v in sets.items()}
     report.threshold = result.threshold
-    report.memory = {"size": len(result.gate.memory), "radius": result.gate.memory.radius, "decided_out_of_fold": result.figures.get("memory_decided_out_of_fold", 0)}
+    report.memory = {"size": len(result.gate.memory), "radius": result.gate.memory.radius, "decided_out_of_fold": result.figures.get("memory_decided_out_of_fold", 0),
+                     "staff_model": result.gate.memory.model is not None, "staff_model_decided_out_of_fold": result.figures.get("staff_model_decided_out_of_fold", 0)}
     report.seconds = round(result.seconds, 2)
     report.flips = _flips(current, result.gate, staff, embedder)
     report.adopted, report.reason = result.verdict.adopted, result.verdict.reason

@@ -40,13 +40,25 @@ def _staff(gate, embedder, texts_labels, reviewer="ana"):
     return out
 
 
-def test_a_retrain_made_worse_on_purpose_is_not_adopted(setup, fake_embedder):
+@pytest.mark.parametrize("staff_model", [False, True])
+def test_a_retrain_made_worse_on_purpose_is_not_adopted(setup, fake_embedder, staff_model):
     space, synthetic, gate = setup
-    flipped = _staff(gate, fake_embedder, [(t, 0) for t in GOOD_IN] + [(t, 1) for t in GOOD_OUT])  # every label wrong
-    result = learn(synthetic, flipped, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
-    assert not result.verdict.adopted and "worse on synthetic_heldout" in result.verdict.reason  # the flipped labels fit each other; the held-out synthetic sees it
-    syn = result.verdict.sets["synthetic_heldout"]
-    assert syn.errors_after > syn.errors_before and result.verdict.sets["staff_decisions"].n == len(flipped)
+    texts = [(t, 0) for t in GOOD_IN] + [(t, 1) for t in GOOD_OUT]  # every label wrong
+    if staff_model:  # enough decisions that every fold fits a staff model (and the final gate would carry one)
+        texts += [(f"{t} gracias", y) for t, y in texts] + [(f"porfa {t}", y) for t, y in texts]
+    flipped = _staff(gate, fake_embedder, texts)
+    result = learn(synthetic, flipped, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=staff_model))
+    assert not result.verdict.adopted and "worse on" in result.verdict.reason, result.verdict.reason
+    assert any(c.errors_after > c.errors_before for c in result.verdict.sets.values()) and result.verdict.sets["staff_decisions"].n == len(flipped)
+    if staff_model:
+        assert result.gate.memory.model is not None  # the candidate refused carried a staff model
+
+
+def test_the_staff_model_is_kept_only_when_every_fold_judged_one(setup, fake_embedder):
+    space, synthetic, gate = setup
+    staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])  # 20 decisions: about 13 per fold, too few
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
+    assert result.gate.memory.model is None and result.figures["staff_model_decided_out_of_fold"] == 0
 
 
 def test_a_memory_that_overreaches_is_not_adopted(setup, fake_embedder):
