@@ -65,7 +65,8 @@ def test_no_personal_data_of_the_examples_reaches_an_llm_request(office, anthrop
         (inbox / f"{i:03d}.eml").write_bytes(eml(case["text"] + "\n\n¿Me pueden ayudar con el trámite?", n=100 + i, sender=f"{name} <s{i}@example.org>"))
     run("run", "--once")
     requests = anthropic_server.message_requests
-    assert len(requests) == len(PERSONAL)
+    assert len({d.message_id for d in rows(data_dir, Draft)}) == len(PERSONAL)  # every message was drafted
+    assert len(requests) >= len(PERSONAL)  # one request per question: a message that asks two things takes two
     bodies = "\n".join(json.dumps(r.json, ensure_ascii=False) for r in requests)
     leaks = [(kind, v) for c in PERSONAL for kind, values in c["items"].items() for v in values if v in bodies]
     assert not leaks, leaks
