@@ -18,6 +18,9 @@ questions, as before: "best_segment"):
     work (75 informal FIUSAC questions incl. transfers and problem reports; 75 near misses: other universities named every
     way, jobs, homework, word problems, coding and writing requests, padded requests, services, general knowledge); never
     used for training or choosing.
+  - benchmarks/data/gate_near_miss_fresh_i22s.jsonl: 120 fresh messages written before the fourth round (60 informal FIUSAC
+    questions: rules, procedures, payments, problems, transfers; 60 near misses incl. other USAC faculties named by
+    field); never used for training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -85,6 +88,8 @@ def main() -> None:
     sets["fresh_i22g"] = ([r["text"] for r in fresh2], [int(r["label"] == "in") for r in fresh2], [r["family"] for r in fresh2])
     fresh3 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22n.jsonl")  # written for issue 22's third round; never trained on
     sets["fresh_i22n"] = ([r["text"] for r in fresh3], [int(r["label"] == "in") for r in fresh3], [r["family"] for r in fresh3])
+    fresh4 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22s.jsonl")  # written for issue 22's fourth round; never trained on
+    sets["fresh_i22s"] = ([r["text"] for r in fresh4], [int(r["label"] == "in") for r in fresh4], [r["family"] for r in fresh4])
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}
