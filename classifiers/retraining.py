@@ -275,8 +275,13 @@ def learn_from_staff(synthetic: Sequence[Example], staff: Sequence[StaffLabel], 
     reviewers = reviewer_disagreement(staff, result.staff_before)
     flagged = {who for who, r in reviewers.items() if r["flagged"]}
     kept = [s for s in staff if (s.reviewer or "?") not in flagged]
-    if flagged and kept:
+    if flagged:
         first = result.seconds
+        # with every decision from set-aside reviewers nothing is left to learn from: the candidate is the gate learnt from
+        # the documents alone, carrying none of their labels, and it is not adopted
         result = learn(synthetic, kept, space=space, embedder=embedder, current_threshold=current_threshold, options=options)
         result.seconds += first
+        if not kept:
+            who = ", ".join(sorted(flagged))
+            result.verdict = adoption.AdoptionVerdict(False, f"every staff decision comes from a reviewer the gate keeps disagreeing with ({who}): nothing left to learn from", result.verdict.sets)
     return result, reviewers, kept if flagged else list(staff)

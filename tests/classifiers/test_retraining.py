@@ -95,6 +95,17 @@ def test_a_reviewer_the_gate_keeps_disagreeing_with_is_named_and_set_aside(setup
     assert all(s.reviewer == "ana" for s in kept) and len(result.gate.memory) == len(honest)
 
 
+def test_when_every_decision_comes_from_a_set_aside_reviewer_nothing_is_learnt_or_adopted(setup, fake_embedder):
+    space, synthetic, gate = setup
+    poison = _staff(gate, fake_embedder, [(t, 0) for t in GOOD_IN] + [(f"{t} gracias", 0) for t in GOOD_IN] + [(f"{t} porfa", 0) for t in GOOD_IN[:5]], reviewer="mallory")
+    result, reviewers, kept = learn_from_staff(synthetic, poison, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
+    assert reviewers["mallory"]["flagged"] and kept == []
+    assert not result.verdict.adopted and "mallory" in result.verdict.reason, result.verdict.reason
+    assert len(result.gate.memory) == 0 and result.gate.memory.model is None  # the candidate carries none of their labels
+    probe = GOOD_IN[0]  # a message mallory rejected: the candidate judges it as the gate learnt from the documents does
+    assert result.gate.decide(probe, fake_embedder).in_domain == gate.decide(probe, fake_embedder).in_domain
+
+
 def test_disagreement_needs_many_and_well_above_the_others():
     staff = [StaffLabel(text=str(i), label=0, reviewer="bea") for i in range(6)] + [StaffLabel(text=f"x{i}", label=1, reviewer="ana") for i in range(20)]
     got = reviewer_disagreement(staff, [1] * 26)  # bea contradicts the gate 6 of 6 times: too few to name
