@@ -46,6 +46,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and Path(p).resolve() != P
 from bot.learning.gate_training import _corpus, embed_queries_cached, synthetic_examples, train_gate_offline  # noqa: E402
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
+from classifiers import adoption  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
 from classifiers.features import FeatureSpace  # noqa: E402
 from classifiers.memory import choose_radius, reach_curve  # noqa: E402
@@ -115,6 +116,9 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
     res, reviewers, _ = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
     served_after = res.gate if res.verdict.adopted else gate
     old_rule = adopted_under_previous_rule(res.verdict)
+    middle = adoption.judge(res.verdict.sets, tolerance=opts.tolerance, max_protected_rise=opts.max_protected_rise, margin=opts.margin, brier_allowance={"staff_decisions": 1})
+    if middle.adopted and (res.figures.get("staff_model_in_domain_guard") or {}).get("refused"):
+        middle = adoption.AdoptionVerdict(False, "the staff model's in-domain guard refuses", middle.sets)
     after = figures(y_unseen, verdicts(served_after, unseen, embedder))
     after_candidate = figures(y_unseen, verdicts(res.gate, unseen, embedder))
     after_no_memory = figures(y_unseen, (res.gate.probabilities([r["text"] for r in unseen], embedder, memory=False) >= res.gate.threshold).astype(int))
@@ -130,16 +134,20 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
         "unseen_before": before, "unseen_after": after, "unseen_after_candidate": after_candidate, "unseen_after_without_memory": after_no_memory,
         "adopted": res.verdict.adopted, "adoption_reason": res.verdict.reason, "adopted_under_previous_rule": old_rule,
         "unseen_after_under_previous_rule": after_candidate if old_rule else before, "threshold": res.threshold,
+        "adopted_under_middle_ground": middle.adopted, "middle_ground_reason": middle.reason, "unseen_after_under_middle_ground": after_candidate if middle.adopted else before,
+        "staff_model_in_domain_guard": res.figures.get("staff_model_in_domain_guard"), "staff_model_served": res.gate.memory.model is not None,
         "evidence": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in res.verdict.sets.items()},
         "reach": curve, "carry_by_family": carry, "radius": radius,
         "wrong_before": [int(a != b) for a, b in zip(y_unseen, verdicts(gate, unseen, embedder))],
         "wrong_after": [int(a != b) for a, b in zip(y_unseen, verdicts(served_after, unseen, embedder))], "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
         "poisoned": {"adopted": pres.verdict.adopted, "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
                      "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
+                     "staff_model_in_domain_guard": pres.figures.get("staff_model_in_domain_guard"), "staff_model_in_candidate": pres.gate.memory.model is not None,
                      "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
     }
     print(f"  seed {seed}: corrections {split['corrections_fed']}; unseen mistakes {before['mistakes']} -> {after['mistakes']} (candidate {after_candidate['mistakes']}, without memory {after_no_memory['mistakes']}); "
           f"F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
+          f"middle ground adopts {middle.adopted}; staff model guard {res.figures.get('staff_model_in_domain_guard', {}).get('refused')}; "
           f"radius {radius}; poisoned: set aside {split['poisoned']['set_aside']}, adopted {pres.verdict.adopted}, in turned away {before['in_turned_away']} -> {after_poison['in_turned_away']} (forced {forced['in_turned_away']}); {res.seconds:.1f}s", flush=True)
     return split
 
@@ -191,6 +199,7 @@ def total(splits: list[dict], *, n_boot: int = 2000, seed: int = 0) -> dict:
     b = sum(s["unseen_before"]["mistakes"] for s in splits)
     a = sum(s["unseen_after"]["mistakes"] for s in splits)
     prev = sum(s["unseen_after_under_previous_rule"]["mistakes"] for s in splits)
+    middle = sum(s["unseen_after_under_middle_ground"]["mistakes"] for s in splits)
     cand = sum(s["unseen_after_candidate"]["mistakes"] for s in splits)
     # 95% bootstrap interval of the fall: unseen messages resampled within each split, both verdicts paired
     rng = np.random.default_rng(seed)
@@ -204,7 +213,7 @@ def total(splits: list[dict], *, n_boot: int = 2000, seed: int = 0) -> dict:
             sb += int(x[idx].sum())
             sa += int(y[idx].sum())
         falls.append(1 - sa / sb if sb else 0.0)
-    return {"before": b, "after": a, "after_under_previous_rule": prev, "after_candidate_always": cand, "fall": round(1 - a / max(1, b), 3), "fall_95": [round(float(np.percentile(falls, 2.5)), 3), round(float(np.percentile(falls, 97.5)), 3)],
+    return {"before": b, "after": a, "after_under_previous_rule": prev, "after_under_middle_ground": middle, "after_candidate_always": cand, "fall": round(1 - a / max(1, b), 3), "fall_95": [round(float(np.percentile(falls, 2.5)), 3), round(float(np.percentile(falls, 97.5)), 3)],
             "f1_worse_in_any_split": any(s["unseen_after"]["f1_in"] < s["unseen_before"]["f1_in"] or s["unseen_after"]["f1_out"] < s["unseen_before"]["f1_out"] for s in splits),
             "max_in_turned_away_points_poisoned": max(s["poisoned"]["in_turned_away_points"] for s in splits)}
 
@@ -217,6 +226,8 @@ def main() -> None:
     ap.add_argument("--fresh2-seeds", default="201,202", help="seeds of the splits of the second, larger fresh file")
     ap.add_argument("--fresh3-seeds", default="301,302", help="seeds of the splits of the third fresh file")
     ap.add_argument("--parts", default="tuning,fresh,fresh2,fresh3,dev_to_fresh,worse", help="which parts to run")
+    ap.add_argument("--staff-model", choices=("config", "on", "off"), default="config", help="the staff model: as configured (ORIENTA_GATE__STAFF_MODEL), or forced on/off")
+    ap.add_argument("--brier-allowance", type=int, default=None, help="extra staff CV errors adoption lets through when the Brier interval is surely better (default: LearningOptions')")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
     services = Services(load_settings(data_dir=args.data_dir))
@@ -228,11 +239,14 @@ def main() -> None:
     synthetic, _ = synthetic_examples(services, chunks, vectors, corpus_id, "offline")
     space = FeatureSpace.fit(gate.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     g = services.settings.gate
-    options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall, staff_model=g.staff_model)
+    options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall, staff_model=g.staff_model if args.staff_model == "config" else args.staff_model == "on")
+    if args.brier_allowance is not None:
+        options.brier_allowance = {"staff_decisions": args.brier_allowance} if args.brier_allowance else {}
     rows, fresh, fresh2, fresh3 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2), read_jsonl(FRESH3)
     parts = {p.strip() for p in args.parts.split(",")}
     result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "n_fresh3": len(fresh3), "parts": sorted(parts),
-                    "correction_weight": options.correction_weight, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c}
+                    "correction_weight": options.correction_weight, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c,
+                    "brier_allowance": options.brier_allowance, "staff_model_in_guard": options.staff_model_in_guard}
     # 2b. the larger fresh files, kept out of all training and tuning: fresh2 (239 messages written in the third session)
     #     and fresh3 (202 messages written in the fourth, before any of its runs); about 100-120 unseen messages per split
     for name, data, seed_list in (("fresh2", fresh2, args.fresh2_seeds), ("fresh3", fresh3, args.fresh3_seeds)):

@@ -108,6 +108,11 @@ def _brier(y: np.ndarray, scores, seed: int) -> dict:
     return {"brier_before": float(lb.mean()), "brier_after": float(la.mean()), "brier_interval": paired_bootstrap(lb, la, seed=seed)}
 
 
+def _allowed(c: SetComparison, extra: int) -> bool:
+    """The middle ground: at most `extra` more errors, on a set whose Brier score is surely better."""
+    return bool(extra) and c.errors_after - c.errors_before <= extra and c.brier_interval is not None and c.n >= MIN_BRIER_CASES and c.brier_interval[1] < 0
+
+
 def _per_set(value: float | Mapping[str, float], name: str) -> float:
     return float(value.get(name, 0.0)) if isinstance(value, Mapping) else float(value)
 
@@ -121,20 +126,30 @@ def decide(
     seed: int = 0,
     scores: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     margin: float | Mapping[str, float] | None = None,
+    brier_allowance: Mapping[str, int] | None = None,
 ) -> AdoptionVerdict:
     """Adopt only when, on every set of (labels, current, candidate), the candidate is no worse: its error rate rises by no
     more than that set's `tolerance` (a share) and not surely (the bootstrap interval lies above zero), and the protected
     error rises by no more than `max_protected_rise`. With `margin` for a set, the candidate must moreover be surely no
     worse than that margin there (the upper end of the interval at most the margin: a set too small to tell refuses).
     With `scores` for a set (each model's probability of label 1 per case), the candidate is refused when its Brier score
-    there is surely worse (interval above zero), even at equal errors. An empty evaluation never adopts."""
+    there is surely worse (interval above zero), even at equal errors. `brier_allowance` (the middle ground): on a set with
+    scores, up to that many more errors are let through when its Brier score is surely better (interval below zero, from
+    `MIN_BRIER_CASES` cases on); every other check still applies. An empty evaluation never adopts."""
     scores = scores or {}
     comparisons = {name: compare(*triple, protected_label=protected_label, seed=seed, scores=scores.get(name)) for name, triple in sets.items()}
+    return judge(comparisons, tolerance=tolerance, max_protected_rise=max_protected_rise, margin=margin, brier_allowance=brier_allowance)
+
+
+def judge(comparisons: Mapping[str, SetComparison], *, tolerance: float | Mapping[str, float] = 0.0, max_protected_rise: float | Mapping[str, float] = 0.0,
+          margin: float | Mapping[str, float] | None = None, brier_allowance: Mapping[str, int] | None = None) -> AdoptionVerdict:
+    """`decide`'s rule on comparisons already made (so one piece of evidence can be read under several rules)."""
+    comparisons = dict(comparisons)
     if not comparisons or all(c.n == 0 for c in comparisons.values()):
         return AdoptionVerdict(False, "no unseen cases to compare on", comparisons)
     for name, c in comparisons.items():
         lo, hi = c.interval
-        if c.errors_after > c.errors_before and (c.error_rate_change > _per_set(tolerance, name) + 1e-12 or lo > 0):
+        if c.errors_after > c.errors_before and (c.error_rate_change > _per_set(tolerance, name) + 1e-12 or lo > 0) and not _allowed(c, (brier_allowance or {}).get(name, 0)):
             return AdoptionVerdict(False, f"worse on {name}: {c.errors_before} -> {c.errors_after} errors of {c.n} (change {c.error_rate_change:+.3f}, 95% [{lo:+.3f}, {hi:+.3f}])", comparisons)
         if c.protected_rise > _per_set(max_protected_rise, name) + 1e-12:
             return AdoptionVerdict(False, f"turns more cases away on {name}: {c.protected_before} -> {c.protected_after} of {c.n_protected}", comparisons)

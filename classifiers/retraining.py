@@ -63,6 +63,14 @@ class LearningOptions:
     tolerance: dict = field(default_factory=lambda: {"staff_decisions": 0.0, "synthetic_heldout": 0.005})
     margin: dict = field(default_factory=lambda: {"synthetic_heldout": 0.005})
     max_protected_rise: dict = field(default_factory=lambda: {"staff_decisions": 0.02, "synthetic_heldout": 0.01})
+    # the staff model's own in-domain protection, judged out of fold: the share of held-out in-domain cases (the documents'
+    # synthetic questions; the staff's in-domain decisions) that the staff model itself turns away, where the classifier
+    # let them in. Counted gross, not net of the ones it lets in, so a model learnt from a one-sided remainder (e.g. after a
+    # reviewer is set aside) cannot hide churn behind rescues. Above the limit the candidate is not adopted.
+    staff_model_in_guard: dict = field(default_factory=lambda: {"staff_decisions": 0.02, "synthetic_heldout": 0.005})
+    # the middle ground of adoption (classifiers.adoption.decide's brier_allowance): extra staff CV errors let through when
+    # the paired Brier interval of the staff decisions is surely better; empty = off
+    brier_allowance: dict = field(default_factory=dict)
     seed: int = 7
 
 
@@ -165,6 +173,10 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
                 if r is not None:
                     oof_memory[i] = r.label
                     oof_by_model[i] = r.by_model
+    staff_model_guard = _staff_model_guard(o, y, oof_memory, oof_by_model, {"staff_decisions": staff_rows, "synthetic_heldout": syn_rows}) if judged_model else {}
+    if o.staff_model and not judged_model:  # the evidence judges what would be served: no staff model, none of its verdicts
+        oof_memory[oof_by_model] = -1  # without the staff model those messages are the classifier's (no close staff message decided them)
+        oof_by_model[:] = False
     calibration = (1.0, 0.0)
     if o.model == "svm":
         from classifiers.training import platt
@@ -203,7 +215,12 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     }
     p_after = np.where(oof_memory >= 0, oof_memory, oof_cand)  # where the memory decides, its label is the score
     scores = {"staff_decisions": (oof_base[staff_rows], p_after[staff_rows])}  # the synthetic set is large enough to tell by its errors
-    verdict = adoption.decide(sets, protected_label=1, tolerance=o.tolerance, max_protected_rise=o.max_protected_rise, seed=o.seed, scores=scores, margin=o.margin)
+    verdict = adoption.decide(sets, protected_label=1, tolerance=o.tolerance, max_protected_rise=o.max_protected_rise, seed=o.seed, scores=scores, margin=o.margin, brier_allowance=o.brier_allowance)
+    if verdict.adopted and staff_model_guard.get("refused"):
+        # not dropped for the memory alone: a memory of decisions that push the documents' own questions out would carry
+        # labels no evidence can judge (a reviewer flipping every label gets his close repeats "right")
+        why = "; ".join(f"{k}: {v['turned_away_by_staff_model']} of {v['in_domain']} in domain ({100 * v['share']:.1f}% > {100 * v['limit']:.1f}%)" for k, v in staff_model_guard.items() if isinstance(v, dict) and v["above"])
+        verdict = adoption.AdoptionVerdict(False, f"the staff model turns away held-out in-domain cases (out of fold) beyond its limit: {why}", verdict.sets)
     if n_staff == 0:
         verdict = adoption.AdoptionVerdict(False, "no staff decisions to learn from", verdict.sets)
     # the final candidate: every synthetic row and every staff decision, the memory of all of them
@@ -222,6 +239,7 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     }
     figures["memory_decided_out_of_fold"] = int((oof_memory[staff_rows] >= 0).sum())
     figures["staff_model_decided_out_of_fold"] = int(oof_by_model[staff_rows].sum())
+    figures["staff_model_in_domain_guard"] = staff_model_guard
     final.meta = {"information_heldout": info, "heldout": figures["synthetic_heldout"]["after"], "n_staff": n_staff, "correction_weight": o.correction_weight, "memory_radius": o.radius,
                   "staff_model": final.memory.model is not None}
     return LearningResult(gate=final, verdict=verdict, threshold=threshold_report, staff_before=before_v[staff_rows].tolist(), staff_after=after_v[staff_rows].tolist(), figures=figures, seconds=time.perf_counter() - start)
@@ -236,6 +254,20 @@ def _staff_model(o: LearningOptions, f: _Features, rows: np.ndarray, scores: np.
     anchors = np.random.default_rng(o.seed).permutation(ins)[: o.staff_model_anchors]
     return StaffModel.fit(f.whole_vecs(rows), scores[rows], y[rows], pivot=threshold, C=o.staff_model_c, scale=o.staff_model_scale, seed=o.seed,
                           anchors=(f.whole_vecs(anchors), scores[anchors]))
+
+
+def _staff_model_guard(o: LearningOptions, y: np.ndarray, oof_memory: np.ndarray, oof_by_model: np.ndarray, sets: dict[str, np.ndarray]) -> dict:
+    """Per set: held-out in-domain cases, how many the staff model turned away (out of fold), the share and the limit;
+    "refused" when any share is above its limit."""
+    out: dict = {}
+    for name, rows in sets.items():
+        ins = rows[y[rows] == 1]
+        away = int((oof_by_model[ins] & (oof_memory[ins] == 0)).sum())
+        share = away / max(1, len(ins))
+        limit = float(o.staff_model_in_guard.get(name, 1.0))
+        out[name] = {"in_domain": int(len(ins)), "turned_away_by_staff_model": away, "share": round(share, 4), "limit": limit, "above": bool(len(ins) and share > limit + 1e-12)}
+    out["refused"] = any(v["above"] for v in out.values())
+    return out
 
 
 def _margins(g: Gate, f: _Features) -> np.ndarray:
@@ -275,8 +307,13 @@ def learn_from_staff(synthetic: Sequence[Example], staff: Sequence[StaffLabel], 
     reviewers = reviewer_disagreement(staff, result.staff_before)
     flagged = {who for who, r in reviewers.items() if r["flagged"]}
     kept = [s for s in staff if (s.reviewer or "?") not in flagged]
-    if flagged and kept:
+    if flagged:
         first = result.seconds
+        # with every decision from set-aside reviewers nothing is left to learn from: the candidate is the gate learnt from
+        # the documents alone, carrying none of their labels, and it is not adopted
         result = learn(synthetic, kept, space=space, embedder=embedder, current_threshold=current_threshold, options=options)
         result.seconds += first
+        if not kept:
+            who = ", ".join(sorted(flagged))
+            result.verdict = adoption.AdoptionVerdict(False, f"every staff decision comes from a reviewer the gate keeps disagreeing with ({who}): nothing left to learn from", result.verdict.sets)
     return result, reviewers, kept if flagged else list(staff)

@@ -177,7 +177,8 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     report.comparison = {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} | {"fixed": len(v.fixed), "broken": len(v.broken)} for k, v in sets.items()}
     report.threshold = result.threshold
     report.memory = {"size": len(result.gate.memory), "radius": result.gate.memory.radius, "decided_out_of_fold": result.figures.get("memory_decided_out_of_fold", 0),
-                     "staff_model": result.gate.memory.model is not None, "staff_model_decided_out_of_fold": result.figures.get("staff_model_decided_out_of_fold", 0)}
+                     "staff_model": result.gate.memory.model is not None, "staff_model_decided_out_of_fold": result.figures.get("staff_model_decided_out_of_fold", 0),
+                     "staff_model_in_domain_guard": result.figures.get("staff_model_in_domain_guard") or {}}
     report.seconds = round(result.seconds, 2)
     report.flips = _flips(current, result.gate, staff, embedder)
     report.adopted, report.reason = result.verdict.adopted, result.verdict.reason

@@ -95,3 +95,26 @@ def test_scores_surely_worse_refuse_even_at_equal_errors():
     assert not v.adopted and "scores surely worse" in v.reason and c.brier_after > c.brier_before and c.brier_interval[0] > 0
     assert adoption.decide({"staff": (y, pred, pred)}, scores={"staff": (p_after, p_before)}).adopted  # better scores: adopted
     assert "brier_interval" in v.as_dict()["sets"]["staff"]
+
+
+def test_the_middle_ground_lets_one_more_error_through_only_when_the_scores_are_surely_better():
+    y = np.array([1] * 50 + [0] * 50)
+    before = y.copy()
+    after = y.copy()
+    after[60] = 1  # one message worse (an out-of-domain one let through: no student turned away)
+    better = (np.where(y == 1, 0.6, 0.4), np.where(y == 1, 0.9, 0.1))
+    better[1][60] = 0.55
+    worse_scores = (better[1], better[0])
+    sets = {"staff_decisions": (y, before, after)}
+    assert not adoption.decide(sets, scores={"staff_decisions": better}).adopted  # no allowance: refused
+    v = adoption.decide(sets, scores={"staff_decisions": better}, brier_allowance={"staff_decisions": 1})
+    assert v.adopted and v.sets["staff_decisions"].brier_interval[1] < 0, v.reason
+    assert not adoption.decide(sets, scores={"staff_decisions": worse_scores}, brier_allowance={"staff_decisions": 1}).adopted  # scores not better
+    after2 = after.copy()
+    after2[61] = 1  # two more errors: beyond the allowance
+    assert not adoption.decide({"staff_decisions": (y, before, after2)}, scores={"staff_decisions": better}, brier_allowance={"staff_decisions": 1}).adopted
+    after3 = y.copy()
+    after3[0] = 0  # one more error that turns a student away: the protected check still refuses
+    v3 = adoption.decide({"staff_decisions": (y, before, after3)}, scores={"staff_decisions": better}, brier_allowance={"staff_decisions": 1})
+    assert not v3.adopted and "turns more cases away" in v3.reason
+    assert adoption.judge(v.sets, brier_allowance={"staff_decisions": 1}).adopted  # the same rule read from evidence already made

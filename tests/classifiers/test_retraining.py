@@ -7,7 +7,9 @@ import pytest
 
 from classifiers.features import FeatureSpace
 from classifiers.gate import Gate
-from classifiers.retraining import LearningOptions, StaffLabel, learn, learn_from_staff, reviewer_disagreement
+import numpy as np
+
+from classifiers.retraining import LearningOptions, StaffLabel, _staff_model_guard, learn, learn_from_staff, reviewer_disagreement
 from classifiers.training import offline_dataset, train_gate
 
 GOOD_IN = [
@@ -95,7 +97,49 @@ def test_a_reviewer_the_gate_keeps_disagreeing_with_is_named_and_set_aside(setup
     assert all(s.reviewer == "ana" for s in kept) and len(result.gate.memory) == len(honest)
 
 
+def test_when_every_decision_comes_from_a_set_aside_reviewer_nothing_is_learnt_or_adopted(setup, fake_embedder):
+    space, synthetic, gate = setup
+    poison = _staff(gate, fake_embedder, [(t, 0) for t in GOOD_IN] + [(f"{t} gracias", 0) for t in GOOD_IN] + [(f"{t} porfa", 0) for t in GOOD_IN[:5]], reviewer="mallory")
+    result, reviewers, kept = learn_from_staff(synthetic, poison, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
+    assert reviewers["mallory"]["flagged"] and kept == []
+    assert not result.verdict.adopted and "mallory" in result.verdict.reason, result.verdict.reason
+    assert len(result.gate.memory) == 0 and result.gate.memory.model is None  # the candidate carries none of their labels
+    probe = GOOD_IN[0]  # a message mallory rejected: the candidate judges it as the gate learnt from the documents does
+    assert result.gate.decide(probe, fake_embedder).in_domain == gate.decide(probe, fake_embedder).in_domain
+
+
 def test_disagreement_needs_many_and_well_above_the_others():
     staff = [StaffLabel(text=str(i), label=0, reviewer="bea") for i in range(6)] + [StaffLabel(text=f"x{i}", label=1, reviewer="ana") for i in range(20)]
     got = reviewer_disagreement(staff, [1] * 26)  # bea contradicts the gate 6 of 6 times: too few to name
     assert not got["bea"]["flagged"] and got["bea"]["disagreements"] == 6
+
+
+def test_the_staff_model_guard_counts_in_domain_cases_the_model_itself_turned_away():
+    y = np.array([1] * 50 + [0] * 10 + [1] * 400)
+    memory = np.full(len(y), -1)
+    by_model = np.zeros(len(y), dtype=bool)
+    memory[[0, 1]], by_model[[0, 1]] = 0, True  # the staff model turned two in-domain staff decisions away ...
+    memory[2] = 0  # ... a close staff message turned one more away (the memory, not the model: not counted)
+    memory[[3, 4]], by_model[[3, 4]] = 1, True  # ... and let two in (rescues do not offset the count)
+    sets = {"staff_decisions": np.arange(60), "synthetic_heldout": np.arange(60, 460)}
+    g = _staff_model_guard(LearningOptions(), y, memory, by_model, sets)
+    assert g["staff_decisions"]["turned_away_by_staff_model"] == 2 and g["staff_decisions"]["in_domain"] == 50
+    assert g["staff_decisions"]["above"] and g["refused"]  # 4 points > 2
+    by_model[1] = False
+    memory[1] = -1
+    g = _staff_model_guard(LearningOptions(), y, memory, by_model, sets)
+    assert not g["refused"] and g["staff_decisions"]["share"] == 0.02
+
+
+def test_a_staff_model_that_fails_its_in_domain_guard_is_not_adopted(setup, fake_embedder):
+    space, synthetic, gate = setup
+    staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])
+    staff = staff + _staff(gate, fake_embedder, [(f"{s.text} gracias", s.label) for s in staff] + [(f"porfa {s.text}", s.label) for s in staff])
+    lenient = LearningOptions(radius=0.8, staff_model_in_guard={"staff_decisions": 1.0, "synthetic_heldout": 1.0})
+    kept = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=lenient)
+    assert kept.gate.memory.model is not None and not kept.figures["staff_model_in_domain_guard"]["refused"]
+    assert "staff model turns away" not in kept.verdict.reason
+    strict = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model_in_guard={"staff_decisions": -1.0, "synthetic_heldout": -1.0}))
+    g = strict.figures["staff_model_in_domain_guard"]
+    assert g["refused"] and not strict.verdict.adopted
+    assert "staff model turns away" in strict.verdict.reason or "worse" in strict.verdict.reason or "turns more cases away" in strict.verdict.reason, strict.verdict.reason

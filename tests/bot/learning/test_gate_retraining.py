@@ -97,7 +97,9 @@ def test_a_retrain_on_wrong_labels_is_not_adopted_and_the_gate_stays(services, s
             queue.approve(session=session, draft_id=d.id, actor="eva")
     before = (settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8")
     report = retrain_from_feedback(services)
-    assert not report.adopted and ("worse" in report.reason or "turns more" in report.reason)
+    # eva is the only reviewer and the gate keeps disagreeing with her: she is set aside and nothing is learnt (or, had she
+    # not been flagged, the candidate learnt from her is refused as worse)
+    assert not report.adopted and ("keeps disagreeing" in report.reason or "worse" in report.reason or "turns more" in report.reason), report.reason
     assert (settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8") == before and services.gate.threshold == gate.threshold
 
 
