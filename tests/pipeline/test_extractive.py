@@ -231,6 +231,16 @@ def test_an_item_that_announces_sub_items_is_said_with_them_and_not_with_its_nex
     assert "15 días" not in answer.text  # 'b.)' is the next item of the outer list, not a part of the profile
 
 
+def test_shared_words_lead_the_unit_score_when_the_embedder_reads_spelling_not_meaning():
+    from types import SimpleNamespace
+
+    from pipeline.embeddings import HashingEmbedder
+
+    wrapped = SimpleNamespace(inner=HashingEmbedder())  # as the embedding cache wraps it
+    assert ExtractiveGenerator(embedder=wrapped).selection.lexical_weight == 1.0
+    assert ExtractiveGenerator(embedder=HashingEmbedder()).selection.dense_weight < ExtractiveGenerator(embedder=object()).selection.dense_weight
+
+
 def test_a_list_cut_by_a_page_break_goes_on_with_the_next_chunk_items_that_follow_its_numbering():
     first = "ARTÍCULO 31°. FALTA GRAVE: Se considera falta grave:\na) Acumulación de tres faltas leves.\nb) No asistir a las reuniones programadas sin justificación.\n"
     second = "c) Irrespeto de las normas de la Universidad y de la fuente de práctica.\nd) Entregar tarde el informe final del proyecto.\n"
