@@ -265,3 +265,22 @@ def test_a_programme_named_in_the_question_is_not_answered_by_a_longer_programme
                                  ("¿Cuántos créditos tiene la carrera de Ingeniería Mecánica Industrial?", "pensum_mecanica_industrial", "360")):
         best = gen.rank(question, hits, gen.coverage(question, hits)[0], ask(question))[0]
         assert best.chunk.doc_id == doc and total in best.text  # the unit that says 'Mecánica Industrial' in full does not answer for 'Mecánica'
+
+
+def test_a_question_asking_for_a_value_prefers_a_unit_that_gives_it_and_a_vaguer_kind_is_not_penalised():
+    from dataclasses import replace
+
+    from pipeline.generation.selection import SelectionConfig, score
+
+    def best(question: str, cfg: SelectionConfig) -> str:
+        hits = [
+            hit("revalida", "Reválidas", "El trámite de reválida de materias cursadas en otra universidad se inicia en Bedelía con el formulario R-1.", "https://x.example/r", "Trámite"),
+            hit("revalida", "Reválidas", "La reválida se abona $ 900 por solicitud.", "https://x.example/r", "Costo", pos=1),
+        ]
+        weights = {"reva": 1.0, "mate": 1.0, "trami": 1.0, "univ": 1.0, "otra": 0.5}
+        return score(question, weights, None, hits, cfg)[0].text
+
+    cost = "¿Cuánto cuesta el trámite de reválida de materias de otra universidad?"
+    assert "$ 900" in best(cost, SelectionConfig())  # a cost question needs a unit with an amount
+    assert "$ 900" not in best(cost, replace(SelectionConfig(), miss_types=frozenset()))  # without the factor, shared words win
+    assert SelectionConfig().miss_types == {"date", "time", "amount", "count"}  # the vaguer kinds (requirement, place, who) match by wide patterns: no factor
