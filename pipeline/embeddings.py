@@ -168,6 +168,8 @@ def fold(text: str) -> str:
 class HashingEmbedder:
     """Deterministic character n-gram hashing vectors: no model, for tests and tiny installs."""
 
+    semantic = False  # its similarity is spelling, not meaning: the offline drafter then leans on shared words (see ExtractiveGenerator)
+
     def __init__(self, dim: int = 256, **_: object) -> None:
         self._dim = dim
         self.name = f"hashing:{dim}"

@@ -21,7 +21,7 @@ from pipeline.generation.numbering import continued, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
-from pipeline.generation.selection import Candidate, SelectionConfig, asked_types, features, score, select, units_of
+from pipeline.generation.selection import LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
@@ -56,6 +56,16 @@ def question_weights(question: str, idf, context_weight: float) -> dict[str, flo
         for k in query_keys(part):
             weights[k] = max(weights.get(k, 0.0), factor * idf(k))
     return weights
+
+
+def semantic(embedder) -> bool:
+    """Whether the embedder's similarity reads meaning (a model) rather than spelling (character hashing); wrappers are looked through."""
+    seen = 0
+    while embedder is not None and seen < 5:
+        if getattr(type(embedder), "semantic", True) is False:
+            return False
+        embedder, seen = getattr(embedder, "inner", None), seen + 1
+    return True
 
 
 class _Steps:
@@ -102,7 +112,7 @@ class ExtractiveGenerator:
         min_coverage: float = 0.22,
         context_weight: float = 0.25,
         max_sentences: int = 3,
-        dense_weight: float = 0.6,
+        dense_weight: float = 1.0,
         rank_weight: float = 0.2,
         expand_documents: int = 1,
         ranker: UnitRanker | None = None,
@@ -114,7 +124,8 @@ class ExtractiveGenerator:
         self.today = today  # the message's date (None: the day it is drafted)
         self.min_coverage, self.context_weight = min_coverage, context_weight
         self.expand_documents = expand_documents  # the best-ranked documents whose every unit is a candidate
-        self.selection = SelectionConfig(max_units=max_sentences, dense_weight=dense_weight, rank_weight=rank_weight)
+        weights = dict(dense_weight=dense_weight) if semantic(embedder) else LEXICAL_FIRST
+        self.selection = SelectionConfig(max_units=max_sentences, rank_weight=rank_weight, **weights)
         self._df: Counter | None = None
         self._n_docs = 0
         self._book: RecordBook | None = None

@@ -231,6 +231,16 @@ def test_an_item_that_announces_sub_items_is_said_with_them_and_not_with_its_nex
     assert "15 días" not in answer.text  # 'b.)' is the next item of the outer list, not a part of the profile
 
 
+def test_shared_words_lead_the_unit_score_when_the_embedder_reads_spelling_not_meaning():
+    from types import SimpleNamespace
+
+    from pipeline.embeddings import HashingEmbedder
+
+    wrapped = SimpleNamespace(inner=HashingEmbedder())  # as the embedding cache wraps it
+    assert ExtractiveGenerator(embedder=wrapped).selection.lexical_weight == 1.0
+    assert ExtractiveGenerator(embedder=HashingEmbedder()).selection.dense_weight < ExtractiveGenerator(embedder=object()).selection.dense_weight
+
+
 def test_a_list_cut_by_a_page_break_goes_on_with_the_next_chunk_items_that_follow_its_numbering():
     first = "ARTÍCULO 31°. FALTA GRAVE: Se considera falta grave:\na) Acumulación de tres faltas leves.\nb) No asistir a las reuniones programadas sin justificación.\n"
     second = "c) Irrespeto de las normas de la Universidad y de la fuente de práctica.\nd) Entregar tarde el informe final del proyecto.\n"
@@ -255,3 +265,22 @@ def test_a_programme_named_in_the_question_is_not_answered_by_a_longer_programme
                                  ("¿Cuántos créditos tiene la carrera de Ingeniería Mecánica Industrial?", "pensum_mecanica_industrial", "360")):
         best = gen.rank(question, hits, gen.coverage(question, hits)[0], ask(question))[0]
         assert best.chunk.doc_id == doc and total in best.text  # the unit that says 'Mecánica Industrial' in full does not answer for 'Mecánica'
+
+
+def test_a_question_asking_for_a_value_prefers_a_unit_that_gives_it_and_a_vaguer_kind_is_not_penalised():
+    from dataclasses import replace
+
+    from pipeline.generation.selection import SelectionConfig, score
+
+    def best(question: str, cfg: SelectionConfig) -> str:
+        hits = [
+            hit("revalida", "Reválidas", "El trámite de reválida de materias cursadas en otra universidad se inicia en Bedelía con el formulario R-1.", "https://x.example/r", "Trámite"),
+            hit("revalida", "Reválidas", "La reválida se abona $ 900 por solicitud.", "https://x.example/r", "Costo", pos=1),
+        ]
+        weights = {"reva": 1.0, "mate": 1.0, "trami": 1.0, "univ": 1.0, "otra": 0.5}
+        return score(question, weights, None, hits, cfg)[0].text
+
+    cost = "¿Cuánto cuesta el trámite de reválida de materias de otra universidad?"
+    assert "$ 900" in best(cost, SelectionConfig())  # a cost question needs a unit with an amount
+    assert "$ 900" not in best(cost, replace(SelectionConfig(), miss_types=frozenset()))  # without the factor, shared words win
+    assert SelectionConfig().miss_types == {"date", "time", "amount", "count"}  # the vaguer kinds (requirement, place, who) match by wide patterns: no factor
