@@ -8,6 +8,7 @@ from pathlib import Path
 from pipeline.documents import Document, document_id
 from pipeline.errors import DocumentError
 from pipeline.loaders import decode_text, register
+from pipeline.loaders.debris import drop_debris
 from pipeline.loaders.pdf_text import repair_pages
 from pipeline.loaders.running import strip_running
 from pipeline.loaders.titles import title_from_text
@@ -30,10 +31,11 @@ def page_offsets(text: str) -> list[tuple[int, int]]:
 
 def repair_converted(text: str, name: str) -> tuple[str, list[str]]:
     """A PDF converted to text ('--- Página N ---' markers) gets the PDF repairs page by page; without markers, its running
-    headers and footers (blocks repeated on three or more pages) are cut and the sentences they split joined."""
+    headers and footers (blocks repeated on three or more pages) are cut and the sentences they split joined; stamp and
+    seal debris (`pipeline.loaders.debris`) is dropped either way."""
     marks = list(_PAGE.finditer(text))
     if not marks:
-        return strip_running(text)[0], []
+        return drop_debris(strip_running(text)[0])[0], []
     head = text[: marks[0].start()]
     bodies = [text[m.end() : (marks[k + 1].start() if k + 1 < len(marks) else len(text))] for k, m in enumerate(marks)]
     repaired = repair_pages(bodies, name=name)

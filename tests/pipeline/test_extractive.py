@@ -255,3 +255,30 @@ def test_a_programme_named_in_the_question_is_not_answered_by_a_longer_programme
                                  ("¿Cuántos créditos tiene la carrera de Ingeniería Mecánica Industrial?", "pensum_mecanica_industrial", "360")):
         best = gen.rank(question, hits, gen.coverage(question, hits)[0], ask(question))[0]
         assert best.chunk.doc_id == doc and total in best.text  # the unit that says 'Mecánica Industrial' in full does not answer for 'Mecánica'
+
+
+def test_an_article_that_defers_to_another_brings_that_article():
+    norm = "normativo"
+    url = "https://x/normativo"
+    chunks = [
+        hit(norm, "Normativo de evaluación", "Artículo 44°. Se denominan evaluaciones de recuperación a aquellas que se le realizan al estudiante que no ha aprobado el curso en la evaluación final; para tener derecho a someterse a estas evaluaciones debe cumplir con lo establecido en el artículo 58.", url, "Artículo 44°. Se denominan evaluaciones de recuperación", pos=0),
+        hit(norm, "Normativo de evaluación", "Artículo 45°. También podrán someterse a las evaluaciones de recuperación los estudiantes que hayan aprobado, con el fin de mejorar su nota.", url, "Artículo 45°. También podrán", pos=1, score=0.5),
+    ]
+    later = hit(norm, "Normativo de evaluación", "Artículo 58°. Para tener derecho a la evaluación de fin de curso o a las evaluaciones de recuperación, el estudiante debe tener una zona mínima de 36 puntos y el 80 % de asistencia a los laboratorios.", url, "Artículo 58°. Para tener derecho", pos=2, score=0.0)
+
+    class Index:
+        def exists(self) -> bool:
+            return True
+
+        def all_chunks(self, *, with_vectors: bool = False):
+            return [(h.chunk, None) for h in [*chunks, later]]
+
+    gen = ExtractiveGenerator(index=Index(), embedder=None, expand_documents=0)  # article 58 is not among the retrieved chunks
+    answer = gen.generate("¿Qué necesito para tener derecho a los exámenes de recuperación?", chunks)
+    text = answer.text
+    assert "artículo 44" in text and "zona mínima de 36 puntos" in text and text.index("artículo 44") < text.index("zona mínima")
+    validate(answer.derivation, n_chunks=len(answer.hits))  # the followed article is a premise of the derivation
+    # an article of another regulation it names is not followed
+    other = [hit(norm, "Normativo de evaluación", "Artículo 44°. Las evaluaciones de recuperación se rigen por lo establecido en el artículo 58 del Reglamento General de Evaluación.", url, "Artículo 44°.", pos=0)]
+    answer = gen.generate("¿Qué necesito para tener derecho a los exámenes de recuperación?", other)
+    assert "zona mínima" not in answer.text
