@@ -282,3 +282,11 @@ def test_an_article_that_defers_to_another_brings_that_article():
     other = [hit(norm, "Normativo de evaluación", "Artículo 44°. Las evaluaciones de recuperación se rigen por lo establecido en el artículo 58 del Reglamento General de Evaluación.", url, "Artículo 44°.", pos=0)]
     answer = gen.generate("¿Qué necesito para tener derecho a los exámenes de recuperación?", other)
     assert "zona mínima" not in answer.text
+
+
+def test_where_to_get_something_online_is_a_place():
+    from pipeline.generation.selection import asked_types, unit_types
+
+    assert "place" in asked_types("Necesito una constancia de estudiante. ¿Dónde la saco?")
+    assert "place" in unit_types("Se descarga al instante desde el SIGE en formato PDF con firma electrónica.")[0]
+    assert "place" not in unit_types("Sirve para el trabajo, para la mutualista y para el boleto estudiantil.")[0]
