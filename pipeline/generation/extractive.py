@@ -36,7 +36,8 @@ _EXISTS_Q = re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:hay|existe|existen)\b")  # '�
 YES_OBJECT = 0.75  # own object share of the best unit for a «listo» "Sí" read from a modal verb
 UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 22 de enero'), for a question asking until when
 _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
-_UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b")
+_UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b"
+                    r"|\b(?:cierre|cierra|vence|finaliza|termina)\W+(?:el )?(?:\w+ )?\d{1,2} de [a-z]+")  # a table's 'Cierre' column states the end date too
 OTHER_PROGRAMME = 0.6  # score factor of a unit of a programme whose name holds the one the question names, and more ('Mecánica' is not 'Mecánica Industrial')
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
@@ -267,6 +268,8 @@ class ExtractiveGenerator:
         else:
             final = self._units_answer(chosen, book, d, cands)
             docs = {c.chunk.doc_id for c in chosen}
+            if len(docs) == 1 and (ref := self.referenced_article(chosen, cands)) is not None:
+                final = self._with_reference(final, ref, book, d, listed=len(chosen) > 1)
             if len(docs) > 1:  # several sources: say whose is whose, each source named once
                 order = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
                 said: dict[str, list[str]] = {}
@@ -302,6 +305,32 @@ class ExtractiveGenerator:
             said = [self._render(c, book, d) for c in units]
             tail = d.concat(said, " ".join(x.conclusion for x in said))
         return d.concat([first, tail], f"{first.conclusion}\n{tail.conclusion}" if kind == "list" else f"{first.conclusion} {tail.conclusion}")
+
+    def referenced_article(self, chosen: list[Candidate], cands: list[Candidate]) -> Candidate | None:
+        """The article of the same document that the answer defers to ('…debe cumplir con lo establecido en el artículo 58'):
+        its best-scored unit among the candidates, else its opening unit. None when the answer refers to no article of its
+        own document, or already says the one it refers to."""
+        top = chosen[0]
+        if top.unit.kind not in ("sentence", "item", "faq"):
+            return None
+        said = {_article_no(c) for c in chosen}
+        for n in referred_articles(" ".join(c.unit.text for c in chosen)):
+            if n in said:
+                continue
+            inside = [c for c in cands if c.chunk.doc_id == top.chunk.doc_id and _article_no(c) == n and c.unit.kind != "heading"]
+            if inside:
+                return max(inside, key=lambda c: c.score)
+            for chunk in self._by_doc.get(top.chunk.doc_id, []):
+                for u in units_of(chunk):
+                    if u.kind != "heading" and _article_of(chunk.section, u) == n:
+                        return _as_candidate(top, chunk, u)
+        return None
+
+    def _with_reference(self, final: Step, ref: Candidate, book: RecordBook, d: _Steps, *, listed: bool) -> Step:
+        """The answer, then the article it refers to (a line of its own; a list item when the answer is a list)."""
+        said = self._render(ref, book, d)
+        line = f"- {said.conclusion}" if listed and final.conclusion.lstrip().startswith("- ") or "\n- " in final.conclusion else said.conclusion
+        return d.concat([final, said], f"{final.conclusion}\n{line}")
 
     def _list_answer(self, lead: str, items: list[Candidate], d: _Steps, *, numbered: bool) -> Step:
         """A list said whole under its lead-in: numbered when it is a procedure; items after one ending in ':' are its sub-items."""
@@ -484,6 +513,31 @@ def cite_article(text: str) -> str:
     first = rest.split(" ", 1)[0]
     rest = rest if first.isupper() and len(first) > 1 else rest[:1].lower() + rest[1:]
     return f"Según el artículo {m.group(1)}, {rest}"
+
+
+# A sentence that defers to another article of its document: '…cumplir con lo establecido en el artículo 58', 'con excepción
+# de los casos contemplados en el Artículo 20 de este normativo', 'según el art. 12'. Folded text.
+_REFERS = re.compile(
+    r"\b(?:establecid[oa]s?|segun|conforme|de acuerdo|contemplad[oa]s?|indicad[oa]s?|senalad[oa]s?|estipulad[oa]s?|previst[oa]s?|"
+    r"dispuest[oa]s?|excepcion|referid[oa]s?|descrit[oa]s?|cumplir con|regulad[oa]s?|requisitos)\b"
+    r"(?:\W+\w+){0,4}?\W+(?:el |los |del |al )?art(?:iculos?|\.)\s*(\d{1,3})\b(?!\s*[°º]?\s*(?:literal|inciso|numeral)?\s*\w?\)?\s*(?:,\s*)?de(?:l| la)\s+(?:reglamento|ley|estatuto|codigo|constitucion|acuerdo))"
+)
+_ARTICLE_NO = re.compile(r"^(?:art[ií]culo|art\.)\s*(\d{1,3})\b", re.IGNORECASE)
+
+
+def referred_articles(text: str) -> list[int]:
+    """The articles of the same document a text defers to, in order (not an article of another regulation it names)."""
+    return list(dict.fromkeys(int(m.group(1)) for m in _REFERS.finditer(fold(text))))
+
+
+def _article_of(section: str | None, unit: Unit) -> int | None:
+    """The article a unit belongs to: its own 'Artículo N°.' head, else its chunk's (a chunk of an article opens with it)."""
+    m = _ARTICLE_NO.match(unit.text) or _ARTICLE_NO.match((section or "").strip())
+    return int(m.group(1)) if m else None
+
+
+def _article_no(c: Candidate) -> int | None:
+    return _article_of(c.chunk.section, c.unit)
 
 
 _DID = re.compile(r"\bya (?:lo |la )?([a-z]{3,})(?:e|i)\b")  # 'ya cursé', 'ya lo aprobé' (folded)

@@ -6,7 +6,7 @@ import re
 
 from pipeline.derivation import Step
 from pipeline.generation import Answer, Reference
-from pipeline.generation.readiness import READINESS_FLAG, READY
+from pipeline.generation.readiness import READINESS_FLAG, READY, parts_missing
 from pipeline.text import fold, tokens
 from pipeline.texts import t
 
@@ -80,17 +80,32 @@ def _distinct(headings: list[str], answers: list[Answer], lang: str) -> tuple[li
 
 
 def merged_readiness(answers: list[Answer], lang: str = "es") -> dict | None:
-    """One readiness flag for a reply to several questions: «listo» only when every part is, and what each part lacks."""
+    """One readiness flag for a reply to several questions: «listo» only when every part is, and what each part lacks.
+
+    A reply to several questions keeps each part's label and evidence under "parts" (so a calibrated rule checks every
+    part, `readiness.apply_rule`), and its own evidence is each measure's weakest part: the reply is as ready as that part."""
     flags = [(i, f) for i, a in enumerate(answers, start=1) for f in a.extra_flags if f.get("kind") == READINESS_FLAG]
     if not flags:
         return None
     missing = [(i, f) for i, f in flags if f.get("flag") != READY]
+    first = missing[0][1] if missing else flags[0][1]
+    merged = dict(first)
+    if len(answers) > 1:
+        merged["parts"] = [{"part": i, "flag": f.get("flag"), "label": f.get("label"), "missing": f.get("missing"),
+                            "evidence": dict(f.get("evidence") or {})} for i, f in flags]
+        weakest: dict[str, float] = {}
+        for _, f in flags:
+            for k, v in (f.get("evidence") or {}).items():
+                if isinstance(v, (int, float)) and not isinstance(v, bool):
+                    weakest[k] = min(weakest.get(k, v), v)
+        if weakest:
+            merged["evidence"] = dict(first.get("evidence") or {}) | weakest
     if not missing:
-        return dict(flags[0][1])
-    first = missing[0][1]
-    why = "; ".join(f"{t('part', lang)} {i}: {f.get('missing')}" if len(answers) > 1 else str(f.get("missing")) for i, f in missing if f.get("missing"))
-    passages = [p for _, f in missing for p in f.get("passages") or []][:MAX_PASSAGES]
-    return dict(first) | {"missing": why or first.get("missing"), "passages": passages}
+        return merged
+    merged["missing"] = parts_missing(merged.get("parts"), lang) if len(answers) > 1 else first.get("missing")
+    merged["missing"] = merged["missing"] or first.get("missing")
+    merged["passages"] = [p for _, f in missing for p in f.get("passages") or []][:MAX_PASSAGES]
+    return merged
 
 
 def compose(headings: list[str], answers: list[Answer], lang: str = "es") -> Answer:

@@ -172,18 +172,44 @@ def passages(cands: Sequence, n: int = 3, limit: int = 400) -> list[dict]:
 def apply_rule(flags: list[dict], rule: dict | None, lang: str = "es") -> bool:
     """Apply a calibrated rule ({"feature", "minimum"}, learnt from what staff sent unchanged and adopted only when better
     on held-out decisions) to a draft's readiness flags, in place: a «listo» whose recorded measure is below the minimum
-    becomes «necesita revisión» and says why. The label drafting gave is kept as `uncalibrated` (what calibration learns
-    from). True when the label changed."""
+    becomes «necesita revisión» and says why. A reply to several questions (its flag's "parts", `parts.merged_readiness`)
+    is checked part by part: every «listo» part below the minimum becomes «necesita revisión», whether or not another part
+    already was, and the flag names each part that lacks something. The label drafting gave is kept as `uncalibrated`
+    (what calibration learns from). True when a label changed."""
     changed = False
     for flag in (f for f in flags if f.get("kind") == READINESS_FLAG) if rule else ():
         flag.setdefault("uncalibrated", flag.get("flag"))
-        value = (flag.get("evidence") or {}).get(rule["feature"])
-        if flag.get("flag") != READY or not isinstance(value, (int, float)) or value >= rule["minimum"]:
+        parts = flag.get("parts") or []
+        if not parts:
+            if _below(flag, rule):
+                flag |= _calibrated(flag, rule, lang)
+                changed = True
             continue
-        flag |= {"flag": NEEDS_REVIEW, "label": t("needs_review", lang), "calibration": dict(rule),
-                 "missing": t("missing_calibrated", lang).format(feature=rule["feature"], value=f"{value:.2f}", minimum=f"{rule['minimum']:.2f}")}
-        changed = True
+        hit = [p for p in parts if _below(p, rule)]
+        for p in hit:
+            p |= _calibrated(p, rule, lang)
+        if hit:
+            changed = True
+            flag |= {"flag": NEEDS_REVIEW, "label": t("needs_review", lang), "calibration": dict(rule), "missing": parts_missing(parts, lang)}
     return changed
+
+
+def _below(flag: dict, rule: dict) -> bool:
+    """A «listo» label whose recorded measure is below the rule's minimum."""
+    value = (flag.get("evidence") or {}).get(rule["feature"])
+    return flag.get("flag") == READY and isinstance(value, (int, float)) and value < rule["minimum"]
+
+
+def _calibrated(flag: dict, rule: dict, lang: str) -> dict:
+    value = flag["evidence"][rule["feature"]]
+    return {"flag": NEEDS_REVIEW, "label": t("needs_review", lang), "calibration": dict(rule),
+            "missing": t("missing_calibrated", lang).format(feature=rule["feature"], value=f"{value:.2f}", minimum=f"{rule['minimum']:.2f}")}
+
+
+def parts_missing(parts: Sequence[dict] | None, lang: str = "es") -> str | None:
+    """What each part of a multi-part reply lacks: 'pregunta 1: …; pregunta 3: …' (None when no part lacks anything)."""
+    why = "; ".join(f"{t('part', lang)} {p.get('part')}: {p.get('missing')}" for p in parts or [] if p.get("flag") != READY and p.get("missing"))
+    return why or None
 
 
 def readiness_of(flags: Sequence[dict] | None) -> dict | None:

@@ -37,7 +37,7 @@ ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
     ),
     "place": (
         re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bdireccion\b|\bportal\b|\bcorreo\b|\bmail\b"),
-        re.compile(r"https?://|www\.|\.edu|@|\bedificio\b|\bsalon\b|\boficina\b|\bplanta\b|\bpiso\b|\bsala\b|\bportal\b|\bpagina\b|\bsitio\b|\bventanilla\b|\bcorreo\b"),
+        re.compile(r"https?://|www\.|\.edu|@|\bse descarga|\bdescargar|\ben linea\b|\bedificio\b|\bsalon\b|\boficina\b|\bplanta\b|\bpiso\b|\bsala\b|\bportal\b|\bpagina\b|\bsitio\b|\bventanilla\b|\bcorreo\b"),
     ),
     "role": (
         re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)"),

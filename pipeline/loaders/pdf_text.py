@@ -1,4 +1,5 @@
-"""Repair of text extracted from PDFs, page by page: page furniture, hyphenation, run-together words, headings, checklists.
+"""Repair of text extracted from PDFs, page by page: page furniture, hyphenation, run-together words, headings, checklists,
+stamp and seal debris (`pipeline.loaders.debris`).
 
 Pages whose text cannot be repaired (no text layer, or mostly unreadable) are left out with a warning per page range.
 """
@@ -11,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from pipeline.headings import boundary
+from pipeline.loaders.debris import drop_debris_pages
 from pipeline.loaders.vocabulary import WORD, Vocabulary
 from pipeline.text import fold
 
@@ -58,6 +60,7 @@ def repair_pages(pages: list[str], *, name: str = "document", pictured: set[int]
         page = [_split_words(ln, vocab, stats) for ln in page]
         page = _headings(page, stats)
         out.append("\n".join(page))
+    out, stats["seal_debris"] = drop_debris_pages(out)
     warnings = []
     empty = [i for i, p in enumerate(pages) if not p.strip()]
     stats["pages_blank"] = sum(1 for i in empty if i not in pictured)

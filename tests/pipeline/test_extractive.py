@@ -284,3 +284,38 @@ def test_a_question_asking_for_a_value_prefers_a_unit_that_gives_it_and_a_vaguer
     assert "$ 900" in best(cost, SelectionConfig())  # a cost question needs a unit with an amount
     assert "$ 900" not in best(cost, replace(SelectionConfig(), miss_types=frozenset()))  # without the factor, shared words win
     assert SelectionConfig().miss_types == {"date", "time", "amount", "count"}  # the vaguer kinds (requirement, place, who) match by wide patterns: no factor
+
+
+def test_an_article_that_defers_to_another_brings_that_article():
+    norm = "normativo"
+    url = "https://x/normativo"
+    chunks = [
+        hit(norm, "Normativo de evaluación", "Artículo 44°. Se denominan evaluaciones de recuperación a aquellas que se le realizan al estudiante que no ha aprobado el curso en la evaluación final; para tener derecho a someterse a estas evaluaciones debe cumplir con lo establecido en el artículo 58.", url, "Artículo 44°. Se denominan evaluaciones de recuperación", pos=0),
+        hit(norm, "Normativo de evaluación", "Artículo 45°. También podrán someterse a las evaluaciones de recuperación los estudiantes que hayan aprobado, con el fin de mejorar su nota.", url, "Artículo 45°. También podrán", pos=1, score=0.5),
+    ]
+    later = hit(norm, "Normativo de evaluación", "Artículo 58°. Para tener derecho a la evaluación de fin de curso o a las evaluaciones de recuperación, el estudiante debe tener una zona mínima de 36 puntos y el 80 % de asistencia a los laboratorios.", url, "Artículo 58°. Para tener derecho", pos=2, score=0.0)
+
+    class Index:
+        def exists(self) -> bool:
+            return True
+
+        def all_chunks(self, *, with_vectors: bool = False):
+            return [(h.chunk, None) for h in [*chunks, later]]
+
+    gen = ExtractiveGenerator(index=Index(), embedder=None, expand_documents=0)  # article 58 is not among the retrieved chunks
+    answer = gen.generate("¿Qué necesito para tener derecho a los exámenes de recuperación?", chunks)
+    text = answer.text
+    assert "artículo 44" in text and "zona mínima de 36 puntos" in text and text.index("artículo 44") < text.index("zona mínima")
+    validate(answer.derivation, n_chunks=len(answer.hits))  # the followed article is a premise of the derivation
+    # an article of another regulation it names is not followed
+    other = [hit(norm, "Normativo de evaluación", "Artículo 44°. Las evaluaciones de recuperación se rigen por lo establecido en el artículo 58 del Reglamento General de Evaluación.", url, "Artículo 44°.", pos=0)]
+    answer = gen.generate("¿Qué necesito para tener derecho a los exámenes de recuperación?", other)
+    assert "zona mínima" not in answer.text
+
+
+def test_where_to_get_something_online_is_a_place():
+    from pipeline.generation.selection import asked_types, unit_types
+
+    assert "place" in asked_types("Necesito una constancia de estudiante. ¿Dónde la saco?")
+    assert "place" in unit_types("Se descarga al instante desde el SIGE en formato PDF con firma electrónica.")[0]
+    assert "place" not in unit_types("Sirve para el trabajo, para la mutualista y para el boleto estudiantil.")[0]

@@ -219,3 +219,36 @@ def test_the_weekly_job_calibrates_and_never_raises(office, monkeypatch):
     assert report is not None and report["readiness"]["adopted"] is False and report["readiness"]["rule_in_use"] is None
     monkeypatch.setattr(readiness_calibration, "calibration_report", lambda *a, **k: 1 / 0)
     assert calibrate_weekly(office) is None  # a failure keeps the rules in use
+
+
+def _part(label: str, share: float, missing: str | None = None):
+    from pipeline.generation import Answer
+
+    flag = {"kind": READINESS_FLAG, "flag": label, "label": label, "missing": missing, "passages": [], "evidence": {"top_object_share": share, "confidence": 0.8}}
+    return Answer(text="Hola:\n\nTexto.\n\nSaludos", method="extractive", model="x", references=[], no_info=False, extra_flags=[flag])
+
+
+def test_a_calibrated_rule_checks_every_part_of_a_multi_part_reply():
+    from pipeline.generation.parts import merged_readiness
+    from pipeline.generation.readiness import apply_rule
+
+    rule = {"feature": "top_object_share", "minimum": 0.9}
+    # every part «listo», only the third below the minimum: the reply is «necesita revisión» and names that part
+    flag = merged_readiness([_part(READY, 1.0), _part(READY, 0.95), _part(READY, 0.5)])
+    assert flag["flag"] == READY and flag["evidence"]["top_object_share"] == 0.5  # the reply is as ready as its weakest part
+    assert apply_rule([flag], rule) is True
+    assert flag["flag"] == NEEDS_REVIEW and flag["uncalibrated"] == READY
+    assert flag["missing"].startswith("pregunta 3: top_object_share 0.50") and "pregunta 1" not in flag["missing"]
+    assert [p["flag"] for p in flag["parts"]] == [READY, READY, NEEDS_REVIEW]
+    # the first part already lacks something: a later «listo» part below the minimum is still seen and named
+    flag = merged_readiness([_part(NEEDS_REVIEW, 0.3, "no encontré la fecha de «inscripción»"), _part(READY, 1.0), _part(READY, 0.6)])
+    assert flag["flag"] == NEEDS_REVIEW and flag["missing"] == "pregunta 1: no encontré la fecha de «inscripción»"
+    assert apply_rule([flag], rule) is True
+    assert flag["missing"].startswith("pregunta 1: no encontré la fecha") and "pregunta 3: top_object_share 0.60" in flag["missing"]
+    assert "pregunta 2" not in flag["missing"] and [p["flag"] for p in flag["parts"]] == [NEEDS_REVIEW, READY, NEEDS_REVIEW]
+    # every part above the minimum: nothing changes
+    flag = merged_readiness([_part(READY, 1.0), _part(READY, 0.95)])
+    assert apply_rule([flag], rule) is False and flag["flag"] == READY
+    # a one-question reply has no parts and is checked as before
+    flag = merged_readiness([_part(READY, 0.5)])
+    assert "parts" not in flag and apply_rule([flag], rule) is True and flag["missing"].startswith("top_object_share 0.50")
