@@ -240,16 +240,26 @@ def jaccard(a: set[str], b: set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+def _asked_names(question: str, parts: list[str], count_of: str | None) -> frozenset[str]:
+    """The words a record or table row must be labelled with to be the one asked about: the asked clauses' own, so a row named
+    only in the message's context ('... no me queda claro si la pasantía cuenta') is not taken for the asked total; the whole
+    message's when the asked clauses name nothing but the counted thing ('Estoy en Física 1. ¿Cuántos créditos tiene?')."""
+    asked = name_words(" ".join(parts)) if parts else frozenset()
+    if not any(not (count_of and word.startswith(count_of)) for word in asked):
+        return name_words(question)
+    return asked
+
+
 def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hits, cfg: SelectionConfig, named_docs: frozenset[str] = frozenset()) -> list[Candidate]:
     """Every unit of every hit, scored; best first."""
     total = sum(weights.values()) or 1.0
     asked = asked_types(question)
     qdigits = set(re.findall(r"\b\d{3,4}\b", question))
     focus = focus_key(question)
-    qwords = name_words(question)
     open_q = kind_of(question) in ("other", "yes_no")  # a record answers what it holds (credits, prerequisites), not a rule about its course
     count_of = counted(question)
     parts = asked_parts(question)
+    qwords = _asked_names(question, parts, count_of)
     defining = bool(_DEFINITION_Q.search(" ".join(parts)))
     untyped = len(parts) > 1 and any(not asked_types(p) for p in parts)  # '¿Es obligatoria? ¿Cuántas horas…?': any unit may answer the first
     okeys = object_keys_of(question)

@@ -319,3 +319,16 @@ def test_where_to_get_something_online_is_a_place():
     assert "place" in asked_types("Necesito una constancia de estudiante. ¿Dónde la saco?")
     assert "place" in unit_types("Se descarga al instante desde el SIGE en formato PDF con firma electrónica.")[0]
     assert "place" not in unit_types("Sirve para el trabajo, para la mutualista y para el boleto estudiantil.")[0]
+
+
+def test_a_table_row_named_only_in_the_message_context_is_not_taken_for_the_asked_total():
+    table = ("Para obtener el título necesitás aprobar un total de 450 créditos, distribuidos de la siguiente forma:\n\n"
+             "| Componente | Créditos mínimos |\n|---|---|\n| Matemática | 70 |\n| Materias técnicas | 220 |\n| Pasantía | 10 |\n"
+             "| Proyecto de fin de carrera | 30 |\n| **Total** | **450** |")
+    hits = [hit("titulo", "Requisitos para obtener el título", table, "https://x.example/titulo", "Créditos necesarios para recibirte")]
+    gen = ExtractiveGenerator()
+    asked = "¿Cuántos créditos necesito para recibirme? No me queda claro si el proyecto y la pasantía cuentan."
+    assert "450" in gen.generate(asked, hits).text  # the total, not the pasantía's row the context mentions
+    named = "¿Cuántos créditos vale la pasantía?"
+    best = gen.rank(named, hits, gen.coverage(named, hits)[0], ask(named))[0]
+    assert "10" in best.text and "Pasantía" in best.text  # a row the asked clause names is still the answer
