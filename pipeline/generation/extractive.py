@@ -256,7 +256,7 @@ class ExtractiveGenerator:
         head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
         if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
             chosen = [c for c in chosen if c not in named_records] or chosen
-        lead, by_docs = None, False
+        lead, by_docs, quoted = None, False, ""
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
         elif (listed := whole_list(asked, chosen[0], cands, question)) is not None:
@@ -269,7 +269,9 @@ class ExtractiveGenerator:
             final = self._units_answer(chosen, book, d, cands)
             docs = {c.chunk.doc_id for c in chosen}
             if len(docs) == 1 and (ref := self.referenced_article(chosen, cands)) is not None:
+                own = final.conclusion
                 final = self._with_reference(final, ref, book, d, listed=len(chosen) > 1)
+                quoted = final.conclusion[len(own) :]  # the followed article, said whole: not counted in the draft's length
             if len(docs) > 1:  # several sources: say whose is whose, each source named once
                 order = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
                 said: dict[str, list[str]] = {}
@@ -282,7 +284,7 @@ class ExtractiveGenerator:
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
-        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record)
+        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
             answer = figure or (None if cut_denial(chosen[0], cands) else clause_yes_no(question, chosen))

@@ -89,15 +89,17 @@ def garbled(text: str) -> bool:
     return any(p.search(text) for p in _GARBLED)
 
 
-def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False) -> Readiness:
+def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False, quoted: str = "") -> Readiness:
     """`listo` only when the chosen units give the asked kind of answer, about the asked object, in a current period, read clean and short, and (with a learned ranker) confidently.
 
-    `record`: the answer is a course record the question names (its object is the record itself)."""
+    `record`: the answer is a course record the question names (its object is the record itself).
+    `quoted`: the part of `body` that is an article the answer defers to, said whole; it does not count towards the
+    length check (the answer itself may be short while the article it follows is long)."""
     obj = object_phrase(question)
     missing = None
     if body and garbled(body):
         missing = t("missing_garbled", lang)
-    elif body and (len(body.split()) > MAX_READY_WORDS or body.rstrip().endswith(":")):  # long, or a lead-in without what it announces
+    elif body and (len(body.split()) - len(quoted.split()) > MAX_READY_WORDS or body.rstrip().endswith(":")):  # long, or a lead-in without what it announces
         missing = t("missing_long", lang)
     elif record:
         pass

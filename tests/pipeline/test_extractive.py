@@ -6,6 +6,7 @@ from pipeline.derivation import validate
 from pipeline.generation.readiness import readiness_of
 from pipeline.generation.asking import ask
 from pipeline.generation.extractive import ExtractiveGenerator
+from pipeline.texts import t
 from tests.pipeline.generation_helpers import EXAMENES, hit
 
 
@@ -332,3 +333,37 @@ def test_a_table_row_named_only_in_the_message_context_is_not_taken_for_the_aske
     named = "¿Cuántos créditos vale la pasantía?"
     best = gen.rank(named, hits, gen.coverage(named, hits)[0], ask(named))[0]
     assert "10" in best.text and "Pasantía" in best.text  # a row the asked clause names is still the answer
+
+
+def test_the_followed_article_does_not_count_towards_the_drafts_length():
+    norm = "normativo"
+    url = "https://x/normativo"
+    chunks = [
+        hit(norm, "Normativo de evaluación", "Artículo 44°. Se denominan evaluaciones de recuperación a aquellas que se le realizan al estudiante que no ha aprobado el curso en la evaluación final; para tener derecho a someterse a estas evaluaciones debe cumplir con lo establecido en el artículo 58.", url, "Artículo 44°. Se denominan evaluaciones de recuperación", pos=0),
+        hit(norm, "Normativo de evaluación", "Artículo 45°. También podrán someterse a las evaluaciones de recuperación los estudiantes que hayan aprobado, con el fin de mejorar su nota.", url, "Artículo 45°. También podrán", pos=1, score=0.5),
+    ]
+    later = hit(
+        norm,
+        "Normativo de evaluación",
+        "Artículo 58°. Para tener derecho a la evaluación de fin de curso o a las evaluaciones de recuperación, el estudiante debe tener una zona mínima de 36 puntos, "
+        "haber entregado todas las prácticas del laboratorio con una nota mínima de 61 puntos, tener el 80 % de asistencia a las clases magistrales y a los laboratorios "
+        "y estar solvente con la biblioteca de la facultad y con la unidad de control académico al cierre del período de evaluación.",
+        url,
+        "Artículo 58°. Para tener derecho",
+        pos=2,
+        score=0.0,
+    )
+
+    class Index:
+        def exists(self) -> bool:
+            return True
+
+        def all_chunks(self, *, with_vectors: bool = False):
+            return [(h.chunk, None) for h in [*chunks, later]]
+
+    gen = ExtractiveGenerator(index=Index(), embedder=None, expand_documents=0)
+    answer = gen.generate("¿Qué necesito para tener derecho a los exámenes de recuperación?", chunks)
+    text = body(answer)
+    assert "zona mínima de 36 puntos" in text and len(text.split()) > 70  # the answer (about 40 words) and the article it follows
+    flag = readiness_of(answer.flags)
+    assert flag["missing"] != t("missing_long", "es")  # only the answer's own words count towards the length check
