@@ -19,6 +19,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from pipeline.loaders.pdf_text import doubled_at_break
+
 _MARKER = re.compile(r"(?<!\S)(0?\d{1,2}|[A-H])(?!\S)")
 _LETTER = 1000  # letters count as 1001 (A), 1002 (B), …: one sequence apart from the numbers
 _MIN_GUTTER = 3  # blank columns between two columns of text (justified text has wider gaps, but not on every row)
@@ -286,9 +288,12 @@ _END = re.compile(r"[.:;!?)]$")
 
 
 def _join(lines: list[str]) -> str:
-    """One paragraph's grid lines as one line; a word hyphenated at a line end is joined."""
+    """One paragraph's grid lines as one line; a word hyphenated at a line end is joined, a phrase set twice across a line
+    break ('boleta de pago de' / 'pago de Alquiler') is said once."""
     out = ""
     for ln in lines:
+        if out and (k := doubled_at_break(out, ln)):
+            ln = ln.split(None, k)[k]
         if out.endswith("-") and ln[:1].islower() and not out.endswith(" -"):
             out = out[:-1] + ln
         else:

@@ -25,6 +25,9 @@ _BARE_NUMBER = re.compile(r"^0?(\d{1,2})[.)]?$")
 _NUMBER_ROW = re.compile(r"^(?:0?\d{1,2}\s+){1,}0?\d{1,2}$")  # '1 2 3': markers of a layout in columns
 _FIELD = re.compile(r"^[^:]{1,30}:\s")
 _ITEM = re.compile(r"^(?:[-•*▪●]|\d{1,3}[.)]|[a-zA-Z][.)])\s+")
+_ICON = re.compile(r"[\ue000-\uf8ff\U000f0000-\U0010ffff\u2600-\u27bf\u2b00-\u2bff\U0001f300-\U0001faff\ufe0f]")  # private-use, dingbat and emoji glyphs: icons of a designed page
+_LONE_SYMBOL = re.compile(r"^[^\w\s(\[¿¡\"'«“]$|^[\u0370-\u03ff]$")  # a line that is one symbol or one Greek letter ('!', '$', 'Ο'): an icon's glyph
+_FILE_NAME = re.compile(r"^\S*_\S*$")  # 'Solvencia_#carné': the file name that closes a box of a checklist
 _EDGE = 5  # running headers and footers sit in the first or last lines of a page
 UNREADABLE_SHARE = 0.5  # a page where more than half the words are not words cannot be repaired
 
@@ -57,7 +60,9 @@ def repair_pages(pages: list[str], *, name: str = "document", pictured: set[int]
         if in_columns:
             scrambled.append(i)
         page = _join_hyphens(page, vocab, stats)
+        page = _undouble(page, stats)
         page = [_split_words(ln, vocab, stats) for ln in page]
+        page = _boxes(page, stats)
         page = _headings(page, stats)
         out.append("\n".join(page))
     out, stats["seal_debris"] = drop_debris_pages(out)
@@ -83,6 +88,8 @@ def _page_lines(page: str) -> list[str]:
     out: list[str] = []
     for ln in _normalise(page).splitlines():
         ln = ln.strip()
+        if _LONE_SYMBOL.match(ln):
+            continue  # an icon's glyph on a line of its own
         if ln or (out and out[-1]):
             out.append(ln)
     return out[:-1] if out and not out[-1] else out
@@ -92,6 +99,7 @@ def _normalise(text: str) -> str:
     text = text.replace("\u00ad", "").replace("\ufffd", " ")
     text = _LIGATURE.sub(lambda m: unicodedata.normalize("NFKC", m.group(1) or m.group(0)), text)
     text = _CID.sub(" ", text)
+    text = _ICON.sub(" ", text)
     return re.sub(r"[ \t]+", " ", text)
 
 
@@ -293,6 +301,72 @@ def _join_hyphens(page: list[str], vocab: Vocabulary, stats: Counter) -> list[st
             stats["hyphens_joined"] += 1
             continue
         out.append(ln)
+    return out
+
+
+def doubled_at_break(left: str, right: str) -> int:
+    """How many words opening `right` repeat the words closing `left`, a phrase the layout set twice across a line break
+    ('boleta de pago de' / 'pago de Alquiler'): 0 when none. Only whole words of letters, one of them of four letters or
+    more ('de' / 'de' may be meant)."""
+    lw, rw = left.split(), right.split()
+    for k in (3, 2, 1):
+        if len(lw) < k or len(rw) <= k:
+            continue
+        tail, head = lw[-k:], rw[:k]
+        if all(w.isalpha() for w in tail + head) and [fold(w) for w in tail] == [fold(w) for w in head] and any(len(w) >= 4 for w in tail):
+            return k
+    return 0
+
+
+def _undouble(page: list[str], stats: Counter) -> list[str]:
+    """A phrase said twice across a line break is said once ('de pago de' / 'pago de Alquiler' -> 'de pago de' / 'Alquiler')."""
+    out: list[str] = []
+    for ln in page:
+        k = doubled_at_break(out[-1], ln) if out and out[-1] and not _ITEM.match(ln) else 0
+        if k:
+            ln = ln.split(None, k)[k]
+            stats["doubled_words"] += 1
+        out.append(ln)
+    return out
+
+
+def _box_title(page: list[str], i: int) -> int:
+    """How many lines from `i` are a checklist box's title (0 when none): one to three short lines without a stop, set apart
+    from the body that follows, which opens with the same words ('Solvencia' / 'General' / 'Solvencia general (Matrícula…')
+    or follows a step marker ('- ', see _unnumbered) or the file name that closes the box before ('…_#carné')."""
+    for k in (1, 2, 3):
+        lines = [re.sub(r"^- ", "", ln) for ln in page[i : i + k]]
+        if i + k >= len(page) or not all(lines) or any(len(ln.split()) > 4 or re.search(r"[.,;:!?)]$", ln) or _ITEM.match(ln) or _URLISH.search(ln) or _FILE_NAME.match(ln) for ln in lines):
+            return 0
+        title = " ".join(lines).split()
+        body = page[i + k]
+        if not (2 <= len(title) <= 7 and title[0][:1].isupper()) or not body or body.startswith("#"):
+            continue
+        opens = [fold(w) for w in body.split()[: len(title)]] == [fold(w) for w in title]
+        marked = page[i].startswith("- ") or i > 0 and bool(_FILE_NAME.match(page[i - 1]))  # a box's (misplaced) step number, or the box before closed
+        after_box = marked and not _ITEM.match(body) and not opens
+        if opens and len(body.split()) >= len(title) or after_box and body[:1].isupper() and len(body.split()) >= 4 and not _box_title(page, i + k):
+            return k
+    return 0
+
+
+def _boxes(page: list[str], stats: Counter) -> list[str]:
+    """Checklist boxes: each box's title becomes a heading and its body a list item, rather than one run-on text
+    ('Constancia de Inscripción Constancia de Inscripción del ciclo … Nombre del archivo: Constancia_#carné Solvencia
+    General …'). A lone letter before a title (an icon) is dropped."""
+    out: list[str] = []
+    i = 0
+    while i < len(page):
+        k = _box_title(page, i)
+        if not k:
+            out.append(page[i])
+            i += 1
+            continue
+        if out and re.fullmatch(r"[A-Z]", out[-1]):
+            out.pop()
+        out += [f"## {' '.join(re.sub(r'^- ', '', ln) for ln in page[i : i + k])}", f"- {page[i + k]}"]
+        stats["box_titles"] += 1
+        i += k + 1
     return out
 
 

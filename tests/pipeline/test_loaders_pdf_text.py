@@ -151,7 +151,45 @@ def test_step_numbers_printed_apart_from_their_boxes_are_left_out_not_given_to_t
     out = repair_pages(["Portada del documento.", page, "Fin."], name="guia.md")
     text = out.pages[1]
     assert "4. Certificado" not in text and "5. A" not in text and "\n4\n" not in text  # no step number on the wrong box
-    assert "- Certificado de\nNacimiento" in text and "- Solvencia\nGeneral" in text and out.stats["step_numbers_dropped"] == 5  # boxes kept apart, unnumbered
+    assert "- Certificado de\nNacimiento" in text and "## Solvencia General\n- Solvencia general" in text and out.stats["step_numbers_dropped"] == 5  # boxes kept apart, unnumbered
     assert any("page 2 of 3" in w and "could not be matched" in w for w in out.warnings)
     aligned = repair_pages(["Portada.", "1\nLingüística\nAutorización.\n2\nControl Académico\nCarga de documentos.\n3\nSecretaría\nProgramación.", "Fin."])
     assert "1. Lingüística" in aligned.pages[1] and "3. Secretaría" in aligned.pages[1] and not aligned.warnings
+
+
+def test_checklist_boxes_become_a_heading_and_a_list_item_each_rather_than_run_on_text():
+    page = (
+        "REQUISITOS PARA LA INSCRIPCIÓN\n"
+        "Carta de\nAceptación\nCarta de aceptación firmada por el\ncoordinador de la carrera.\nNombre del archivo en PDF:\nCarta_#carné\n"
+        "Boleta de\nPago del Trámite\nOrden de pago y boleta de Q.75.00\ngenerada desde el portal.\nNombre del archivo en PDF:\nBoleta_#carné\n"
+    )
+    out = repair_pages([page])
+    text = out.pages[0]
+    assert "## Carta de Aceptación\n- Carta de aceptación firmada" in text
+    assert "## Boleta de Pago del Trámite\n- Orden de pago y boleta de Q.75.00" in text  # after the file name closing the box before
+    assert out.stats["box_titles"] == 2
+    units = extract_units(text)
+    items = [u for u in units if u.kind == "item"]
+    assert [u.context for u in items] == ["Carta de Aceptación", "Boleta de Pago del Trámite"]
+    assert items[0].text.startswith("Carta de aceptación firmada por el coordinador") and "Boleta" not in items[0].text
+    assert not any("Aceptación Carta" in u.text or "Trámite Orden" in u.text for u in units)  # no title run into its body
+
+
+def test_icon_glyphs_are_dropped():
+    page = "Requisitos del trámite\n\uf0fc Constancia de inscripción vigente del ciclo.\n☑ Solvencia general del ciclo actual.\nΟ\n!\nConsultar el procedimiento en la ventanilla de Registro."
+    text = repair_pages([page]).pages[0]
+    assert "\uf0fc" not in text and "☑" not in text and "Ο" not in text.split() and "\n!\n" not in text
+    assert "Constancia de inscripción vigente del ciclo." in text and "Solvencia general del ciclo actual." in text
+    assert "Consultar el procedimiento en la ventanilla de Registro." in text
+
+
+def test_a_phrase_doubled_across_a_line_break_is_said_once():
+    page = "Presentar la orden de pago y la boleta de pago de\npago de Alquiler de Toga de Q.50.00 en la ventanilla.\nLa toga se recoge de\nde lunes a viernes."
+    out = repair_pages([page])
+    text = out.pages[0].replace("\n", " ")
+    assert "la boleta de pago de Alquiler de Toga de Q.50.00" in text  # undone once: 'pago de' is said once
+    assert "se recoge de de lunes" in text  # a short word said twice is left alone (it may be meant)
+    assert out.stats["doubled_words"] == 1
+    from pipeline.loaders.pdf_layout import _join  # a box's lines joined in layout order
+
+    assert _join(["Orden de pago y boleta de pago de", "Pago de Alquiler de Toga Q.70.00"]) == "Orden de pago y boleta de pago de Alquiler de Toga Q.70.00"
