@@ -12,7 +12,7 @@ import numpy as np
 from pipeline.headings import boundary
 from pipeline.text import STOPWORDS_ES
 
-UNITS_VERSION = 3  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order)
+UNITS_VERSION = 4  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -316,7 +316,37 @@ def extract_units(text: str, *, skip: set[str] | None = None) -> list[Unit]:
         b.line(raw, pos)
         pos += len(raw)
     b.flush(faq=True)
-    return b.units
+    return _with_values(b.units)
+
+
+_VALUE_LEAD = re.compile(r"\b(?:es|son|ser[aá]n?|fue|queda|quedan|asciende|corresponde|equivale)(?:\s+(?:de|a))?\s*:$", re.IGNORECASE)  # 'El costo es:', '… es de:'
+MAX_VALUE_WORDS = 15
+
+
+def _with_values(units: list[Unit]) -> list[Unit]:
+    """A lead-in sentence that announces one value ('El costo del examen es de:') keeps that value when it was set on the
+    next line or paragraph ('Q.250.00 por estudiante.'): one unit says both. A list of several items stays a list."""
+    out: list[Unit] = []
+    i = 0
+    while i < len(units):
+        u = units[i]
+        nxt = units[i + 1] if i + 1 < len(units) else None
+        after = units[i + 2] if i + 2 < len(units) else None
+        if (
+            nxt is not None
+            and u.kind in ("sentence", "heading")  # a short lead-in line is read as the title of what follows
+            and _VALUE_LEAD.search(u.text)
+            and nxt.kind in ("sentence", "item")
+            and len(nxt.text.split()) <= MAX_VALUE_WORDS
+            and not (nxt.kind == "item" and after is not None and after.kind == "item" and after.context == nxt.context)  # the first item of a list is not the value
+        ):
+            context = u.context if u.kind == "sentence" else nxt.context.rsplit(" — ", 1)[0] if " — " in nxt.context else ""
+            out.append(Unit(kind="sentence", text=f"{u.text} {nxt.text}", context=context, offset=u.offset))
+            i += 2
+            continue
+        out.append(u)
+        i += 1
+    return out
 
 
 # -- rendering ------------------------------------------------------------

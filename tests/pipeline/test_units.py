@@ -121,3 +121,15 @@ def test_a_title_wrapped_after_an_open_word_is_one_heading_and_a_sentence_start_
     assert heads == ["Carta de solicitud firmada"]
     sentences = [u.text for u in units if u.kind == "sentence"]
     assert "Solo se reciben pagos en Agencias del banco del sistema, en horario de atención." in sentences
+
+
+def test_a_lead_in_keeps_the_value_set_on_the_next_line_or_paragraph():
+    text = "## Examen privado\n\nEl costo del examen privado es de:\n\nQ.180.00 por estudiante.\n\nSe paga en cualquier agencia bancaria.\n"
+    sentences = [u.text for u in extract_units(text) if u.kind == "sentence"]
+    assert sentences == ["El costo del examen privado es de: Q.180.00 por estudiante.", "Se paga en cualquier agencia bancaria."]
+    alone = [(u.kind, u.text) for u in extract_units("La cuota mensual es:\nQ.95.00 por curso.\n")]
+    assert alone == [("sentence", "La cuota mensual es: Q.95.00 por curso.")]  # a short lead-in line is not the title of its value
+    single = [u for u in extract_units("## Trámite\n\nEl plazo es:\n- diez días hábiles desde la notificación\n") if u.kind != "heading"]
+    assert [u.text for u in single] == ["El plazo es: diez días hábiles desde la notificación"]
+    listed = [u for u in extract_units("## Requisitos\n\nLos documentos son:\n- Constancia de inscripción vigente\n- Solvencia general del ciclo\n") if u.kind == "item"]
+    assert [u.text for u in listed] == ["Constancia de inscripción vigente", "Solvencia general del ciclo"]  # a list of several items stays a list
