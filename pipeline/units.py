@@ -95,7 +95,7 @@ def furniture(text: str) -> set[str]:
     pages = re.split(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", text, flags=re.IGNORECASE | re.MULTILINE)
     if len(pages) >= 4:
         seen = Counter(line for p in pages for line in {x.strip() for x in p.splitlines()} if line)
-        return {line for line, n in seen.items() if n >= 3 and not _FIELD.match(line)}
+        return {line for line, n in seen.items() if n >= 3 and not _FIELD.match(line) and not _OPEN_END.search(line)}  # a line that wraps mid-phrase ('… boleta de pago de') is body text
     # no page markers (a PDF converted to text): a short standalone line said three times or more is a running header
     seen = Counter(x.strip() for x in text.splitlines())
     return {

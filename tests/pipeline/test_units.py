@@ -133,3 +133,9 @@ def test_a_lead_in_keeps_the_value_set_on_the_next_line_or_paragraph():
     assert [u.text for u in single] == ["El plazo es: diez días hábiles desde la notificación"]
     listed = [u for u in extract_units("## Requisitos\n\nLos documentos son:\n- Constancia de inscripción vigente\n- Solvencia general del ciclo\n") if u.kind == "item"]
     assert [u.text for u in listed] == ["Constancia de inscripción vigente", "Solvencia general del ciclo"]  # a list of several items stays a list
+
+
+def test_a_line_that_wraps_mid_phrase_is_not_taken_for_a_running_header():
+    pages = [f"--- Página {i} ---\nFACULTAD DE INGENIERÍA\nOrden de pago y boleta de pago de\nAlquiler de Toga número {i} por Q.{i}0.00.\n" for i in range(1, 5)]
+    skip = furniture("".join(pages))
+    assert "FACULTAD DE INGENIERÍA" in skip and "Orden de pago y boleta de pago de" not in skip
