@@ -13,6 +13,12 @@ from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
 
+# Papers a student hands in: a unit naming them answers '¿qué documentos necesito?' (folded text).
+_DOCUMENT = r"\b(?:fotocopias?|constancias?|certificad[oa]s?|formularios?|cedula|pasaporte|escolaridad|partida de nacimiento|fotografias?|fotos? carne|carta de|original y copia|copias? (?:de|del|simple|legalizada|autenticada)s?)\b"
+# A question that asks which papers or what else to hand in ('¿qué documentos necesito?', '¿qué más tengo que presentar?').
+_DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|constancias)\b|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
+               r"|\bque (?:mas )?(?:necesito|debo|tengo que|hay que|se debe|se tiene que) (?:presentar|entregar|adjuntar|llevar|traer|mandar|enviar)\b")
+
 # What a question asks for (on the folded question) and what a unit must contain to give it (on the folded unit).
 ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "date": (
@@ -32,8 +38,10 @@ ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
         re.compile(r"\d|\b(?:uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b"),
     ),
     "requirement": (
-        re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bnecesito (?:para|tener|haber)|\bdebo (?:aprobar|tener|haber)|\bantes de (?:llevar|cursar|tomar)|\bcondicion|\bpuedo (?:llevar|cursar|hacer|inscribir)|\bse requiere"),
-        re.compile(r"requisit|prerrequisit|prerequisit|\bdebe(?:ra|n|s)?\b|\bes necesario\b|\bse requiere|\baprobad|\bhaber\b|\bcondicion|\bminimo\b|\bcontar con\b|\ba partir de\b|\bal menos\b"),
+        re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bnecesito (?:para|tener|haber)|\bdebo (?:aprobar|tener|haber)|\bantes de (?:llevar|cursar|tomar)|\bcondicion|\bpuedo (?:llevar|cursar|hacer|inscribir)|\bse requiere"
+                   rf"|{_DOCS_ASKED}"),
+        re.compile(r"requisit|prerrequisit|prerequisit|\bdebe(?:ra|n|s)?\b|\bes necesario\b|\bse requiere|\baprobad|\bhaber\b|\bcondicion|\bminimo\b|\bcontar con\b|\ba partir de\b|\bal menos\b"
+                   rf"|\b(?:presentar|presentando|adjuntar|adjuntando|entregar|acompanad[oa]s? de)\b|\bdocumentos?\b|\bdocumentacion\b|{_DOCUMENT}"),
     ),
     "place": (
         re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bdireccion\b|\bportal\b|\bcorreo\b|\bmail\b"),
@@ -54,7 +62,8 @@ STRONG: dict[str, re.Pattern] = {
     "date": re.compile(rf"\b\d{{1,2}}(?: de)? {_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{_MONTH} (?:de )?\d{{4}}\b"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs)\b"),
     "amount": re.compile(r"\$ ?\d|\bq ?\d|\b\d[\d.,]* ?(?:pesos|quetzales|dolares|usd)\b"),
-    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),
+    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"
+                              rf"|{_DOCUMENT}"),  # ... or a paper to hand in, named
 }
 
 
@@ -120,6 +129,7 @@ class Candidate:
     hand: float = 0.0  # the hand-weighted score, kept when a learned ranker replaces `score`
     learned: bool = False  # `score` is the learned ranker's probability (else the hand score)
     sim: float | None = None  # cosine of the question's and the unit's embeddings (None: no vectors)
+    before: Candidate | None = None  # the sentence this one refers back to ('Este plazo…'), said with it
 
 
 def units_of(chunk: Chunk) -> list[Unit]:

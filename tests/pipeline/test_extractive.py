@@ -332,3 +332,46 @@ def test_a_table_row_named_only_in_the_message_context_is_not_taken_for_the_aske
     named = "¿Cuántos créditos vale la pasantía?"
     best = gen.rank(named, hits, gen.coverage(named, hits)[0], ask(named))[0]
     assert "10" in best.text and "Pasantía" in best.text  # a row the asked clause names is still the answer
+
+
+def test_a_sentence_that_points_back_is_said_with_the_sentence_it_refers_to():
+    text = ("La entrega del informe final de la práctica vence a los 30 días de terminada la práctica. "
+            "Este plazo puede extenderse una sola vez, por quince días, con una nota al coordinador.")
+    informe = hit("practicas", "Prácticas supervisadas", text, "https://x.example/practicas", "Informe final")
+    answer = ExtractiveGenerator().generate("¿Por cuántos días se puede extender?", [informe])
+    assert body(answer) == text, body(answer)  # 'Este plazo…' alone does not say which plazo
+    assert step_flags(answer) == [] and {s.rule for s in answer.derivation} >= {"Extract", "Refine"}
+    from pipeline.generation.extractive import points_back
+    assert points_back("Dicho examen se rinde en marzo.") and points_back("En ese caso, podés pedir una prórroga.")
+    assert not points_back("Este reglamento rige desde 2020.") and not points_back("Está prohibido copiar en los exámenes.")
+
+
+def test_a_sentence_ending_in_a_date_is_whole_not_cut_by_a_page_break():
+    text = ("Los estudiantes pueden inscribirse a los exámenes desde el portal durante el período de inscripción. "
+            "No se aceptan inscripciones fuera de plazo después del 22 de enero de 2027.")
+    examenes = hit("examenes", "Exámenes", text, "https://x.example/examenes", "Inscripción a exámenes")
+    said = body(ExtractiveGenerator().generate("¿Me puedo inscribir a los exámenes por el portal?", [examenes]))
+    assert said.startswith("Sí.") and "después del 22 de enero de 2027" in said, said  # the denial's date is not a page number
+    from pipeline.generation.extractive import _fragment
+    assert _fragment("El estudiante no puede 6") and not _fragment("El plazo vence el 15 de marzo de 2027.")
+
+
+def test_the_general_rule_is_said_before_its_special_case():
+    from pipeline.generation.extractive import general_first
+
+    text = ("Si el estudiante ya trabaja en tareas de ingeniería, la práctica se le reconoce con una constancia laboral. "
+            "La práctica supervisada se realiza en una empresa u organismo durante 200 horas.")
+    practica = hit("practicas", "Prácticas supervisadas", text, "https://x.example/practicas", "Práctica supervisada")
+    gen, q = ExtractiveGenerator(), "¿Cómo es la práctica supervisada?"
+    cands = gen.rank(q, [practica], gen.coverage(q, [practica])[0], ask(q))
+    special = next(c for c in cands if c.text.startswith("Si el estudiante"))
+    general = next(c for c in cands if c.text.startswith("La práctica supervisada"))
+    assert general_first([special, general]) == [general, special]  # the document's order would say the exception first
+
+
+def test_how_many_are_required_is_not_answered_by_a_ceiling():
+    text = "Cada grupo de proyecto puede tener hasta 5 integrantes. Los grupos de proyecto se forman con 3 integrantes y un tutor docente."
+    proyecto = hit("proyecto", "Proyecto de grado", text, "https://x.example/proyecto", "Grupos de proyecto")
+    gen = ExtractiveGenerator(max_sentences=1)
+    assert body(gen.generate("¿Cuántos integrantes tienen que ser en el grupo de proyecto?", [proyecto])).startswith("Los grupos de proyecto se forman con 3")
+    assert body(gen.generate("¿Cuántos integrantes puede tener como máximo un grupo de proyecto?", [proyecto])).startswith("Cada grupo de proyecto puede tener hasta 5")
