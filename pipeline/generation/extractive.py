@@ -517,9 +517,20 @@ def special_case(c: Candidate) -> bool:
 
 
 def general_first(chosen: Sequence[Candidate]) -> list[Candidate]:
-    """The chosen units in the order they are said: by document, and within one the general rule before its special cases,
-    each in the document's order."""
-    return sorted(chosen, key=lambda c: (c.doc_rank, special_case(c), c.unit.offset))
+    """The chosen units in the order they are said: by document and the document's order, except that a special case goes
+    after the general rule of its own section (chunk) that the document states later: the rule, then its exception."""
+    out = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+
+    def at(c: Candidate) -> int:
+        return next((i for i, u in enumerate(units_of(c.chunk)) if u is c.unit), -1)
+
+    for c in [x for x in out if special_case(x)]:
+        rules = [x for x in out if x is not c and not special_case(x) and x.chunk is c.chunk and at(x) > at(c)]
+        if rules:
+            out = [x for x in out if x is not c]
+            i = next(i for i, x in enumerate(out) if x is rules[-1])
+            out.insert(i + 1, c)
+    return out
 
 
 def _twins(c: Candidate, cands: list[Candidate]) -> list[Candidate]:

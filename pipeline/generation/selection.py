@@ -38,10 +38,12 @@ ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
         re.compile(r"\d|\b(?:uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b"),
     ),
     "requirement": (
-        re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bnecesito (?:para|tener|haber)|\bdebo (?:aprobar|tener|haber)|\bantes de (?:llevar|cursar|tomar)|\bcondicion|\bpuedo (?:llevar|cursar|hacer|inscribir)|\bse requiere"
-                   rf"|{_DOCS_ASKED}"),
-        re.compile(r"requisit|prerrequisit|prerequisit|\bdebe(?:ra|n|s)?\b|\bes necesario\b|\bse requiere|\baprobad|\bhaber\b|\bcondicion|\bminimo\b|\bcontar con\b|\ba partir de\b|\bal menos\b"
-                   rf"|\b(?:presentar|presentando|adjuntar|adjuntando|entregar|acompanad[oa]s? de)\b|\bdocumentos?\b|\bdocumentacion\b|{_DOCUMENT}"),
+        re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bnecesito (?:para|tener|haber)|\bdebo (?:aprobar|tener|haber)|\bantes de (?:llevar|cursar|tomar)|\bcondicion|\bpuedo (?:llevar|cursar|hacer|inscribir)|\bse requiere"),
+        re.compile(r"requisit|prerrequisit|prerequisit|\bdebe(?:ra|n|s)?\b|\bes necesario\b|\bse requiere|\baprobad|\bhaber\b|\bcondicion|\bminimo\b|\bcontar con\b|\ba partir de\b|\bal menos\b"),
+    ),
+    "documents": (  # the papers to hand in: a unit that names them ('Fotocopia de la cédula', 'presentar la escolaridad')
+        re.compile(_DOCS_ASKED),
+        re.compile(rf"\b(?:presentar|presentando|adjuntar|adjuntando|acompanad[oa]s? de)\b|\bdocumentos?\b|\bdocumentacion\b|{_DOCUMENT}"),
     ),
     "place": (
         re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bdireccion\b|\bportal\b|\bcorreo\b|\bmail\b"),
@@ -62,8 +64,8 @@ STRONG: dict[str, re.Pattern] = {
     "date": re.compile(rf"\b\d{{1,2}}(?: de)? {_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{_MONTH} (?:de )?\d{{4}}\b"),
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs)\b"),
     "amount": re.compile(r"\$ ?\d|\bq ?\d|\b\d[\d.,]* ?(?:pesos|quetzales|dolares|usd)\b"),
-    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"
-                              rf"|{_DOCUMENT}"),  # ... or a paper to hand in, named
+    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),
+    "documents": re.compile(_DOCUMENT),  # a paper named, not only 'presentar'/'documentos'
 }
 
 

@@ -375,3 +375,15 @@ def test_how_many_are_required_is_not_answered_by_a_ceiling():
     gen = ExtractiveGenerator(max_sentences=1)
     assert body(gen.generate("¿Cuántos integrantes tienen que ser en el grupo de proyecto?", [proyecto])).startswith("Los grupos de proyecto se forman con 3")
     assert body(gen.generate("¿Cuántos integrantes puede tener como máximo un grupo de proyecto?", [proyecto])).startswith("Cada grupo de proyecto puede tener hasta 5")
+
+
+def test_what_else_to_hand_in_is_answered_by_the_unit_that_names_the_papers():
+    text = ("El trámite de reválida se inicia en la Secretaría de la Facultad y la resuelve la comisión de reválidas en un plazo de dos meses. "
+            "La solicitud debe incluir la fotocopia de la cédula, la escolaridad de la universidad de origen y el programa de cada curso aprobado.")
+    revalida = hit("revalida", "Reválidas", text, "https://x.example/revalida", "Reválida de cursos")
+    said = body(ExtractiveGenerator(max_sentences=1).generate("Ya inicié la reválida en la Secretaría. ¿Qué más tengo que presentar para la reválida?", [revalida]))
+    assert said.startswith("La solicitud debe incluir la fotocopia de la cédula"), said  # the papers, not where the trámite starts
+    from pipeline.generation.asking import kind_of
+    from pipeline.generation.selection import asked_types
+    for q in ("¿Qué documentos necesito para la beca?", "¿Qué papeles piden para inscribirme?", "¿Qué más tengo que entregar?"):
+        assert kind_of(q) == "requirement" and "documents" in asked_types(q), q
