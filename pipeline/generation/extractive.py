@@ -273,6 +273,8 @@ class ExtractiveGenerator:
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
         elif asked.yes_no and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
             chosen = [rest[0], *rest[2]]  # a yes/no answer carries its rule's conditions and exceptions, not a neighbour
+            for c in rest[2]:
+                c.before = None  # what it refers back to is the rule or a sentence said just before it
             final = self._clause_answer(rest[0], rest[1:], book, d, cands)
         else:
             final = self._units_answer(chosen, book, d, cands)
@@ -674,13 +676,16 @@ def clause_rest(top: Candidate, cands: Sequence[Candidate], chosen: Sequence[Can
                 break
             items.append(by_unit[id(u)])
         return (top, "list", items) if 1 <= len(items) <= MAX_LIST else None
-    found = []
+    found, joined = [], True  # joined: the sentence before is the rule or one said with it
     for u in after:
         if u.kind != "sentence" or u.context != top.unit.context or _NEW_ARTICLE.match(u.text) or id(u) not in by_unit:
             break
         folded = fold(u.text)
-        if id(u) not in taken and not _fragment(u.text) and (_NO.search(folded) or _EXCEPTION.search(folded)):
+        goes_on = joined and points_back(u.text)  # 'En ese caso…' right after the rule says what the rule allows
+        joined = False
+        if id(u) not in taken and not _fragment(u.text) and (_NO.search(folded) or _EXCEPTION.search(folded) or goes_on):
             found.append(by_unit[id(u)])
+            joined = True
     return (top, "sentences", found) if found else None
 
 

@@ -14,7 +14,9 @@ from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
 
 # Papers a student hands in: a unit naming them answers '¿qué documentos necesito?' (folded text).
-_DOCUMENT = r"\b(?:fotocopias?|constancias?|certificad[oa]s?|formularios?|cedula|pasaporte|escolaridad|partida de nacimiento|fotografias?|fotos? carne|carta de|original y copia|copias? (?:de|del|simple|legalizada|autenticada)s?)\b"
+_DOCUMENT = r"\b(?:fotocopias?|constancias?|certificad[oa]s?|formularios?|cedula|pasaporte|partida de nacimiento|fotografias?|fotos? carne|carta de|original y copia|copias? (?:de|del|simple|legalizada|autenticada)s?)\b"
+# The lead-in or heading of a list of papers or requirements ('Documentación necesaria:', 'Hay que presentar:').
+_DOCS_LIST = re.compile(r"\bdocumentacion\b|\bdocumentos\b|\brequisitos\b|\brecaudos\b|\bpresentar\b|\badjuntar\b|\bpapeles\b")
 # A question that asks which papers or what else to hand in ('¿qué documentos necesito?', '¿qué más tengo que presentar?').
 _DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|constancias)\b|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
                r"|\bque (?:mas )?(?:necesito|debo|tengo que|hay que|se debe|se tiene que) (?:presentar|entregar|adjuntar|llevar|traer|mandar|enviar)\b")
@@ -226,6 +228,8 @@ def features(u: Unit) -> Features:
         fields = " ".join(u.fields.values())
         label = label_of(u)
         types, strong = unit_types(f"{u.text} {' '.join(f'{k} {v}' for k, v in u.fields.items())}")
+        if u.kind == "item" and _DOCS_LIST.search(fold(u.context)):  # an item of a list of papers ('Documentación necesaria:') names one
+            types, strong = types | {"documents"}, strong | {"documents"}
         return Features(
             text=text,
             own=doc_keys(f"{u.text} {fields}" + (f" {u.context}" if spoken else "")),
@@ -246,6 +250,23 @@ def features(u: Unit) -> Features:
 def name_words(text: str) -> frozenset[str]:
     """Whole words of a name, numbers included ('Química 2' is not 'Química 4'; 'Mecanismos' is not 'Mecánica')."""
     return frozenset(w.replace("rr", "r").rstrip("s") for w in tokens(text) if w not in STOPWORDS_ES and (len(w) > 1 or w.isdigit()))
+
+
+def row_label_words(u: Unit, chunk: Chunk) -> frozenset[str]:
+    """The words that tell a table row from the other rows of its table: its label without a parenthesised aside and without
+    the words other rows' labels share ('Materias optativas (electivas)' among 'Materias técnicas…' → optativas)."""
+
+    def make() -> dict[str, frozenset[str]]:
+        rows = [x for x in units_of(chunk) if x.kind == "row"]
+        words = {id(x): name_words(re.sub(r"\([^)]*\)", " ", record_name(x))) for x in rows}
+        seen: dict[str, int] = {}
+        for ws in words.values():
+            for w in ws:
+                seen[w] = seen.get(w, 0) + 1
+        return {record_name(x): frozenset(w for w in words[id(x)] if seen[w] == 1) for x in rows}
+
+    table = _cached(("rows", chunk.doc_id, chunk.position, chunk.text), make)
+    return table.get(record_name(u), frozenset())  # type: ignore[union-attr]
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -296,6 +317,9 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
                 parts["type"] = cfg.type_weight * (1.0 if asked & f.strong else cfg.weak_type)
             if f.label_query:
                 named = bool(f.label_words) and f.label_words <= qwords if u.kind in ("record", "row") else focus in f.label_doc
+                if not named and u.kind == "row":
+                    own_words = row_label_words(u, c)
+                    named = bool(own_words) and own_words <= qwords  # 'optativas' names 'Materias optativas (electivas)' among 'Materias técnicas', ...
                 if named:
                     parts["name"] = cfg.name_weight if u.kind in ("record", "row") else cfg.label_weight
             if qdigits and f.code in qdigits:

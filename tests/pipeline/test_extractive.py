@@ -387,3 +387,33 @@ def test_what_else_to_hand_in_is_answered_by_the_unit_that_names_the_papers():
     from pipeline.generation.selection import asked_types
     for q in ("¿Qué documentos necesito para la beca?", "¿Qué papeles piden para inscribirme?", "¿Qué más tengo que entregar?"):
         assert kind_of(q) == "requirement" and "documents" in asked_types(q), q
+
+
+def test_a_table_row_is_named_by_the_words_that_tell_it_from_the_other_rows():
+    table = ("Para recibirte necesitás 300 créditos, distribuidos de la siguiente forma:\n\n"
+             "| Área | Créditos mínimos |\n|---|---|\n| Materias básicas | 90 |\n| Materias profesionales | 150 |\n| Materias electivas (optativas) | 35 |\n"
+             "| Práctica profesional | 25 |\n\n"
+             "Los créditos que superen el mínimo de un área cuentan como electivos, hasta completar los 300.")
+    hits = [hit("titulo", "Título de grado", table, "https://x.example/titulo", "Créditos para el título")]
+    gen, q = ExtractiveGenerator(max_sentences=1), "¿Y cuántos tienen que ser de electivas?"
+    best = gen.rank(q, hits, gen.coverage(q, hits)[0], ask(q))[0]
+    assert best.text == "Materias electivas (optativas): 35 créditos." and "name" in best.parts, best.text  # 'electivas' tells the row from 'Materias básicas'
+
+
+def test_a_yes_no_rule_is_said_with_the_sentence_that_goes_on_from_it():
+    text = ("Si te queda una sola materia pendiente del liceo podés inscribirte en forma condicional. "
+            "En ese caso cursás el primer semestre, pero tenés que aprobar la materia y presentar el certificado antes del 30 de abril de 2027. "
+            "Las inscripciones condicionales las resuelve la Comisión de Ingreso.")
+    ingreso = hit("ingreso", "Ingreso", text, "https://x.example/ingreso", "Ingreso condicional")
+    said = body(ExtractiveGenerator().generate("Me quedó una materia pendiente del liceo. ¿Puedo inscribirme igual en forma condicional?", [ingreso]))
+    assert said.startswith("Sí. Si te queda una sola materia") and "antes del 30 de abril de 2027" in said, said  # what the condition asks of the student
+    assert "Comisión de Ingreso" not in said and said.count("Si te queda") == 1, said
+
+
+def test_the_items_of_a_list_of_papers_answer_what_else_to_hand_in():
+    text = ("La solicitud de reválida se puede presentar en marzo o en septiembre de cada año.\n\n"
+            "Documentación necesaria:\n\n- Solicitud R-9 completa, una fila por materia.\n- Programa de cada materia, sellado por la institución de origen.\n"
+            "- Para instituciones extranjeras, los programas legalizados o apostillados.")
+    revalida = hit("revalida", "Reválidas", text, "https://x.example/revalida", "Reválidas")
+    said = body(ExtractiveGenerator(index=TinyIndex()).generate("Ya mandé el programa. ¿Qué más tengo que presentar para la reválida de la materia?", [revalida]))
+    assert "Solicitud R-9" in said and "apostillados" in said, said
