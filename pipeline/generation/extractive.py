@@ -21,7 +21,7 @@ from pipeline.generation.numbering import continued, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
-from pipeline.generation.selection import LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
+from pipeline.generation.selection import RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
@@ -515,16 +515,16 @@ def special_case(c: Candidate) -> bool:
     text = (c.before or c).unit.text
     if c.unit.kind == "item":
         text = re.sub(r"^[^:]{2,60}:\s", "", text)  # 'Label: Si …'
-    return bool(_SPECIAL_CASE.match(_HEAD_OF_ARTICLE.sub("", text.strip()).lower()))
+    return bool(_SPECIAL_CASE.match(_HEAD_OF_ARTICLE.sub("", text.strip()).lower()) or RESTRICTED.search(fold(c.unit.text)))
 
 
 def general_first(chosen: Sequence[Candidate]) -> list[Candidate]:
     """The chosen units in the order they are said: by document and the document's order, except that a special case goes
     after the general rule of its own section (chunk) that the document states later: the rule, then its exception."""
-    out = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
-
     def at(c: Candidate) -> int:
         return next((i for i, u in enumerate(units_of(c.chunk)) if u is c.unit), -1)
+
+    out = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset, c.chunk.position, at(c)))
 
     for c in [x for x in out if special_case(x)]:
         rules = [x for x in out if x is not c and not special_case(x) and x.chunk is c.chunk and at(x) > at(c)]

@@ -363,7 +363,8 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     covered = set(top.keys)
     met = top.types & asked
     seen = {_norm(top.text)}
-    alone = answers_alone(top, question, asked, cfg)
+    restricted = bool(RESTRICTED.search(fold(top.text)))
+    alone = answers_alone(top, question, asked, cfg) and not restricted  # a special case alone hides the general rule
     rescue = cfg.rescue_ratio if top.doc_rank > 1 else cfg.keep_ratio
     for c in cands[1:]:
         if len(chosen) >= cfg.max_units or c.score < min(cfg.keep_ratio, rescue) * top.score:
@@ -383,13 +384,20 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue  # another curriculum's record: programme variants are said by the record answer, labelled, not pasted
         if alone and not _listed_condition(c, top, asked) and not (other_doc and c.score >= cfg.near_tie * top.score):
             continue  # the best unit answers the kind and the object asked: a neighbour would only be pasted next to it
-        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked):
+        general = restricted and not other_doc and bool(c.types & asked) and not RESTRICTED.search(fold(c.text))  # the rule the best unit is an exception to
+        restricted = restricted and not general  # one general rule
+        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked) and not general:
             continue  # another document must add clearly more than the best one's own units
         chosen.append(c)
         covered |= c.keys
         met |= c.types & asked
         seen.add(_norm(c.text))
     return chosen
+
+
+# A unit that holds only in a special case ('convocatoria extraordinaria…, solo si quedan cupos'): said alone, it hides the
+# general rule a neighbour gives (folded text).
+RESTRICTED = re.compile(r"\bsolo (?:si|cuando|en caso)\b|\bunicamente (?:si|cuando)\b|\bextraordinari[oa]s?\b|\bexcepcionalmente\b")
 
 
 def object_keys_of(question: str) -> tuple[str, ...]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from pipeline.derivation import validate
 from pipeline.generation.readiness import readiness_of
 from pipeline.generation.asking import ask
@@ -417,3 +419,13 @@ def test_the_items_of_a_list_of_papers_answer_what_else_to_hand_in():
     revalida = hit("revalida", "Reválidas", text, "https://x.example/revalida", "Reválidas")
     said = body(ExtractiveGenerator(index=TinyIndex()).generate("Ya mandé el programa. ¿Qué más tengo que presentar para la reválida de la materia?", [revalida]))
     assert "Solicitud R-9" in said and "apostillados" in said, said
+
+
+def test_a_special_case_alone_does_not_hide_the_general_rule():
+    text = ("## Plazos de la convocatoria\n\n- **Solicitudes nuevas (todas las ayudas):** del 1 al 20 de marzo de 2027.\n"
+            "- **Ayuda de comedor — convocatoria extraordinaria:** del 3 al 14 de septiembre de 2027, solo si quedan cupos.\n"
+            "- **Renovaciones:** del 1 al 30 de abril de 2027.")
+    ayudas = hit("ayudas", "Ayudas estudiantiles", text, "https://x.example/ayudas", "Plazos de la convocatoria")
+    said = body(ExtractiveGenerator().generate("¿Hasta cuándo puedo pedir la ayuda de comedor?", [ayudas], today=date(2026, 12, 1)))
+    assert "del 1 al 20 de marzo de 2027" in said and "solo si quedan cupos" in said, said  # the regular period, then the exception
+    assert said.index("1 al 20 de marzo") < said.index("3 al 14 de septiembre") and "Renovaciones" not in said, said
