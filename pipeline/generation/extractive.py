@@ -519,15 +519,12 @@ def special_case(c: Candidate) -> bool:
 
 
 def general_first(chosen: Sequence[Candidate]) -> list[Candidate]:
-    """The chosen units in the order they are said: by document and the document's order, except that a special case goes
-    after the general rule of its own section (chunk) that the document states later: the rule, then its exception."""
-    def at(c: Candidate) -> int:
-        return next((i for i, u in enumerate(units_of(c.chunk)) if u is c.unit), -1)
-
-    out = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset, c.chunk.position, at(c)))
-
+    """The chosen units in the order they are said: by document and the document's order (on a tie, the better first),
+    except that a special case goes after the general rules of its own chunk said after it: the rule, then its exception."""
+    out = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
     for c in [x for x in out if special_case(x)]:
-        rules = [x for x in out if x is not c and not special_case(x) and x.chunk is c.chunk and at(x) > at(c)]
+        pos = next(i for i, x in enumerate(out) if x is c)
+        rules = [x for x in out[pos + 1 :] if not special_case(x) and x.chunk is c.chunk]
         if rules:
             out = [x for x in out if x is not c]
             i = next(i for i, x in enumerate(out) if x is rules[-1])
