@@ -521,7 +521,7 @@ def special_case(c: Candidate) -> bool:
 def general_first(chosen: Sequence[Candidate]) -> list[Candidate]:
     """The chosen units in the order they are said: by document and the document's order (on a tie, the better first),
     except that a special case goes after the general rules of its own chunk said after it: the rule, then its exception."""
-    out = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+    out = sorted(chosen, key=lambda c: (c.doc_rank, c.chunk.position, c.unit.offset))  # a unit's offset is within its chunk
     for c in [x for x in out if special_case(x)]:
         pos = next(i for i, x in enumerate(out) if x is c)
         rules = [x for x in out[pos + 1 :] if not special_case(x) and x.chunk is c.chunk]

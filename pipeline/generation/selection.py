@@ -16,7 +16,7 @@ from pipeline.units import Unit, extract_units, record_code, record_name, render
 # Papers a student hands in: a unit naming them answers '¿qué documentos necesito?' (folded text).
 _DOCUMENT = r"\b(?:fotocopias?|constancias?|certificad[oa]s?|formularios?|cedula|pasaporte|partida de nacimiento|fotografias?|fotos? carne|carta de|original y copia|copias? (?:de|del|simple|legalizada|autenticada)s?)\b"
 # The lead-in or heading of a list of papers or requirements ('Documentación necesaria:', 'Hay que presentar:').
-_DOCS_LIST = re.compile(r"\bdocumentacion\b|\bdocumentos\b|\brequisitos\b|\brecaudos\b|\bpresentar\b|\badjuntar\b|\bpapeles\b")
+_DOCS_LIST = re.compile(r"\bdocumentacion\b|\bdocumentos\b|\brecaudos\b|\bpresentar\b|\badjuntar\b|\bpapeles\b")
 # A question that asks which papers or what else to hand in ('¿qué documentos necesito?', '¿qué más tengo que presentar?').
 _DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|constancias)\b|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
                r"|\bque (?:mas )?(?:necesito|debo|tengo que|hay que|se debe|se tiene que) (?:presentar|entregar|adjuntar|llevar|traer|mandar|enviar)\b")

@@ -429,3 +429,16 @@ def test_a_special_case_alone_does_not_hide_the_general_rule():
     said = body(ExtractiveGenerator().generate("¿Hasta cuándo puedo pedir la ayuda de comedor?", [ayudas], today=date(2026, 12, 1)))
     assert "del 1 al 20 de marzo de 2027" in said and "solo si quedan cupos" in said, said  # the regular period, then the exception
     assert said.index("1 al 20 de marzo") < said.index("3 al 14 de septiembre") and "Renovaciones" not in said, said
+
+
+def test_units_of_one_document_are_said_in_its_order_across_chunks():
+    from pipeline.generation.extractive import general_first
+
+    first = hit("becas", "Becas", "## Becas\n\nIntro breve de la oficina de becas.\n\nLa beca de comedor cubre el almuerzo de lunes a viernes.", "https://x.example/becas", "Becas", pos=0)
+    second = hit("becas", "Becas", "Las solicitudes de beca de comedor se presentan en marzo.", "https://x.example/becas", "Plazos", pos=1)
+    gen, q = ExtractiveGenerator(), "¿Qué cubre la beca de comedor y cuándo se pide?"
+    cands = gen.rank(q, [first, second], gen.coverage(q, [first, second])[0], ask(q))
+    covers = next(c for c in cands if c.text.startswith("La beca de comedor cubre"))
+    asks = next(c for c in cands if c.text.startswith("Las solicitudes"))
+    assert asks.unit.offset < covers.unit.offset  # offsets count within a chunk
+    assert general_first([asks, covers]) == [covers, asks]
