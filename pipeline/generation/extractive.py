@@ -519,9 +519,13 @@ def special_case(c: Candidate) -> bool:
 
 
 def general_first(chosen: Sequence[Candidate]) -> list[Candidate]:
-    """The chosen units in the order they are said: by document and the document's order (on a tie, the better first),
-    except that a special case goes after the general rules of its own chunk said after it: the rule, then its exception."""
-    out = sorted(chosen, key=lambda c: (c.doc_rank, c.chunk.position, c.unit.offset))  # a unit's offset is within its chunk
+    """The chosen units in the order they are said: by document, the chunk of the best unit first, each chunk's units in the
+    document's order (on a tie, the better first); a special case goes after the general rules of its own chunk said after
+    it: the rule, then its exception."""
+    lead = {}  # a chunk's place: that of its best unit (chosen is best first); a unit's offset counts within its chunk
+    for i, c in enumerate(chosen):
+        lead.setdefault(id(c.chunk), i)
+    out = sorted(chosen, key=lambda c: (c.doc_rank, lead[id(c.chunk)], c.unit.offset))
     for c in [x for x in out if special_case(x)]:
         pos = next(i for i, x in enumerate(out) if x is c)
         rules = [x for x in out[pos + 1 :] if not special_case(x) and x.chunk is c.chunk]

@@ -431,7 +431,7 @@ def test_a_special_case_alone_does_not_hide_the_general_rule():
     assert said.index("1 al 20 de marzo") < said.index("3 al 14 de septiembre") and "Renovaciones" not in said, said
 
 
-def test_units_of_one_document_are_said_in_its_order_across_chunks():
+def test_units_of_another_chunk_are_not_ordered_by_offsets_that_count_within_their_own_chunk():
     from pipeline.generation.extractive import general_first
 
     first = hit("becas", "Becas", "## Becas\n\nIntro breve de la oficina de becas.\n\nLa beca de comedor cubre el almuerzo de lunes a viernes.", "https://x.example/becas", "Becas", pos=0)
@@ -440,5 +440,5 @@ def test_units_of_one_document_are_said_in_its_order_across_chunks():
     cands = gen.rank(q, [first, second], gen.coverage(q, [first, second])[0], ask(q))
     covers = next(c for c in cands if c.text.startswith("La beca de comedor cubre"))
     asks = next(c for c in cands if c.text.startswith("Las solicitudes"))
-    assert asks.unit.offset < covers.unit.offset  # offsets count within a chunk
-    assert general_first([asks, covers]) == [covers, asks]
+    assert asks.unit.offset < covers.unit.offset  # offsets count within a chunk: another chunk's unit is not placed by them
+    assert general_first([covers, asks]) == [covers, asks] and general_first([asks, covers]) == [asks, covers]  # the better chunk first
