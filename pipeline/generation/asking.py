@@ -22,7 +22,9 @@ _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("place", re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bportal\b|\bcorreo\b|\ben que (?:lugar|oficina|sitio)")),
     ("role", re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)")),
     ("count", re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminimo\b|\bmaximo\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje|\bcreditos\b")),
-    ("requirement", re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bque se necesita|\bque documentos|\bque (?:mas )?(?:debo|tengo que|hay que) (?:presentar|entregar|tener|aprobar|adjuntar|llevar)|\bcondicion")),
+    ("requirement", re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bque se necesita|\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos)\b"
+                               r"|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
+                               r"|\bque (?:mas )?(?:debo|tengo que|hay que|necesito|se debe) (?:presentar|entregar|tener|aprobar|adjuntar|llevar|traer|mandar|enviar)|\bcondicion")),
 )
 
 # Words that say which kind of answer is wanted, not what it is about ('fecha', 'costo', 'requisitos', 'pasos').

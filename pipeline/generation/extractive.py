@@ -21,7 +21,7 @@ from pipeline.generation.numbering import continued, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
-from pipeline.generation.selection import LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
+from pipeline.generation.selection import RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
@@ -38,6 +38,10 @@ UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 2
 _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
 _UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b"
                     r"|\b(?:cierre|cierra|vence|finaliza|termina)\W+(?:el )?(?:\w+ )?\d{1,2} de [a-z]+")  # a table's 'Cierre' column states the end date too
+CEILING = 0.7  # score factor of a unit that only states a ceiling ('hasta 3', 'como máximo 5') when the question asks how many are required
+_ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid")
+_NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b")
+_CEILING_BEFORE = re.compile(r"\b(?:hasta|maxim[oa]s?|como maximo|un maximo de|maximo de|no mas de|a lo sumo|como mucho|tope de|limite de)(?: de)?(?: (?:un|una|los|las|el|la))?\W*$")
 OTHER_PROGRAMME = 0.6  # score factor of a unit of a programme whose name holds the one the question names, and more ('Mecánica' is not 'Mecánica Industrial')
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
@@ -205,6 +209,10 @@ class ExtractiveGenerator:
             for c in cands:
                 if _UNTIL.search(fold(c.text)):
                     c.score *= UNTIL_BOOST
+        if "count" in asked_types(question) and not _ASKS_CEILING.search(fold(" ".join(asked_parts(question)))):  # how many are required, not how many at most
+            for c in cands:
+                if ceiling_only(c.text):
+                    c.score *= CEILING
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
             for c in cands:
                 if period_score(c.text, asked) < 0:
@@ -251,6 +259,7 @@ class ExtractiveGenerator:
             chosen = [*chosen, other]
         if not chosen:
             return self._no_info(hits, start, covs)
+        chosen = with_antecedents(chosen, cands)
         d = _Steps(hits)
         named_records = [c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)]
         head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
@@ -264,6 +273,8 @@ class ExtractiveGenerator:
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
         elif asked.yes_no and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
             chosen = [rest[0], *rest[2]]  # a yes/no answer carries its rule's conditions and exceptions, not a neighbour
+            for c in rest[2]:
+                c.before = None  # what it refers back to is the rule or a sentence said just before it
             final = self._clause_answer(rest[0], rest[1:], book, d, cands)
         else:
             final = self._units_answer(chosen, book, d, cands)
@@ -273,7 +284,7 @@ class ExtractiveGenerator:
                 final = self._with_reference(final, ref, book, d, listed=len(chosen) > 1)
                 quoted = final.conclusion[len(own) :]  # the followed article, said whole: not counted in the draft's length
             if len(docs) > 1:  # several sources: say whose is whose, each source named once
-                order = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+                order = general_first(chosen)
                 said: dict[str, list[str]] = {}
                 for c, line in zip(order, final.conclusion.splitlines(), strict=True):
                     said.setdefault(book.labels.get(c.chunk.doc_id, c.chunk.doc_title), []).append(line[2:])
@@ -352,6 +363,9 @@ class ExtractiveGenerator:
         """Extract the unit from its chunk (and the same unit from other documents that say it word for word), then render it."""
         if c.unit.kind == "record":
             return self._record_line([(x.chunk, x.unit) for x in (c, *twins)], book, d)
+        if c.before is not None:  # a sentence that refers back, said after the one it refers to
+            ex = d.concat([d.extract(c.before.chunk, c.before.unit), d.extract(c.chunk, c.unit)])
+            return d.add("Refine", [ex.id], f"{cite_article(render(c.before.unit))} {render(c.unit)}")
         ex = d.concat([d.extract(x.chunk, x.unit) for x in (c, *twins)])
         text = cite_article(render(c.unit)) if c.unit.kind == "sentence" else render(c.unit)
         return d.add("Refine", [ex.id], text) if twins or text != ex.conclusion else ex
@@ -375,7 +389,7 @@ class ExtractiveGenerator:
         return d.concat([d.extract(c, u) for c, u in entries])  # type: ignore[misc]
 
     def _units_answer(self, chosen: list[Candidate], book: RecordBook, d: _Steps, cands: list[Candidate] = ()) -> Step:  # type: ignore[assignment]
-        chosen = sorted(chosen, key=lambda c: (c.doc_rank, c.unit.offset))
+        chosen = general_first(chosen)
         ctx = chosen[0].unit.context
         if len(chosen) > 1 and ctx and all(c.unit.kind == "item" and c.unit.context == ctx and c.chunk.doc_id == chosen[0].chunk.doc_id for c in chosen):
             return self._list_answer(ctx.rstrip(": "), chosen, d, numbered=False)  # items of one list: their heading said once
@@ -449,6 +463,79 @@ class ExtractiveGenerator:
             notes=[t("extractive_label", self.lang), f"cobertura léxica máxima {max(covs, default=0):.3f} < {self.min_coverage:.3f}"],
             extra_flags=[Readiness(False, t("no_info", self.lang), passages(cands)).flag(self.lang)],
         )
+
+
+# A sentence that refers back to the one before it ('Este plazo no se prorroga.', 'Dicho examen…', 'En ese caso…', 'Para
+# ello…'): said alone, it leaves the student asking which one. A demonstrative of the document or the institution itself
+# ('Este reglamento', 'Esta Facultad') does not. Lower-cased text, accents kept ('Está prohibido' is a verb, not 'esta').
+_POINTS_BACK = re.compile(
+    r"^(?:(?:y|pero|adem[aá]s|asimismo|tambi[eé]n|por (?:lo tanto|ello|eso))\W+)?"
+    r"(?:(?:en|para|con|de|por|a|ante|durante|tras|desde|hasta|sin|seg[uú]n|sobre)\s+)?"
+    r"(?:est[eo]|esta|estos|estas|es[eoa]|esos|esas|dich[oa]s?|tal(?:es)?|aquel(?:la|los|las)?|lo anterior|ello)\b"
+    r"(?!\s+(?:reglamento|normativ\w*|documento|instructivo|gu[ií]a|manual|facultad|universidad|escuela|art[ií]culo|cap[ií]tulo|a[nñ]o|semestre|ciclo|sitio|p[aá]gina|portal)\b)"
+)
+_HEAD_OF_ARTICLE = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*(?:[A-ZÁÉÍÓÚÑ ]{3,}:\s*)?", re.IGNORECASE)
+ANTECEDENT_WORDS = 60  # a longer sentence before is not said along
+
+
+def points_back(text: str) -> bool:
+    """Whether a sentence opens by referring to the one before it."""
+    return bool(_POINTS_BACK.match(_HEAD_OF_ARTICLE.sub("", text.strip()).lower()))
+
+
+def with_antecedents(chosen: list[Candidate], cands: Sequence[Candidate]) -> list[Candidate]:
+    """Each chosen sentence that refers back ('Este plazo no se prorroga.') carries the sentence before it in its paragraph
+    (`before`), said with it; an antecedent chosen on its own too is said only there, the pair taking its place."""
+    out = list(chosen)
+    for c in chosen:
+        if c.unit.kind != "sentence" or c.before is not None or not points_back(c.unit.text) or _NEW_ARTICLE.match(c.unit.text):
+            continue
+        units = units_of(c.chunk)
+        at = next((i for i, u in enumerate(units) if u is c.unit), None)
+        if not at:
+            continue
+        prev = units[at - 1]
+        if prev.kind != "sentence" or prev.context != c.unit.context or prev.text.rstrip().endswith(":") or len(prev.text.split()) > ANTECEDENT_WORDS:
+            continue
+        ante = next((x for x in cands if x.unit is prev), None) or _as_candidate(c, c.chunk, prev)
+        c.before = ante
+        if ante in out:
+            out = [c if x is ante else x for x in out if x is not c]
+    return out
+
+
+# A special case of a rule ('Si el estudiante…', 'En caso de…', 'Salvo…', 'Excepcionalmente…'), said after the rule it
+# qualifies when both are chosen. Lower-cased text.
+_SPECIAL_CASE = re.compile(
+    r"^(?:si|cuando|en (?:el )?caso (?:de|que)|en los casos|salvo|excepto|a excepci[oó]n|con excepci[oó]n|excepcionalmente|"
+    r"quienes|sin embargo|no obstante|s[oó]lo (?:si|cuando)|[uú]nicamente (?:si|cuando))\b"
+)
+
+
+def special_case(c: Candidate) -> bool:
+    """Whether a unit (with the sentence it refers back to) states a special case rather than the general rule."""
+    text = (c.before or c).unit.text
+    if c.unit.kind == "item":
+        text = re.sub(r"^[^:]{2,60}:\s", "", text)  # 'Label: Si …'
+    return bool(_SPECIAL_CASE.match(_HEAD_OF_ARTICLE.sub("", text.strip()).lower()) or RESTRICTED.search(fold(c.unit.text)))
+
+
+def general_first(chosen: Sequence[Candidate]) -> list[Candidate]:
+    """The chosen units in the order they are said: by document, the chunk of the best unit first, each chunk's units in the
+    document's order (on a tie, the better first); a special case goes after the general rules of its own chunk said after
+    it: the rule, then its exception."""
+    lead = {}  # a chunk's place: that of its best unit (chosen is best first); a unit's offset counts within its chunk
+    for i, c in enumerate(chosen):
+        lead.setdefault(id(c.chunk), i)
+    out = sorted(chosen, key=lambda c: (c.doc_rank, lead[id(c.chunk)], c.unit.offset))
+    for c in [x for x in out if special_case(x)]:
+        pos = next(i for i, x in enumerate(out) if x is c)
+        rules = [x for x in out[pos + 1 :] if not special_case(x) and x.chunk is c.chunk]
+        if rules:
+            out = [x for x in out if x is not c]
+            i = next(i for i, x in enumerate(out) if x is rules[-1])
+            out.insert(i + 1, c)
+    return out
 
 
 def _twins(c: Candidate, cands: list[Candidate]) -> list[Candidate]:
@@ -592,20 +679,28 @@ def clause_rest(top: Candidate, cands: Sequence[Candidate], chosen: Sequence[Can
                 break
             items.append(by_unit[id(u)])
         return (top, "list", items) if 1 <= len(items) <= MAX_LIST else None
-    found = []
+    found, joined = [], True  # joined: the sentence before is the rule or one said with it
     for u in after:
         if u.kind != "sentence" or u.context != top.unit.context or _NEW_ARTICLE.match(u.text) or id(u) not in by_unit:
             break
         folded = fold(u.text)
-        if id(u) not in taken and not _fragment(u.text) and (_NO.search(folded) or _EXCEPTION.search(folded)):
+        goes_on = joined and points_back(u.text)  # 'En ese caso…' right after the rule says what the rule allows
+        joined = False
+        if id(u) not in taken and not _fragment(u.text) and (_NO.search(folded) or _EXCEPTION.search(folded) or goes_on):
             found.append(by_unit[id(u)])
+            joined = True
     return (top, "sentences", found) if found else None
 
 
+_MONTHS = r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
+_DATE_END = re.compile(rf"(?:\b\d{{1,2}} de {_MONTHS}|\b{_MONTHS})(?: (?:de(?:l)? )?\d{{4}})?\W*$|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\W*$|\b(?:de(?:l)?|a[nñ]o|en) (?:19|20)\d{{2}}\W*$")
+
+
 def _fragment(text: str) -> bool:
-    """A sentence cut short (a page break inside it: 'El estudiante no puede 6'): too few words to say anything whole."""
+    """A sentence cut short (a page break inside it: 'El estudiante no puede 6'): too few words to say anything whole. A
+    sentence that ends in a date ('… hasta el 22 de enero de 2027.') ends in a number and is whole."""
     words = text.split()
-    return len(words) < 5 or bool(re.fullmatch(r"\d+\.?", words[-1]))
+    return len(words) < 5 or bool(re.fullmatch(r"\d+\.?", words[-1])) and not _DATE_END.search(fold(text))
 
 
 def cut_denial(top: Candidate, cands: Sequence[Candidate]) -> bool:
@@ -811,6 +906,17 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
 
 
 CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best
+
+
+def ceiling_only(text: str) -> bool:
+    """Whether every number a unit states is a ceiling ('Cada grupo puede tener hasta 4 integrantes', 'Duración máxima: dos
+    semestres'), so it does not say how many are required. Dates and clock times are not counts."""
+    t_ = fold(text)
+    t_ = re.sub(r"\b\d{1,2}(?: de)? (?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b(?: (?:de )?\d{4})?|\b\d{1,2}:\d{2}\b|\b(?:19|20)\d{2}\b", " ", t_)
+    nums = list(_NUMBER.finditer(t_))
+    if not nums:
+        return False
+    return all(_CEILING_BEFORE.search(t_[max(0, m.start() - 30) : m.start()]) or re.match(r"\W*(?:\w+\W+)?(?:como )?maxim", t_[m.end() : m.end() + 24]) for m in nums)
 
 
 def current_period(asked: Asked, chosen: list[Candidate], cands: list[Candidate]) -> list[Candidate]:

@@ -34,7 +34,7 @@ NEEDS: dict[str, tuple[str, ...]] = {
     "place": ("place",),
     "role": ("role",),
     "count": ("count",),
-    "requirement": ("requirement",),
+    "requirement": ("requirement", "documents"),  # '¿qué documentos necesito?' is answered by the papers named
     "other": (),
 }
 

@@ -14,7 +14,7 @@ from pipeline.texts import t
 READINESS_FLAG = "readiness"
 READY, NEEDS_REVIEW = "listo", "necesita revisión"
 MIN_OBJECT = 0.6  # share of the question's object keys the chosen units (with their headings) must hold
-VALUES = frozenset({"amount", "date", "time", "requirement"})  # kinds answered only by a concrete value (a figure, a calendar date, a clock time, a condition with its threshold)
+VALUES = frozenset({"amount", "date", "time", "requirement", "documents"})  # kinds answered only by a concrete value (a figure, a calendar date, a clock time, a condition with its threshold)
 _DEFINITION = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)
 MIN_OWN_OBJECT = 0.5  # ... and the best unit itself, without its headings (a heading that names the object does not make a neighbour answer)
 MIN_CONFIDENCE = 0.5  # the learned ranker's probability for the best unit

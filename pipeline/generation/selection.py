@@ -13,6 +13,14 @@ from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
 
+# Papers a student hands in: a unit naming them answers '¿qué documentos necesito?' (folded text).
+_DOCUMENT = r"\b(?:fotocopias?|constancias?|certificad[oa]s?|formularios?|cedula|pasaporte|partida de nacimiento|fotografias?|fotos? carne|carta de|original y copia|copias? (?:de|del|simple|legalizada|autenticada)s?)\b"
+# The lead-in or heading of a list of papers or requirements ('Documentación necesaria:', 'Hay que presentar:').
+_DOCS_LIST = re.compile(r"\bdocumentacion\b|\bdocumentos\b|\brecaudos\b|\bpresentar\b|\badjuntar\b|\bpapeles\b")
+# A question that asks which papers or what else to hand in ('¿qué documentos necesito?', '¿qué más tengo que presentar?').
+_DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|constancias)\b|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
+               r"|\bque (?:mas )?(?:necesito|debo|tengo que|hay que|se debe|se tiene que) (?:presentar|entregar|adjuntar|llevar|traer|mandar|enviar)\b")
+
 # What a question asks for (on the folded question) and what a unit must contain to give it (on the folded unit).
 ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "date": (
@@ -35,6 +43,10 @@ ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
         re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bnecesito (?:para|tener|haber)|\bdebo (?:aprobar|tener|haber)|\bantes de (?:llevar|cursar|tomar)|\bcondicion|\bpuedo (?:llevar|cursar|hacer|inscribir)|\bse requiere"),
         re.compile(r"requisit|prerrequisit|prerequisit|\bdebe(?:ra|n|s)?\b|\bes necesario\b|\bse requiere|\baprobad|\bhaber\b|\bcondicion|\bminimo\b|\bcontar con\b|\ba partir de\b|\bal menos\b"),
     ),
+    "documents": (  # the papers to hand in: a unit that names them ('Fotocopia de la cédula', 'presentar la escolaridad')
+        re.compile(_DOCS_ASKED),
+        re.compile(rf"\b(?:presentar|presentando|adjuntar|adjuntando|acompanad[oa]s? de)\b|\bdocumentos?\b|\bdocumentacion\b|{_DOCUMENT}"),
+    ),
     "place": (
         re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bdireccion\b|\bportal\b|\bcorreo\b|\bmail\b"),
         re.compile(r"https?://|www\.|\.edu|@|\bse descarga|\bdescargar|\ben linea\b|\bedificio\b|\bsalon\b|\boficina\b|\bplanta\b|\bpiso\b|\bsala\b|\bportal\b|\bpagina\b|\bsitio\b|\bventanilla\b|\bcorreo\b"),
@@ -55,6 +67,7 @@ STRONG: dict[str, re.Pattern] = {
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs)\b"),
     "amount": re.compile(r"\$ ?\d|\bq ?\d|\b\d[\d.,]* ?(?:pesos|quetzales|dolares|usd)\b"),
     "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),
+    "documents": re.compile(_DOCUMENT),  # a paper named, not only 'presentar'/'documentos'
 }
 
 
@@ -120,6 +133,7 @@ class Candidate:
     hand: float = 0.0  # the hand-weighted score, kept when a learned ranker replaces `score`
     learned: bool = False  # `score` is the learned ranker's probability (else the hand score)
     sim: float | None = None  # cosine of the question's and the unit's embeddings (None: no vectors)
+    before: Candidate | None = None  # the sentence this one refers back to ('Este plazo…'), said with it
 
 
 def units_of(chunk: Chunk) -> list[Unit]:
@@ -214,6 +228,8 @@ def features(u: Unit) -> Features:
         fields = " ".join(u.fields.values())
         label = label_of(u)
         types, strong = unit_types(f"{u.text} {' '.join(f'{k} {v}' for k, v in u.fields.items())}")
+        if u.kind == "item" and _DOCS_LIST.search(fold(u.context)):  # an item of a list of papers ('Documentación necesaria:') names one
+            types, strong = types | {"documents"}, strong | {"documents"}
         return Features(
             text=text,
             own=doc_keys(f"{u.text} {fields}" + (f" {u.context}" if spoken else "")),
@@ -234,6 +250,23 @@ def features(u: Unit) -> Features:
 def name_words(text: str) -> frozenset[str]:
     """Whole words of a name, numbers included ('Química 2' is not 'Química 4'; 'Mecanismos' is not 'Mecánica')."""
     return frozenset(w.replace("rr", "r").rstrip("s") for w in tokens(text) if w not in STOPWORDS_ES and (len(w) > 1 or w.isdigit()))
+
+
+def row_label_words(u: Unit, chunk: Chunk) -> frozenset[str]:
+    """The words that tell a table row from the other rows of its table: its label without a parenthesised aside and without
+    the words other rows' labels share ('Materias optativas (electivas)' among 'Materias técnicas…' → optativas)."""
+
+    def make() -> dict[str, frozenset[str]]:
+        rows = [x for x in units_of(chunk) if x.kind == "row"]
+        words = {id(x): name_words(re.sub(r"\([^)]*\)", " ", record_name(x))) for x in rows}
+        seen: dict[str, int] = {}
+        for ws in words.values():
+            for w in ws:
+                seen[w] = seen.get(w, 0) + 1
+        return {record_name(x): frozenset(w for w in words[id(x)] if seen[w] == 1) for x in rows}
+
+    table = _cached(("rows", chunk.doc_id, chunk.position, chunk.text), make)
+    return table.get(record_name(u), frozenset())  # type: ignore[union-attr]
 
 
 def jaccard(a: set[str], b: set[str]) -> float:
@@ -284,6 +317,9 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
                 parts["type"] = cfg.type_weight * (1.0 if asked & f.strong else cfg.weak_type)
             if f.label_query:
                 named = bool(f.label_words) and f.label_words <= qwords if u.kind in ("record", "row") else focus in f.label_doc
+                if not named and u.kind == "row":
+                    own_words = row_label_words(u, c)
+                    named = bool(own_words) and own_words <= qwords  # 'optativas' names 'Materias optativas (electivas)' among 'Materias técnicas', ...
                 if named:
                     parts["name"] = cfg.name_weight if u.kind in ("record", "row") else cfg.label_weight
             if qdigits and f.code in qdigits:
@@ -327,7 +363,8 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     covered = set(top.keys)
     met = top.types & asked
     seen = {_norm(top.text)}
-    alone = answers_alone(top, question, asked, cfg)
+    restricted = bool(RESTRICTED.search(fold(top.text)))
+    alone = answers_alone(top, question, asked, cfg) and not restricted  # a special case alone hides the general rule
     rescue = cfg.rescue_ratio if top.doc_rank > 1 else cfg.keep_ratio
     for c in cands[1:]:
         if len(chosen) >= cfg.max_units or c.score < min(cfg.keep_ratio, rescue) * top.score:
@@ -347,13 +384,20 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue  # another curriculum's record: programme variants are said by the record answer, labelled, not pasted
         if alone and not _listed_condition(c, top, asked) and not (other_doc and c.score >= cfg.near_tie * top.score):
             continue  # the best unit answers the kind and the object asked: a neighbour would only be pasted next to it
-        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked):
+        general = restricted and not other_doc and bool(c.types & asked) and not RESTRICTED.search(fold(c.text))  # the rule the best unit is an exception to
+        restricted = restricted and not general  # one general rule
+        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked) and not general:
             continue  # another document must add clearly more than the best one's own units
         chosen.append(c)
         covered |= c.keys
         met |= c.types & asked
         seen.add(_norm(c.text))
     return chosen
+
+
+# A unit that holds only in a special case ('convocatoria extraordinaria…, solo si quedan cupos'): said alone, it hides the
+# general rule a neighbour gives (folded text).
+RESTRICTED = re.compile(r"\bsolo (?:si|cuando|en caso)\b|\bunicamente (?:si|cuando)\b|\bextraordinari[oa]s?\b|\bexcepcionalmente\b")
 
 
 def object_keys_of(question: str) -> tuple[str, ...]:

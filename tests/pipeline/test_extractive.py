@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import date
+
 from pipeline.derivation import validate
 from pipeline.generation.readiness import readiness_of
 from pipeline.generation.asking import ask
@@ -367,3 +369,111 @@ def test_the_followed_article_does_not_count_towards_the_drafts_length():
     assert "zona mínima de 36 puntos" in text and len(text.split()) > 70  # the answer (about 40 words) and the article it follows
     flag = readiness_of(answer.flags)
     assert flag["missing"] != t("missing_long", "es")  # only the answer's own words count towards the length check
+
+
+def test_a_sentence_that_points_back_is_said_with_the_sentence_it_refers_to():
+    text = ("La entrega del informe final de la práctica vence a los 30 días de terminada la práctica. "
+            "Este plazo puede extenderse una sola vez, por quince días, con una nota al coordinador.")
+    informe = hit("practicas", "Prácticas supervisadas", text, "https://x.example/practicas", "Informe final")
+    answer = ExtractiveGenerator().generate("¿Por cuántos días se puede extender?", [informe])
+    assert body(answer) == text, body(answer)  # 'Este plazo…' alone does not say which plazo
+    assert step_flags(answer) == [] and {s.rule for s in answer.derivation} >= {"Extract", "Refine"}
+    from pipeline.generation.extractive import points_back
+    assert points_back("Dicho examen se rinde en marzo.") and points_back("En ese caso, podés pedir una prórroga.")
+    assert not points_back("Este reglamento rige desde 2020.") and not points_back("Está prohibido copiar en los exámenes.")
+
+
+def test_a_sentence_ending_in_a_date_is_whole_not_cut_by_a_page_break():
+    text = ("Los estudiantes pueden inscribirse a los exámenes desde el portal durante el período de inscripción. "
+            "No se aceptan inscripciones fuera de plazo después del 22 de enero de 2027.")
+    examenes = hit("examenes", "Exámenes", text, "https://x.example/examenes", "Inscripción a exámenes")
+    said = body(ExtractiveGenerator().generate("¿Me puedo inscribir a los exámenes por el portal?", [examenes]))
+    assert said.startswith("Sí.") and "después del 22 de enero de 2027" in said, said  # the denial's date is not a page number
+    from pipeline.generation.extractive import _fragment
+    assert _fragment("El estudiante no puede 6") and not _fragment("El plazo vence el 15 de marzo de 2027.")
+
+
+def test_the_general_rule_is_said_before_its_special_case():
+    from pipeline.generation.extractive import general_first
+
+    text = ("Si el estudiante ya trabaja en tareas de ingeniería, la práctica se le reconoce con una constancia laboral. "
+            "La práctica supervisada se realiza en una empresa u organismo durante 200 horas.")
+    practica = hit("practicas", "Prácticas supervisadas", text, "https://x.example/practicas", "Práctica supervisada")
+    gen, q = ExtractiveGenerator(), "¿Cómo es la práctica supervisada?"
+    cands = gen.rank(q, [practica], gen.coverage(q, [practica])[0], ask(q))
+    special = next(c for c in cands if c.text.startswith("Si el estudiante"))
+    general = next(c for c in cands if c.text.startswith("La práctica supervisada"))
+    assert general_first([special, general]) == [general, special]  # the document's order would say the exception first
+
+
+def test_how_many_are_required_is_not_answered_by_a_ceiling():
+    text = "Cada grupo de proyecto puede tener hasta 5 integrantes. Los grupos de proyecto se forman con 3 integrantes y un tutor docente."
+    proyecto = hit("proyecto", "Proyecto de grado", text, "https://x.example/proyecto", "Grupos de proyecto")
+    gen = ExtractiveGenerator(max_sentences=1)
+    assert body(gen.generate("¿Cuántos integrantes tienen que ser en el grupo de proyecto?", [proyecto])).startswith("Los grupos de proyecto se forman con 3")
+    assert body(gen.generate("¿Cuántos integrantes puede tener como máximo un grupo de proyecto?", [proyecto])).startswith("Cada grupo de proyecto puede tener hasta 5")
+
+
+def test_what_else_to_hand_in_is_answered_by_the_unit_that_names_the_papers():
+    text = ("El trámite de reválida se inicia en la Secretaría de la Facultad y la resuelve la comisión de reválidas en un plazo de dos meses. "
+            "La solicitud debe incluir la fotocopia de la cédula, la escolaridad de la universidad de origen y el programa de cada curso aprobado.")
+    revalida = hit("revalida", "Reválidas", text, "https://x.example/revalida", "Reválida de cursos")
+    said = body(ExtractiveGenerator(max_sentences=1).generate("Ya inicié la reválida en la Secretaría. ¿Qué más tengo que presentar para la reválida?", [revalida]))
+    assert said.startswith("La solicitud debe incluir la fotocopia de la cédula"), said  # the papers, not where the trámite starts
+    from pipeline.generation.asking import kind_of
+    from pipeline.generation.selection import asked_types
+    for q in ("¿Qué documentos necesito para la beca?", "¿Qué papeles piden para inscribirme?", "¿Qué más tengo que entregar?"):
+        assert kind_of(q) == "requirement" and "documents" in asked_types(q), q
+
+
+def test_a_table_row_is_named_by_the_words_that_tell_it_from_the_other_rows():
+    table = ("Para recibirte necesitás 300 créditos, distribuidos de la siguiente forma:\n\n"
+             "| Área | Créditos mínimos |\n|---|---|\n| Materias básicas | 90 |\n| Materias profesionales | 150 |\n| Materias electivas (optativas) | 35 |\n"
+             "| Práctica profesional | 25 |\n\n"
+             "Los créditos que superen el mínimo de un área cuentan como electivos, hasta completar los 300.")
+    hits = [hit("titulo", "Título de grado", table, "https://x.example/titulo", "Créditos para el título")]
+    gen, q = ExtractiveGenerator(max_sentences=1), "¿Y cuántos tienen que ser de electivas?"
+    best = gen.rank(q, hits, gen.coverage(q, hits)[0], ask(q))[0]
+    assert best.text == "Materias electivas (optativas): 35 créditos." and "name" in best.parts, best.text  # 'electivas' tells the row from 'Materias básicas'
+
+
+def test_a_yes_no_rule_is_said_with_the_sentence_that_goes_on_from_it():
+    text = ("Si te queda una sola materia pendiente del liceo podés inscribirte en forma condicional. "
+            "En ese caso cursás el primer semestre, pero tenés que aprobar la materia y presentar el certificado antes del 30 de abril de 2027. "
+            "Las inscripciones condicionales las resuelve la Comisión de Ingreso.")
+    ingreso = hit("ingreso", "Ingreso", text, "https://x.example/ingreso", "Ingreso condicional")
+    said = body(ExtractiveGenerator().generate("Me quedó una materia pendiente del liceo. ¿Puedo inscribirme igual en forma condicional?", [ingreso]))
+    assert said.startswith("Sí. Si te queda una sola materia") and "antes del 30 de abril de 2027" in said, said  # what the condition asks of the student
+    assert "Comisión de Ingreso" not in said and said.count("Si te queda") == 1, said
+
+
+def test_the_items_of_a_list_of_papers_answer_what_else_to_hand_in():
+    text = ("La solicitud de reválida se puede presentar en marzo o en septiembre de cada año.\n\n"
+            "Documentación necesaria:\n\n- Solicitud R-9 completa, una fila por materia.\n- Programa de cada materia, sellado por la institución de origen.\n"
+            "- Para instituciones extranjeras, los programas legalizados o apostillados.")
+    revalida = hit("revalida", "Reválidas", text, "https://x.example/revalida", "Reválidas")
+    said = body(ExtractiveGenerator(index=TinyIndex()).generate("Ya mandé el programa. ¿Qué más tengo que presentar para la reválida de la materia?", [revalida]))
+    assert "Solicitud R-9" in said and "apostillados" in said, said
+
+
+def test_a_special_case_alone_does_not_hide_the_general_rule():
+    text = ("## Plazos de la convocatoria\n\n- **Solicitudes nuevas (todas las ayudas):** del 1 al 20 de marzo de 2027.\n"
+            "- **Ayuda de comedor — convocatoria extraordinaria:** del 3 al 14 de septiembre de 2027, solo si quedan cupos.\n"
+            "- **Renovaciones:** del 1 al 30 de abril de 2027.")
+    ayudas = hit("ayudas", "Ayudas estudiantiles", text, "https://x.example/ayudas", "Plazos de la convocatoria")
+    said = body(ExtractiveGenerator().generate("¿Hasta cuándo puedo pedir la ayuda de comedor?", [ayudas], today=date(2026, 12, 1)))
+    assert "del 1 al 20 de marzo de 2027" in said and "solo si quedan cupos" in said, said  # the regular period, then the exception
+    assert said.index("1 al 20 de marzo") < said.index("3 al 14 de septiembre") and "Renovaciones" not in said, said
+
+
+def test_units_of_another_chunk_are_not_ordered_by_offsets_that_count_within_their_own_chunk():
+    from pipeline.generation.extractive import general_first
+
+    first = hit("becas", "Becas", "## Becas\n\nIntro breve de la oficina de becas.\n\nLa beca de comedor cubre el almuerzo de lunes a viernes.", "https://x.example/becas", "Becas", pos=0)
+    second = hit("becas", "Becas", "Las solicitudes de beca de comedor se presentan en marzo.", "https://x.example/becas", "Plazos", pos=1)
+    gen, q = ExtractiveGenerator(), "¿Qué cubre la beca de comedor y cuándo se pide?"
+    cands = gen.rank(q, [first, second], gen.coverage(q, [first, second])[0], ask(q))
+    covers = next(c for c in cands if c.text.startswith("La beca de comedor cubre"))
+    asks = next(c for c in cands if c.text.startswith("Las solicitudes"))
+    assert asks.unit.offset < covers.unit.offset  # offsets count within a chunk: another chunk's unit is not placed by them
+    assert general_first([covers, asks]) == [covers, asks] and general_first([asks, covers]) == [asks, covers]  # the better chunk first
