@@ -128,3 +128,35 @@ def test_support_chunks_add_depth_from_the_documents_found_without_changing_the_
     assert r.retrieve("exámenes de febrero", 2, support=0) == top
     uncapped = QdrantRetriever(office, EMB, mode="sparse").retrieve("exámenes de febrero", 1, support=1)
     assert len(uncapped) == 2 and uncapped[1].chunk.doc_id == uncapped[0].chunk.doc_id  # without a cap, support still reaches past k
+
+
+RULES = {
+    "preguntas": ("Preguntas frecuentes", "¿Cuál es la zona mínima del curso para el examen final? Consulte el reglamento."),
+    "reglamento": ("Reglamento", "La zona mínima del curso es de 36 puntos. Sin la zona mínima no hay derecho a examen final."),
+}
+
+
+@pytest.fixture
+def rules_office(index):  # noqa: F811
+    index.ensure(EMB.dim)
+    sparse = BM25Encoder()
+    for doc_id, (title, text) in RULES.items():
+        doc = Document(id=doc_id, title=title, text=text, source=f"/{doc_id}.md")
+        chunks = chunk_document(doc, "sentence", size=60, overlap=0)
+        texts = [c.embed_text for c in chunks]
+        index.replace_document(chunks, EMB.embed_passages(texts), sparse.encode_passages(texts), doc_meta=doc.metadata())
+    return index
+
+
+def test_a_document_that_answers_in_two_chunks_outranks_one_whose_single_chunk_scores_best(rules_office):
+    question = "¿Cuál es la zona mínima del curso para el examen final?"
+    raw = QdrantRetriever(rules_office, EMB, mode="sparse").retrieve(question, 10)
+    assert raw[0].chunk.doc_id == "preguntas" and Counter(h.chunk.doc_id for h in raw)["reglamento"] == 2
+    best_chunk = QdrantRetriever(rules_office, EMB, mode="sparse", max_chunks_per_document=1).retrieve(question, 2)
+    assert [h.chunk.doc_id for h in best_chunk] == ["preguntas", "reglamento"]
+    two = QdrantRetriever(rules_office, EMB, mode="sparse", max_chunks_per_document=1, second_chunk_weight=1.0).retrieve(question, 2, support=1)
+    assert [h.chunk.doc_id for h in two[:2]] == ["reglamento", "preguntas"]
+    assert two[0].chunk.id == next(h.chunk.id for h in raw if h.chunk.doc_id == "reglamento")  # the document's best chunk leads it
+    assert two[2].chunk.doc_id == "reglamento" and two[2].chunk.id != two[0].chunk.id
+    assert RetrievalSettings().second_chunk_weight == 0.25
+    assert retriever_from_settings(RetrievalSettings(mode="sparse", second_chunk_weight=1.0), index=rules_office, embedder=None).retrieve(question, 1)[0].chunk.doc_id == "reglamento"
