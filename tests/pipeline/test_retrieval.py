@@ -6,12 +6,12 @@ from collections import Counter
 
 import pytest
 
-from pipeline.chunking import chunk_document
+from pipeline.chunking import Chunk, chunk_document
 from pipeline.documents import Document
 from pipeline.embeddings import HashingEmbedder
 from pipeline.errors import ConfigurationError
 from pipeline.index import Hit
-from pipeline.retrieval import QdrantRetriever, load_reranker, retriever_from_settings
+from pipeline.retrieval import QdrantRetriever, by_document, load_reranker, retriever_from_settings
 from pipeline.settings import RetrievalSettings
 from pipeline.sparse import BM25Encoder
 from tests.pipeline.index_fixtures import index  # noqa: F401  (fixture)
@@ -160,3 +160,15 @@ def test_a_document_that_answers_in_two_chunks_outranks_one_whose_single_chunk_s
     assert two[2].chunk.doc_id == "reglamento" and two[2].chunk.id != two[0].chunk.id
     assert RetrievalSettings().second_chunk_weight == 0.25
     assert retriever_from_settings(RetrievalSettings(mode="sparse", second_chunk_weight=1.0), index=rules_office, embedder=None).retrieve(question, 1)[0].chunk.doc_id == "reglamento"
+
+
+def test_the_default_second_chunk_weight_breaks_near_ties_but_not_a_clear_lead():
+    def hit(doc: str, position: int, score: float) -> Hit:
+        return Hit(Chunk(doc_id=doc, doc_title=doc, text=f"{doc} {position}", position=position), score)
+
+    weight = RetrievalSettings().second_chunk_weight
+    hits = [hit("faq", 0, 1.0), hit("reglamento", 4, 0.9), hit("guia", 0, 0.6), hit("reglamento", 9, 0.5), hit("guia", 1, 0.6)]
+    ranked = by_document(hits, weight)
+    assert [h.chunk.id for h in ranked] == ["reglamento#4", "reglamento#9", "faq#0", "guia#0", "guia#1"]  # 0.9 + 0.5/4 > 1.0 > 0.6 + 0.6/4
+    assert by_document(hits, 0.0) == hits
+    assert [h.chunk.id for h in by_document([hit("faq", 0, 1.0), hit("reglamento", 4, 0.7), hit("reglamento", 9, 0.6)], weight)][0] == "faq#0"  # a clear lead stands
