@@ -84,6 +84,7 @@ class QdrantRetriever:
         rerank_candidates: int = 20,
         min_score: float = 0.0,
         max_chunks_per_document: int = 0,
+        second_chunk_weight: float = 0.0,
     ) -> None:
         if mode not in MODES:
             raise ConfigurationError(f"unknown retrieval mode {mode!r}; choose from {', '.join(MODES)}")
@@ -94,6 +95,7 @@ class QdrantRetriever:
         self.prefetch, self.rrf_k, self.weights = prefetch, rrf_k, weights
         self.reranker, self.rerank_candidates, self.min_score = reranker, rerank_candidates, min_score
         self.max_chunks_per_document = max_chunks_per_document
+        self.second_chunk_weight = second_chunk_weight
 
     def _search(self, question: str, n: int) -> list[Hit]:
         if self.mode == "sparse":
@@ -122,7 +124,8 @@ class QdrantRetriever:
             hits = self.reranker.rerank(question, hits)
         elif self.min_score > 0 and self.mode == "dense":
             hits = [h for h in hits if h.score >= self.min_score]
-        top = cap_per_document(hits, self.max_chunks_per_document)[:k]
+        ranked = by_document(hits, self.second_chunk_weight) if self.max_chunks_per_document and not self.reranker else hits
+        top = cap_per_document(ranked, self.max_chunks_per_document)[:k]
         return top + support_chunks(hits, top, support)
 
 
@@ -137,6 +140,23 @@ def cap_per_document(hits: Sequence[Hit], cap: int | None) -> list[Hit]:
             seen[h.chunk.doc_id] += 1
             kept.append(h)
     return kept
+
+
+def by_document(hits: Sequence[Hit], second: float) -> list[Hit]:
+    """The hits grouped by document, best document first; chunks keep their order within a document.
+
+    A document scores its best chunk's score plus `second` times its second-best chunk's: with 0 documents rank by their
+    best chunk alone; above 0 a document that answers in two places breaks a near tie with one whose single chunk
+    happens to share the question's words (a regulation's two articles against an FAQ entry that only names the topic).
+    """
+    if second <= 0:
+        return list(hits)  # in rank order, a document's first chunk is its best
+    scores: dict[str, list[float]] = {}
+    for h in hits:
+        scores.setdefault(h.chunk.doc_id, []).append(h.score)
+    total = {doc: s[0] + second * s[1] if len(s) > 1 else s[0] for doc, s in ((d, sorted(v, reverse=True)) for d, v in scores.items())}
+    first = {doc: i for i, doc in reversed(list(enumerate(h.chunk.doc_id for h in hits)))}
+    return sorted(hits, key=lambda h: (-total[h.chunk.doc_id], first[h.chunk.doc_id]))
 
 
 def support_chunks(ranked: Sequence[Hit], top: Sequence[Hit], n: int) -> list[Hit]:
@@ -160,4 +180,5 @@ def retriever_from_settings(retrieval_settings, *, index: ChunkIndex, embedder: 
         rerank_candidates=r.rerank_candidates,
         min_score=r.min_score,
         max_chunks_per_document=r.max_chunks_per_document,
+        second_chunk_weight=r.second_chunk_weight,
     )

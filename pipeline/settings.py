@@ -166,6 +166,12 @@ class RetrievalSettings(BaseModel):
     max_chunks_per_document: int = Field(
         default=1, ge=0, description="At most this many of the k retrieved chunks come from one document (0: no cap); 1 ranks documents by their best chunk."
     )
+    second_chunk_weight: float = Field(
+        default=0.25,
+        ge=0.0,
+        le=1.0,
+        description="With a per-document cap, a document ranks by its best chunk's fused score plus this share of its second-best chunk's (0: its best chunk alone).",
+    )
     support_chunks: int = Field(default=3, ge=0, le=20, description="Further chunks of the retrieved documents (best first) that the generator also reads.")
 
 

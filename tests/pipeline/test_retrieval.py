@@ -6,12 +6,12 @@ from collections import Counter
 
 import pytest
 
-from pipeline.chunking import chunk_document
+from pipeline.chunking import Chunk, chunk_document
 from pipeline.documents import Document
 from pipeline.embeddings import HashingEmbedder
 from pipeline.errors import ConfigurationError
 from pipeline.index import Hit
-from pipeline.retrieval import QdrantRetriever, load_reranker, retriever_from_settings
+from pipeline.retrieval import QdrantRetriever, by_document, load_reranker, retriever_from_settings
 from pipeline.settings import RetrievalSettings
 from pipeline.sparse import BM25Encoder
 from tests.pipeline.index_fixtures import index  # noqa: F401  (fixture)
@@ -128,3 +128,47 @@ def test_support_chunks_add_depth_from_the_documents_found_without_changing_the_
     assert r.retrieve("exámenes de febrero", 2, support=0) == top
     uncapped = QdrantRetriever(office, EMB, mode="sparse").retrieve("exámenes de febrero", 1, support=1)
     assert len(uncapped) == 2 and uncapped[1].chunk.doc_id == uncapped[0].chunk.doc_id  # without a cap, support still reaches past k
+
+
+RULES = {
+    "preguntas": ("Preguntas frecuentes", "¿Cuál es la zona mínima del curso para el examen final? Consulte el reglamento."),
+    "reglamento": ("Reglamento", "La zona mínima del curso es de 36 puntos. Sin la zona mínima no hay derecho a examen final."),
+}
+
+
+@pytest.fixture
+def rules_office(index):  # noqa: F811
+    index.ensure(EMB.dim)
+    sparse = BM25Encoder()
+    for doc_id, (title, text) in RULES.items():
+        doc = Document(id=doc_id, title=title, text=text, source=f"/{doc_id}.md")
+        chunks = chunk_document(doc, "sentence", size=60, overlap=0)
+        texts = [c.embed_text for c in chunks]
+        index.replace_document(chunks, EMB.embed_passages(texts), sparse.encode_passages(texts), doc_meta=doc.metadata())
+    return index
+
+
+def test_a_document_that_answers_in_two_chunks_outranks_one_whose_single_chunk_scores_best(rules_office):
+    question = "¿Cuál es la zona mínima del curso para el examen final?"
+    raw = QdrantRetriever(rules_office, EMB, mode="sparse").retrieve(question, 10)
+    assert raw[0].chunk.doc_id == "preguntas" and Counter(h.chunk.doc_id for h in raw)["reglamento"] == 2
+    best_chunk = QdrantRetriever(rules_office, EMB, mode="sparse", max_chunks_per_document=1).retrieve(question, 2)
+    assert [h.chunk.doc_id for h in best_chunk] == ["preguntas", "reglamento"]
+    two = QdrantRetriever(rules_office, EMB, mode="sparse", max_chunks_per_document=1, second_chunk_weight=1.0).retrieve(question, 2, support=1)
+    assert [h.chunk.doc_id for h in two[:2]] == ["reglamento", "preguntas"]
+    assert two[0].chunk.id == next(h.chunk.id for h in raw if h.chunk.doc_id == "reglamento")  # the document's best chunk leads it
+    assert two[2].chunk.doc_id == "reglamento" and two[2].chunk.id != two[0].chunk.id
+    assert RetrievalSettings().second_chunk_weight == 0.25
+    assert retriever_from_settings(RetrievalSettings(mode="sparse", second_chunk_weight=1.0), index=rules_office, embedder=None).retrieve(question, 1)[0].chunk.doc_id == "reglamento"
+
+
+def test_the_default_second_chunk_weight_breaks_near_ties_but_not_a_clear_lead():
+    def hit(doc: str, position: int, score: float) -> Hit:
+        return Hit(Chunk(doc_id=doc, doc_title=doc, text=f"{doc} {position}", position=position), score)
+
+    weight = RetrievalSettings().second_chunk_weight
+    hits = [hit("faq", 0, 1.0), hit("reglamento", 4, 0.9), hit("guia", 0, 0.6), hit("reglamento", 9, 0.5), hit("guia", 1, 0.6)]
+    ranked = by_document(hits, weight)
+    assert [h.chunk.id for h in ranked] == ["reglamento#4", "reglamento#9", "faq#0", "guia#0", "guia#1"]  # 0.9 + 0.5/4 > 1.0 > 0.6 + 0.6/4
+    assert by_document(hits, 0.0) == hits
+    assert [h.chunk.id for h in by_document([hit("faq", 0, 1.0), hit("reglamento", 4, 0.7), hit("reglamento", 9, 0.6)], weight)][0] == "faq#0"  # a clear lead stands
