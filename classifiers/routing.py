@@ -25,7 +25,7 @@ from classifiers.errors import GateError, GateNotTrained
 from classifiers.gate import Gate
 from pipeline.embeddings import Embedder
 
-FORMAT_VERSION = 4
+FORMAT_VERSION = 5  # 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns)
 TOP_K = 3
 WORDING_C = 4.0  # inverse regularisation of the word model (chosen by grouped cross-validation on the synthetic questions)
 WORDING_FOLDS = 5
@@ -53,7 +53,7 @@ class RouteDecision:
         return self.probabilities.get(self.office, 0.0) - self.probabilities.get(office, 0.0)
 
 
-FEATURES = ("dense_best", "dense_top", "lexical_best", "lexical_top", "dense_behind", "lexical_behind", "passage_coverage", "office_coverage", "wording", "wording_behind")
+FEATURES = ("dense_best", "dense_top", "lexical_best", "lexical_top", "dense_behind", "lexical_behind", "coverage_behind", "wording", "wording_behind")
 N_FEATURES = len(FEATURES)  # per office
 
 
@@ -208,6 +208,19 @@ def _split_top(sims: np.ndarray, bounds: Sequence[int], k: int = TOP_K) -> np.nd
     return np.stack([_top(sims[:, a:b], k) for a, b in zip(bounds[:-1], bounds[1:])], axis=1)
 
 
+def coverage_behind(whole: np.ndarray) -> np.ndarray:
+    """(n, n_offices): how far behind the best office's each office's coverage of the message is (0 for the best, < 0
+    for the others). `whole`: per message and office, the idf-weighted share of the message's terms its documents
+    contain. A term every office's documents contain adds the same to each office's share and cancels out, so what
+    counts is the rare wording (a course code, a subject's name, "toga", "protocolo") only some offices share with the
+    message, weighted by its rarity, like an idf over the offices; the absolute shares, which grow with an office's
+    size and the message's common words, do not enter."""
+    whole = np.asarray(whole, dtype=np.float32)
+    if whole.shape[1] == 0:
+        return whole
+    return whole - whole.max(axis=1, keepdims=True)
+
+
 def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors: Sequence[np.ndarray], lexicon: Lexicon, *, stacked: np.ndarray | None = None, wording: np.ndarray | None = None) -> np.ndarray:
     """(n, n_offices, N_FEATURES): the evidence that each message is each office's business (see FEATURES); `wording`:
     the messages' `Wording` log-probabilities (None: no word model, both wording features 0).
@@ -223,12 +236,11 @@ def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors
         rows = lexicon.__dict__["_stacked"] = vstack(lexicon.office_rows).tocsr().T.tocsc()
     lexical = _split_top((lexicon.transform(texts) @ rows).toarray(), lexical_bounds)
     behind = np.stack([dense[:, :, 0] - dense[:, :, 0].max(axis=1, keepdims=True), lexical[:, :, 0] - lexical[:, :, 0].max(axis=1, keepdims=True)], axis=2)
-    passages, whole = lexicon.coverage(texts)
+    coverage = coverage_behind(lexicon.coverage(texts)[1])
     lexicon.__dict__.pop("_exclusive", None)  # `Lexicon.exclusive_coverage`: measured as a 9th feature, it did not help (0.903 vs 0.908)
-    passage = np.stack([passages[:, a:b].max(axis=1) if b > a else np.zeros(len(texts)) for a, b in zip(lexical_bounds[:-1], lexical_bounds[1:])], axis=1)
     words = np.zeros((len(texts), len(office_vectors)), dtype=np.float32) if wording is None else np.asarray(wording, dtype=np.float32)
     words = np.stack([words, words - words.max(axis=1, keepdims=True)], axis=2)
-    return np.concatenate([dense, lexical, behind, passage[:, :, None], whole[:, :, None], words], axis=2).astype(np.float32)
+    return np.concatenate([dense, lexical, behind, coverage[:, :, None], words], axis=2).astype(np.float32)
 
 
 @dataclass

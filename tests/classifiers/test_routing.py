@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from classifiers.errors import GateError
-from classifiers.routing import FEATURES, N_FEATURES, Lexicon, Router, RouterNotTrained, Wording, fit_offices, office_features, office_similarities, routing_report, wording_out_of_fold
+from classifiers.routing import FEATURES, FORMAT_VERSION, N_FEATURES, Lexicon, Router, RouterNotTrained, Wording, fit_offices, office_features, office_similarities, routing_report, wording_out_of_fold
 
 OFFICES = {
     "Biblioteca": ["préstamo de libros de la biblioteca", "multa por devolver tarde un libro", "sala de lectura de la biblioteca", "renovar el préstamo del libro"],
@@ -70,6 +70,35 @@ def test_coverage_says_how_much_of_the_wording_a_passage_and_an_office_hold():
     feats = office_features(np.ones((1, 2), dtype=np.float32), ["¿Qué pide Lógica 0010?"], [np.ones((2, 2), dtype=np.float32), np.ones((1, 2), dtype=np.float32)], lexicon)
     behind = feats[0, :, FEATURES.index("lexical_behind")]
     assert behind[0] == 0.0 and behind[1] < 0.0  # the best office is not behind; the other is
+
+
+def test_coverage_behind_is_how_far_an_office_is_behind_the_best_on_the_rare_wording():
+    """The office whose documents alone hold the message's rare terms (a course code) is the best covered (0); an office
+    that holds only the common words every office uses is behind, whatever its size; the absolute shares are not features."""
+    lexicon = Lexicon.fit([
+        ["El curso Lógica 0010 tiene 4 créditos"],
+        ["Para aprobar el curso se pide la zona mínima", "El curso se aprueba con 61 puntos", "Para el curso se pide asistencia"],
+    ])
+    text = ["¿Qué pide el curso Lógica 0010 para aprobar?"]
+    _, whole = lexicon.coverage(text)
+    feats = office_features(np.ones((1, 2), dtype=np.float32), text, [np.ones((1, 2), dtype=np.float32), np.ones((3, 2), dtype=np.float32)], lexicon)
+    assert "coverage_behind" in FEATURES and "office_coverage" not in FEATURES and "passage_coverage" not in FEATURES
+    behind = feats[0, :, FEATURES.index("coverage_behind")]
+    assert behind[0] == 0.0 and behind[1] < 0.0
+    np.testing.assert_allclose(behind, whole[0] - whole[0].max(), rtol=1e-6)
+
+
+def test_a_router_saved_with_the_previous_features_is_retrained_not_loaded(fake_embedder, tmp_path):
+    import json
+
+    router = _router(fake_embedder)
+    path = router.save(tmp_path / "router")
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    assert meta["format"] == FORMAT_VERSION == 5 and len(router.weights) == len(FEATURES) == 9
+    meta["format"] = 4  # the 10-feature scorer (passage and office coverage)
+    path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(RouterNotTrained, match="old format"):
+        Router.load(tmp_path / "router")
 
 
 def test_office_similarities_are_best_and_top_mean():
