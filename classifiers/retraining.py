@@ -112,11 +112,15 @@ class _Features:
         self.segments = [segments_d[r] for r in rows]
         self.kinds = [kinds_d[r] for r in rows]
         self.owner, self.n = np.asarray(owner), len(texts)
-        vecs = embedder.embed_queries(unique_segments) if embedder is not None else None
-        dense, sparse = space.transform(unique_segments, embedder=embedder, query_vecs=vecs)
-        self.vecs = None if vecs is None else np.asarray(vecs)[take]
-        self.dense = dense[take]
-        self.sparse = None if sparse is None else sparse[take]
+        if embedder is not None:
+            self.vecs = np.asarray(embedder.embed_queries(unique_segments))[take]
+        elif space.needs_embedding:
+            raise GateError("these gate features need an embedder")
+        else:
+            self.vecs = None
+        # the vector features (a matrix product, whose last bits depend on the matrix's shape) on every row as before
+        self.dense = space.dense_block(unique_segments, self.vecs, rows=take)
+        self.sparse = space.tfidf(unique_segments)[take] if "tfidf" in space.kinds else None
         self.whole = np.array([i for i, k in enumerate(self.kinds) if k == WHOLE])
 
     def whole_vecs(self, rows: np.ndarray) -> np.ndarray:

@@ -98,11 +98,9 @@ def _flips(current: Gate | None, candidate: Gate, staff: list[StaffLabel], embed
     flips: dict = {"in_to_out": [], "out_to_in": [], "agree_with_staff": 0, "disagree_with_staff": 0}
     if current is None or not staff:
         return flips
-    distinct = list(dict.fromkeys(s.text for s in staff))  # decisions repeat texts: each judged once
-    at = {t: i for i, t in enumerate(distinct)}
-    rows = [at[s.text] for s in staff]
-    old = (current.probabilities(distinct, embedder) >= current.threshold)[rows]
-    new = (candidate.probabilities(distinct, embedder) >= candidate.threshold)[rows]
+    texts = [s.text for s in staff]
+    old = current.probabilities(texts, embedder) >= current.threshold
+    new = candidate.probabilities(texts, embedder) >= candidate.threshold
     for s, a, b in zip(staff, old, new):
         if a == b:
             continue
