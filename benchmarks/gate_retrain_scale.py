@@ -1,6 +1,7 @@
 """How long the gate takes to learn from 10,000 staff decisions, cold and warm (issue 28: "under 2 minutes").
 
   PYTHONPATH=$PWD python benchmarks/gate_retrain_scale.py [--data-dir /tmp/i28scale] [--n 10000] [--pool 1500] [--new 200]
+      [--staff-model config|on|off] [--profile] [--out PATH]
 
 The FIUSAC text documents (shared corpora, read by path) are ingested (unless the data dir holds them) and the gate
 trained offline (its synthetic examples are embedded then, as in any deployment that has a gate; not timed). Then `--n` staff decisions are
@@ -17,6 +18,12 @@ made from the dev messages of benchmarks/data/gate_learning_dev.jsonl reworded w
   - cold with 10,000 distinct texts is not run on this shared machine (about 13,000 segments to embed): it is estimated
     from the run as warm seconds + the cold run's embedding seconds per segment x those segments, and labelled so.
 
+Each run reports wall seconds, the process's CPU seconds (all its threads) and the machine's load average before and
+after: on a shared machine wall time follows the other jobs, CPU time follows the code. `--staff-model`: the staff model
+as `orienta gate retrain` serves it (config: ORIENTA_GATE__STAFF_MODEL, off by default) or forced on/off; it fits a
+logistic regression per fold on every staff decision and costs most of the time when on. `--profile`: the cold run under
+cProfile, the top functions by own and cumulative time in the output.
+
 Reading the decisions from the database is not timed here (it is one query). Writes
 benchmarks/results/gate_retrain_scale.json.
 """
@@ -24,7 +31,10 @@ benchmarks/results/gate_retrain_scale.json.
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
 import json
+import pstats
 import os
 import platform
 import sys
@@ -87,12 +97,28 @@ def purge(services: Services, model: str, texts: list[str]) -> None:
         cache.close()
 
 
+def _load() -> list[float]:
+    """The machine's 1, 5 and 15 minute load averages (other jobs share these cores)."""
+    return [round(x, 2) for x in os.getloadavg()]
+
+
+def _top(profiler: cProfile.Profile, n: int = 25) -> dict:
+    """The top `n` functions by own time and by cumulative time."""
+    stats = pstats.Stats(profiler, stream=io.StringIO())
+    rows = []
+    for (path, line, name), (_, calls, own, cumulative, _) in stats.stats.items():  # type: ignore[attr-defined]
+        rows.append({"function": f"{Path(path).name}:{line}({name})", "calls": calls, "own_s": round(own, 2), "cumulative_s": round(cumulative, 2)})
+    return {"by_own_time": sorted(rows, key=lambda r: -r["own_s"])[:n], "by_cumulative_time": sorted(rows, key=lambda r: -r["cumulative_s"])[:n]}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--data-dir", type=Path, default=Path("/tmp/i28scale"))
     ap.add_argument("--n", type=int, default=10000)
     ap.add_argument("--new", type=int, default=200)
     ap.add_argument("--pool", type=int, default=1500, help="distinct texts the decisions are drawn from")
+    ap.add_argument("--staff-model", choices=("config", "on", "off"), default="config", help="the staff model: as served (ORIENTA_GATE__STAFF_MODEL), or forced on/off")
+    ap.add_argument("--profile", action="store_true", help="run the cold retraining under cProfile and report its top functions")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_retrain_scale.json")
     args = ap.parse_args()
     services = Services(load_settings(data_dir=args.data_dir))
@@ -107,7 +133,8 @@ def main() -> None:
     synthetic, _ = synthetic_examples(services, chunks, vectors, corpus_id, "offline")
     space = FeatureSpace.fit(gate.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     g = services.settings.gate
-    options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall)
+    staff_model = g.staff_model if args.staff_model == "config" else args.staff_model == "on"
+    options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall, staff_model=staff_model)
     staff = decisions(args.n, pool=args.pool)  # 10,000 decisions on `pool` distinct texts
     pool_texts = sorted({s.text for s in staff})
     fresh_new = decisions(args.new, offset=100_000)  # never in the pool
@@ -116,20 +143,31 @@ def main() -> None:
     pool_segments = len(message_segments(pool_texts)[0])
     all_distinct_segments = len(message_segments([s.text for s in decisions(args.n)])[0])  # if every decision were a new text
     result: dict = {
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "embedder": services.embedder.name, "note": "2 cores shared with ~6 other jobs while measured"},
-        "n_decisions": args.n, "distinct_texts": len(pool_texts), "distinct_segments": pool_segments, "n_synthetic": len(synthetic), "gate_train_seconds": round(train_s, 1),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "embedder": services.embedder.name, "load_average_at_start": _load()},
+        "staff_model": staff_model, "n_decisions": args.n, "distinct_texts": len(pool_texts), "distinct_segments": pool_segments, "n_synthetic": len(synthetic), "gate_train_seconds": round(train_s, 1),
     }
 
-    def timed(label: str, labels: list[StaffLabel]) -> dict:
+    def timed(label: str, labels: list[StaffLabel], profile: bool = False) -> dict:
         before = cached_texts(services, model)
-        t = time.perf_counter()
+        load_before = _load()
+        profiler = cProfile.Profile() if profile else None
+        t, c = time.perf_counter(), time.process_time()
+        if profiler is not None:
+            profiler.enable()
         res, _, _ = learn_from_staff(synthetic, labels, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
-        seconds = time.perf_counter() - t
-        row = {"seconds": round(seconds, 1), "newly_embedded_texts": cached_texts(services, model) - before, "learn_seconds_reported": round(res.seconds, 1), "adopted": res.verdict.adopted}
-        print(f"{label}: {row}", flush=True)
+        if profiler is not None:
+            profiler.disable()
+        seconds, cpu = time.perf_counter() - t, time.process_time() - c
+        row = {"seconds": round(seconds, 1), "cpu_seconds": round(cpu, 1), "load_average_before": load_before, "load_average_after": _load(),
+               "newly_embedded_texts": cached_texts(services, model) - before, "learn_seconds_reported": round(res.seconds, 1), "adopted": res.verdict.adopted}
+        if profiler is not None:
+            row["profile"] = _top(profiler)
+        print(f"{label}: { {k: v for k, v in row.items() if k != 'profile'} }", flush=True)
+        if profiler is not None:
+            print("\n".join(f"  {r['own_s']:7.2f} {r['cumulative_s']:7.2f} {r['calls']:>9} {r['function']}" for r in row["profile"]["by_own_time"]), flush=True)
         return row
 
-    result["cold"] = timed("cold", staff)
+    result["cold"] = timed("cold", staff, profile=args.profile)
     # intake: the gate step judging new messages through the cache (per message, cache write included), on messages never seen
     t = time.perf_counter()
     for s in probe:
@@ -145,9 +183,11 @@ def main() -> None:
     weekly = staff[args.new:] + fresh_new
     result["weekly"] = timed(f"weekly ({args.n - args.new} cached + {args.new} new)", weekly)
     per_segment = max(0.0, result["cold"]["seconds"] - result["warm"]["seconds"]) / max(1, pool_segments)
+    cpu_per_segment = max(0.0, result["cold"]["cpu_seconds"] - result["warm"]["cpu_seconds"]) / max(1, pool_segments)
     result["cold_all_distinct_estimate"] = {
         "segments": all_distinct_segments, "embedding_seconds_per_segment": round(per_segment, 4),
         "seconds": round(result["warm"]["seconds"] + per_segment * all_distinct_segments, 1),
+        "cpu_seconds": round(result["warm"]["cpu_seconds"] + cpu_per_segment * all_distinct_segments, 1),
         "how": "not run: warm seconds + (cold - warm) / distinct segments embedded in the cold run x the segments of 10,000 distinct texts",
     }
     print(f"cold, every decision a new text (estimate): {result['cold_all_distinct_estimate']}", flush=True)

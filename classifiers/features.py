@@ -109,19 +109,23 @@ class FeatureSpace:
         return np.asarray(rows, dtype=np.float32)
 
     # ------------------------------------------------------------ the matrix
-    def dense_block(self, texts: Sequence[str], query_vecs: np.ndarray | None) -> np.ndarray:
-        """Every dense feature the kinds ask for (everything but the sparse TF-IDF block)."""
+    def dense_block(self, texts: Sequence[str], query_vecs: np.ndarray | None, *, rows: np.ndarray | None = None) -> np.ndarray:
+        """Every dense feature the kinds ask for (everything but the sparse TF-IDF block).
+
+        With `rows`, `texts` are distinct texts and the matrix has one row per entry of `rows` (the text each row is of);
+        `query_vecs` has one row per entry of `rows` too: the text features are computed once per distinct text, the
+        vector ones on the whole matrix as without `rows`, so every value is the same as computing each row on its own."""
         parts = []
         if "embedding" in self.kinds:
             parts.append(query_vecs)
         if "similarity" in self.kinds:
             parts.append(similarity_features(query_vecs, self.corpus_vectors))
         if "lexical" in self.kinds:
-            parts.append(self.lexical(texts))
+            parts.append(self.lexical(texts) if rows is None else self.lexical(texts)[rows])
         if "intent" in self.kinds:
-            parts.append(self.intent.transform(texts))
+            parts.append(self.intent.transform(texts) if rows is None else self.intent.transform(texts)[rows])
         if not parts:
-            return np.zeros((len(texts), 0), dtype=np.float32)
+            return np.zeros((len(texts) if rows is None else len(rows), 0), dtype=np.float32)
         return np.hstack(parts).astype(np.float32)
 
     def dense_names(self) -> list[str]:

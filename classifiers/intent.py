@@ -111,6 +111,7 @@ _FEMININE_ANYWAY = frozenset({
     "mano", "foto", "moto", "radio", "mujer", "flor", "piel", "sal", "senal", "carcel", "miel", "imagen", "razon", "orden", "labor",
     "final", "credencial", "capital", "postal", "catedral", "moral", "virgen", "margen", "sarten", "tesis", "crisis", "dosis", "sintesis",
 })
+_OWN_INSTITUTION = re.compile(r"\b(?:la|esta|mi) (?:facultad|facu|universidad|escuela)\b(?! de)")
 _URL_LIKE = re.compile(r"\s+(?:de|del)\s+[a-z]")  # "la URL del portal": a web address, not a university
 # Where a lower-case name can stand: after a preposition ("en la mariano", "de la landivar"), not where "la" is a pronoun
 # before a verb ("¿dónde la saco?", "creo que la sumaron mal", "¿la pido en ventanilla?").
@@ -212,11 +213,25 @@ class IntentModel:
     other_names: list[str] = field(default_factory=list)  # folded bundled institutions the documents never name
     _vocab: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
     _courses: re.Pattern | None = field(default=None, init=False, repr=False, compare=False)
+    _mentions: tuple | None = field(default=None, init=False, repr=False, compare=False)  # compiled on first use (_mention_patterns)
 
     def __post_init__(self) -> None:
         self._vocab = frozenset(self.vocabulary)
         longest_first = sorted(self.courses, key=len, reverse=True)
         self._courses = re.compile(r"\b(?:" + "|".join(map(re.escape, longest_first)) + r")\b") if longest_first else None
+
+    def _mention_patterns(self) -> tuple:
+        """The other fields' pattern, the rare fields' pattern and one pattern per other institution's name, compiled once
+        (one per name outgrows the `re` module's cache, which then compiled them again for every text)."""
+        if self._mentions is None:
+            fields = rare = None
+            if self.other_fields:
+                fields = re.compile(rf"\b(?:{_FIELD_CONTEXT}|{_BELONGING})(?:{'|'.join(map(re.escape, self.other_fields))})\b")
+                rare_words = [f for f in self.other_fields if _zipf(f) < RARE_ZIPF]
+                rare = re.compile(rf"\b(?:{'|'.join(map(re.escape, rare_words))})\b") if rare_words else None
+            names = tuple((name, re.compile(rf"\b{re.escape(name)}\b")) for name in self.other_names if len(name) >= 4)
+            self._mentions = (fields, rare, names)
+        return self._mentions
 
     @classmethod
     def fit(cls, chunk_texts: Sequence[str]) -> "IntentModel":
@@ -255,16 +270,15 @@ class IntentModel:
                 other += 1
             else:
                 own += 1
-        own += len(re.findall(r"\b(?:la|esta|mi) (?:facultad|facu|universidad|escuela)\b(?! de)", folded))
-        if self.other_fields:
-            fields = "|".join(map(re.escape, self.other_fields))
-            spans = {m.end() for m in re.finditer(rf"\b(?:{_FIELD_CONTEXT}|{_BELONGING})(?:{fields})\b", folded)}
-            rare = [f for f in self.other_fields if _zipf(f) < RARE_ZIPF]
-            if rare:
-                spans |= {m.end() for m in re.finditer(rf"\b(?:{'|'.join(map(re.escape, rare))})\b", folded)}
+        own += len(_OWN_INSTITUTION.findall(folded))
+        fields, rare, names = self._mention_patterns()
+        if fields is not None:
+            spans = {m.end() for m in fields.finditer(folded)}
+            if rare is not None:
+                spans |= {m.end() for m in rare.finditer(folded)}
             other += len(spans)
-        for name in self.other_names:
-            if len(name) >= 4 and re.search(rf"\b{re.escape(name)}\b", folded):
+        for name, pattern in names:
+            if name in folded and pattern.search(folded):  # the substring test first: most texts name no institution
                 other += 1
         return other, own
 

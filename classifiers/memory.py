@@ -184,6 +184,16 @@ class StaffMemory:
         best = int(agree[np.argmax(row[agree])])
         return Recall(label=int(label), similarity=float(row[best]), message_id=self.message_ids[best], date=self.dates[best], votes=0, by_model=True)
 
+    def without(self, message_ids: set[int]) -> "StaffMemory":
+        """The memory less the staff-labelled messages of these ids (the staff model, fitted on many, stays)."""
+        keep = [i for i, m in enumerate(self.message_ids) if m not in message_ids]
+        if len(keep) == len(self):
+            return self
+        idx = np.asarray(keep, dtype=np.int64)
+        vectors = self.vectors[idx] if len(keep) else np.zeros((0, 0), dtype=np.float32)
+        return StaffMemory(vectors=vectors, labels=self.labels[idx], dates=[self.dates[i] for i in keep], message_ids=[self.message_ids[i] for i in keep],
+                           radius=self.radius, reach=self.reach, band=self.band, model=self.model)
+
     def as_arrays(self) -> dict[str, np.ndarray]:
         return {"memory_vectors": self.vectors, "memory_labels": self.labels, **(self.model.as_arrays() if self.model is not None else {})}
 

@@ -88,15 +88,40 @@ class LearningResult:
 
 
 class _Features:
-    """Segment features of every text, with the whole-text row of each."""
+    """Segment features of every text, with the whole-text row of each.
+
+    Staff decisions repeat texts (the same question asked again, a message decided twice) and messages share segments:
+    each distinct text is split once and each distinct segment embedded and featurised once; the rows are then laid out
+    per text as if every text had been computed on its own (the same values, row for row)."""
 
     def __init__(self, texts: Sequence[str], space: FeatureSpace, embedder) -> None:
-        kinds: list[str] = []
-        self.segments, owner = message_segments(texts, kinds=kinds)
-        self.owner, self.kinds, self.n = np.asarray(owner), kinds, len(texts)
-        self.vecs = embedder.embed_queries(self.segments) if embedder is not None else None
-        self.dense, self.sparse = space.transform(self.segments, embedder=embedder, query_vecs=self.vecs)
-        self.whole = np.array([i for i, k in enumerate(kinds) if k == WHOLE])
+        distinct = list(dict.fromkeys(texts))
+        kinds_d: list[str] = []
+        segments_d, owner_d = message_segments(distinct, kinds=kinds_d)
+        starts = np.searchsorted(np.asarray(owner_d, dtype=np.int64), np.arange(len(distinct) + 1))
+        index = {t: j for j, t in enumerate(distinct)}
+        rows: list[int] = []  # per segment of every text: its row among the distinct texts' segments
+        owner: list[int] = []
+        for i, t in enumerate(texts):
+            j = index[t]
+            rows.extend(range(starts[j], starts[j + 1]))
+            owner.extend([i] * int(starts[j + 1] - starts[j]))
+        unique_segments = list(dict.fromkeys(segments_d))
+        at = {s: k for k, s in enumerate(unique_segments)}
+        take = np.array([at[segments_d[r]] for r in rows], dtype=np.int64)
+        self.segments = [segments_d[r] for r in rows]
+        self.kinds = [kinds_d[r] for r in rows]
+        self.owner, self.n = np.asarray(owner), len(texts)
+        if embedder is not None:
+            self.vecs = np.asarray(embedder.embed_queries(unique_segments))[take]
+        elif space.needs_embedding:
+            raise GateError("these gate features need an embedder")
+        else:
+            self.vecs = None
+        # the vector features (a matrix product, whose last bits depend on the matrix's shape) on every row as before
+        self.dense = space.dense_block(unique_segments, self.vecs, rows=take)
+        self.sparse = space.tfidf(unique_segments)[take] if "tfidf" in space.kinds else None
+        self.whole = np.array([i for i, k in enumerate(self.kinds) if k == WHOLE])
 
     def whole_vecs(self, rows: np.ndarray) -> np.ndarray:
         return np.asarray(self.vecs)[self.whole[rows]]

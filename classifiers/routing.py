@@ -259,6 +259,7 @@ class Router:
     meta: dict = field(default_factory=dict)
     memory: np.ndarray = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))  # vectors of messages staff gave an office
     memory_offices: list[str] = field(default_factory=list)  # ... and the office each was given to
+    memory_message_ids: list[int] = field(default_factory=list)  # ... and the message each came from (retention forgets it)
     memory_similarity: float = 0.92  # a message this close to one of them goes where staff sent that one
     wording: Wording | None = None  # the word model over the offices (None: its features are 0)
 
@@ -281,6 +282,24 @@ class Router:
         sims = query_vecs @ self.memory.T
         best = sims.argmax(axis=1)
         return [self.memory_offices[int(j)] if sims[i, j] >= self.memory_similarity else None for i, j in enumerate(best)]
+
+    def forget_messages(self, message_ids: set[int]) -> int:
+        """Drop these messages from the staff memory (all of it when the memory does not say which message each vector
+        came from); how many vectors went."""
+        n = len(self.memory_offices)
+        if n == 0:
+            return 0
+        if len(self.memory_message_ids) != n:
+            keep: list[int] = []
+        else:
+            keep = [i for i, m in enumerate(self.memory_message_ids) if m not in message_ids]
+        if len(keep) == n:
+            return 0
+        idx = np.asarray(keep, dtype=np.int64)
+        self.memory = self.memory[idx] if keep else np.zeros((0, 0), dtype=np.float32)
+        self.memory_offices = [self.memory_offices[i] for i in keep]
+        self.memory_message_ids = [self.memory_message_ids[i] for i in keep]
+        return n - len(keep)
 
     def choose(self, query_vecs: np.ndarray, texts: Sequence[str]) -> list[str]:
         """The office for each message that is someone's business: as staff decided for a near-identical message, else the best scored."""
@@ -351,7 +370,7 @@ class Router:
         np.savez(directory / "router.npz", **arrays)
         if self.gate is not None:
             self.gate.save(directory / "gate")
-        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "has_wording": self.wording is not None, "memory_offices": self.memory_offices, "memory_similarity": self.memory_similarity}
+        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "has_wording": self.wording is not None, "memory_offices": self.memory_offices, "memory_message_ids": self.memory_message_ids, "memory_similarity": self.memory_similarity}
         (directory / "router.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return directory / "router.json"
 
@@ -369,6 +388,7 @@ class Router:
         a = np.load(directory / "router.npz", allow_pickle=False)
         offices = meta.pop("offices")
         memory_offices, memory_similarity = meta.pop("memory_offices", []), float(meta.pop("memory_similarity", 0.92))
+        memory_message_ids = [int(m) for m in meta.pop("memory_message_ids", [])]
         rows = [csr_matrix((a[f"lex_{i}_data"], a[f"lex_{i}_indices"], a[f"lex_{i}_indptr"]), shape=tuple(a[f"lex_{i}_shape"])) for i in range(len(offices))]
         vocabulary = json.loads((directory / "vocabulary.json").read_text(encoding="utf-8"))
         gate = Gate.load(directory / "gate") if meta.pop("has_gate") else None
@@ -379,7 +399,7 @@ class Router:
         return cls(
             offices=offices, office_vectors=[a[f"office_{i}"] for i in range(len(offices))], lexicon=Lexicon(vocabulary=vocabulary, idf=a["idf"], office_rows=rows),
             gate=gate, mean=a["mean"], scale=a["scale"], weights=a["weights"], bias=a["bias"], meta=meta,
-            memory=a["memory"], memory_offices=memory_offices, memory_similarity=memory_similarity, wording=wording,
+            memory=a["memory"], memory_offices=memory_offices, memory_message_ids=memory_message_ids, memory_similarity=memory_similarity, wording=wording,
         )
 
 

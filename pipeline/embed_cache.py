@@ -19,7 +19,11 @@ def text_key(text: str) -> str:
 
 
 class EmbeddingCache:
-    """Vectors in one SQLite file under the cache dir: (model, text hash) -> float32 vector."""
+    """Vectors in one SQLite file under the cache dir: (model, text hash) -> float32 vector, never the text.
+
+    A vector of a student's message also carries when it was written (`at`, Unix seconds): retention forgets the vectors
+    of purged messages by their hashes and, for any it could not name, by that time (`forget`, `forget_written_before`).
+    Vectors of documents and training texts carry no time and stay."""
 
     def __init__(self, directory: Path) -> None:
         self.path = Path(directory) / "embeddings.sqlite"
@@ -30,7 +34,10 @@ class EmbeddingCache:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(self.path)
-            self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT, key TEXT, vec BLOB, PRIMARY KEY (model, key))")
+            self._conn.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT, key TEXT, vec BLOB, at REAL, PRIMARY KEY (model, key))")
+            if "at" not in {row[1] for row in self._conn.execute("PRAGMA table_info(vectors)")}:  # a cache written before messages were dated
+                with self._conn:
+                    self._conn.execute("ALTER TABLE vectors ADD COLUMN at REAL")
         return self._conn
 
     def get_many(self, model: str, keys: Sequence[str]) -> dict[str, np.ndarray]:
@@ -41,12 +48,31 @@ class EmbeddingCache:
             out.update((k, np.frombuffer(v, dtype=np.float32)) for k, v in rows)
         return out
 
-    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
+    def put_many(self, model: str, items: dict[str, np.ndarray], *, at: float | None = None) -> None:
+        """Store vectors; `at` (Unix seconds) marks them as a message's, to be forgotten with it."""
         with self.conn:
             self.conn.executemany(
-                "INSERT OR REPLACE INTO vectors (model, key, vec) VALUES (?, ?, ?)",
-                [(model, k, np.asarray(v, dtype=np.float32).tobytes()) for k, v in items.items()],
+                "INSERT OR REPLACE INTO vectors (model, key, vec, at) VALUES (?, ?, ?, ?)",
+                [(model, k, np.asarray(v, dtype=np.float32).tobytes(), at) for k, v in items.items()],
             )
+
+    def forget(self, keys: Sequence[str]) -> int:
+        """Delete the vectors of these text hashes, whatever the model; how many rows went."""
+        removed = 0
+        with self.conn:
+            for i in range(0, len(keys), 500):
+                part = list(keys[i : i + 500])
+                removed += self.conn.execute(f"DELETE FROM vectors WHERE key IN ({','.join('?' * len(part))})", part).rowcount
+        return removed
+
+    def forget_written_before(self, at: float) -> int:
+        """Delete the message vectors written before `at` (Unix seconds); how many rows went."""
+        with self.conn:
+            return self.conn.execute("DELETE FROM vectors WHERE at IS NOT NULL AND at < ?", (at,)).rowcount
+
+    def compact(self) -> None:
+        """Rewrite the file so deleted vectors leave no trace in its free pages."""
+        self.conn.execute("VACUUM")
 
     def count(self, model: str | None = None) -> int:
         if model is None:

@@ -4,7 +4,7 @@ Counts survive (states, decisions' actions and reasons, gate scores, costs): the
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -67,11 +67,12 @@ def safe_details(details: dict) -> dict:
 
 def purge_personal_data(
     *, session: Session, days: int, now: datetime | None = None, actor: str = "orienta-retention", batch: int = 500,
-    offices: Sequence[str | None] | None = None, except_offices: Sequence[str] = (),
+    offices: Sequence[str | None] | None = None, except_offices: Sequence[str] = (), before_wipe: Callable[[list[InboundMessage]], None] | None = None,
 ) -> RetentionReport:
     """Remove every stored text of messages older than `days` (any state); unsent replies expire; counts and decisions stay.
     Campus mode: only the messages of `offices` (None in it: the default office's), or of every office but `except_offices`
-    (those keep their own retention)."""
+    (those keep their own retention). `before_wipe` sees each batch of messages while their texts are still there (to
+    forget what was derived from them elsewhere, e.g. cached vectors)."""
     cutoff = (now or utcnow()) - timedelta(days=days)
     report = RetentionReport(cutoff=cutoff)
     while True:
@@ -87,6 +88,8 @@ def purge_personal_data(
             break
         ids = [m.id for m in messages]
         at = utcnow()
+        if before_wipe is not None:
+            before_wipe(messages)
         _forget_curated(session, messages, report, actor=actor)  # first: it still reads the students' names
         for m in messages:
             m.raw = m.body_text = m.cleaned_text = m.redacted_text = m.subject = m.thread_ref = m.external_id = None

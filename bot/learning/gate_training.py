@@ -75,8 +75,10 @@ def curated_examples(services: Services) -> list[Example]:
         return [Example(text=q, label=1, style="curated", source="curated", topic="curated") for q in dict.fromkeys(questions_for_gate(session=session, offices=[services.office]))]  # this office's
 
 
-def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray:
-    """Query embeddings of training texts, kept in the embedding cache so retraining does not re-embed them."""
+def embed_queries_cached(services: Services, texts: Sequence[str], *, messages: bool = False) -> np.ndarray:
+    """Query embeddings of training texts, kept in the embedding cache so retraining does not re-embed them.
+
+    `messages`: the texts are (or may be) students' messages: the vectors written are dated, so retention forgets them."""
     from pipeline.embed_cache import EmbeddingCache, text_key
 
     embedder = services.embedder
@@ -92,7 +94,7 @@ def embed_queries_cached(services: Services, texts: Sequence[str]) -> np.ndarray
             part = todo[start : start + CACHE_BATCH]
             vecs = embedder.embed_queries([t for _, t in part])
             new = {k: v for (k, _), v in zip(part, vecs, strict=True)}
-            cache.put_many(model, new)
+            cache.put_many(model, new, at=time.time() if messages else None)
             found.update(new)
         return np.stack([found[k] for k in keys]).astype(np.float32)
     finally:
@@ -104,6 +106,7 @@ class CachedQueries:
 
     The gate step judges every message through it, so a message's segments are embedded once, when it arrives; the
     retraining that later learns from the staff decision on it finds them there and embeds only texts it never saw.
+    What it writes is dated as a message's (retention forgets it).
     `strict=False` (the gate step): a cache that cannot be read or written only costs the embedding, never the verdict."""
 
     def __init__(self, services: Services, *, strict: bool = True) -> None:
@@ -121,7 +124,7 @@ class CachedQueries:
         import sqlite3
 
         try:
-            return embed_queries_cached(self.services, list(texts))
+            return embed_queries_cached(self.services, list(texts), messages=True)
         except (sqlite3.Error, OSError) as exc:
             if self.strict:
                 raise

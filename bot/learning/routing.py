@@ -154,8 +154,9 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
     gate = _stored_campus_gate(services, gate_key) or _campus_gate(services, corpora)
     router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b, wording=Wording.fit(texts, labels, offices))
     if staff_train:  # a message nearly identical to one staff gave an office goes to that office (only its vector is kept)
-        router.memory = embed_queries_cached(services, [r[1] for r in staff_train])
+        router.memory = embed_queries_cached(services, [r[1] for r in staff_train], messages=True)
         router.memory_offices = [r[2] for r in staff_train]
+        router.memory_message_ids = [r[0] for r in staff_train]
     router.memory_similarity = services.settings.offices.memory_similarity
     router.meta = {
         "campus_hash": _campus_hash(corpora),
@@ -168,7 +169,7 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
     }
     if staff_held:
         held_texts = [r[1] for r in staff_held]
-        held_vecs = embed_queries_cached(services, held_texts)
+        held_vecs = embed_queries_cached(services, held_texts, messages=True)
         truth = [r[2] for r in staff_held]
         new = routing_report(truth, router.choose(held_vecs, held_texts), offices=offices)
         router.meta["heldout_staff"] = {"n": len(staff_held), "accuracy": new["accuracy"]}

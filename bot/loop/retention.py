@@ -11,6 +11,7 @@ from pathlib import Path
 from sqlmodel import col, select
 
 from bot.email.maildir import OutboxMaildir
+from bot.learning.forgetting import Forgotten, forget_learnt, forget_vectors_of
 from bot.wiring.services import Services
 from bot.slack.outbox import SlackOutboxFile
 from review import queue
@@ -33,12 +34,13 @@ class RetentionPass:
     slack_outbox_lines: int = 0
     report_files: int = 0
     cards_blanked: int = 0
+    learnt: Forgotten = field(default_factory=Forgotten)  # cached vectors, staff memories, retraining reports
     errors: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict:
         return self.database.as_dict() | {
             "outbox_files": self.outbox_files, "slack_outbox_lines": self.slack_outbox_lines, "report_files": self.report_files,
-            "cards_blanked": self.cards_blanked, "errors": self.errors,
+            "cards_blanked": self.cards_blanked, "learnt": self.learnt.as_dict(), "errors": self.errors,
         }
 
 
@@ -46,14 +48,23 @@ def apply_retention(services: Services) -> RetentionPass:
     """Forget everything older than database.retention_days: database texts, outbox files, digest reports, Slack cards."""
     s = services.settings
     own = _own_retention(services)
+    vectors = 0
+
+    def forget_vectors(messages) -> None:  # while their texts are still there: the cached vectors derived from them go first
+        nonlocal vectors
+        vectors += forget_vectors_of(services, messages)
+
     with session_scope(services.engine) as session:
-        report = purge_personal_data(session=session, days=s.database.retention_days, except_offices=list(own))
+        report = purge_personal_data(session=session, days=s.database.retention_days, except_offices=list(own), before_wipe=forget_vectors)
         for office, days in own.items():  # campus mode: an office with a retention of its own
-            _merge(report, purge_personal_data(session=session, days=days, offices=[office]))
+            _merge(report, purge_personal_data(session=session, days=days, offices=[office], before_wipe=forget_vectors))
     if report.messages and services.engine.dialect.name == "sqlite":  # old page versions must not survive in the WAL file
         with services.engine.connect() as conn:
             conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
     done = RetentionPass(database=report)
+    # one embedding cache for the campus: its message vectors go at the shortest retention of any office
+    shortest = min([s.database.retention_days, *own.values()])
+    done.learnt = forget_learnt(services, [services, *_office_services(services)], utcnow() - timedelta(days=shortest), already=vectors)
     with session_scope(services.engine) as session:  # also replies purged by an earlier pass that stopped half-way
         purged = list(session.exec(select(OutgoingReply.channel, OutgoingReply.our_message_id).join(InboundMessage, InboundMessage.id == OutgoingReply.message_id).where(col(InboundMessage.redacted_at).is_not(None), col(OutgoingReply.our_message_id).is_not(None))).all())
     outbox = s.paths.outbox_dir
@@ -63,7 +74,7 @@ def apply_retention(services: Services) -> RetentionPass:
     for office, reports in _office_reports(services):  # each office's own digests, at its own retention
         done.report_files += _remove_reports(reports, iso_week(utcnow() - timedelta(days=own.get(office, s.database.retention_days))))
     done.cards_blanked = blank_cards(services, done)
-    if report.messages or done.outbox_files or done.report_files or done.cards_blanked:
+    if report.messages or done.outbox_files or done.report_files or done.cards_blanked or any(done.learnt.as_dict().values()):
         log.info("retention: %s", done.as_dict())
     return done
 
@@ -76,6 +87,16 @@ def _own_retention(services: Services) -> dict[str, int]:
     if not campus.is_campus():
         return {}
     return {o.name: o.retention_days for o in campus.offices() if not o.default and o.retention_days}
+
+
+def _office_services(services: Services) -> list[Services]:
+    """Campus mode: the services of every office but the default one ([] for one office)."""
+    from bot.wiring.campus import campus_of
+
+    campus = campus_of(services)
+    if not campus.is_campus():
+        return []
+    return [campus.office_services(o.name) for o in campus.offices() if not o.default]
 
 
 def _office_reports(services: Services) -> list[tuple[str, Path]]:

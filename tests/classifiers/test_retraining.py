@@ -143,3 +143,28 @@ def test_a_staff_model_that_fails_its_in_domain_guard_is_not_adopted(setup, fake
     g = strict.figures["staff_model_in_domain_guard"]
     assert g["refused"] and not strict.verdict.adopted
     assert "staff model turns away" in strict.verdict.reason or "worse" in strict.verdict.reason or "turns more cases away" in strict.verdict.reason, strict.verdict.reason
+
+
+def test_repeated_texts_get_the_features_each_would_get_on_its_own(setup, fake_embedder):
+    from classifiers.gate import message_segments
+    from classifiers.retraining import _Features
+
+    space, _, _ = setup
+    texts = ["hola, hasta cuando me inscribo a examenes? gracias", GOOD_OUT[0], "hola, hasta cuando me inscribo a examenes? gracias", GOOD_IN[2], GOOD_OUT[0], GOOD_OUT[3]]
+    calls: list[list[str]] = []
+
+    class Counting:
+        name, dim = fake_embedder.name, fake_embedder.dim
+
+        def embed_queries(self, batch):
+            calls.append(list(batch))
+            return fake_embedder.embed_queries(batch)
+
+    f = _Features(texts, space, Counting())
+    kinds: list[str] = []
+    segments, owner = message_segments(texts, kinds=kinds)
+    vecs = fake_embedder.embed_queries(segments)
+    dense, sparse = space.transform(segments, query_vecs=vecs)
+    assert f.segments == segments and f.owner.tolist() == owner and f.kinds == kinds
+    assert np.array_equal(f.vecs, vecs) and np.array_equal(f.dense, dense) and (f.sparse != sparse).nnz == 0
+    assert len(calls) == 1 and len(calls[0]) == len(set(segments)) < len(segments)  # each distinct segment embedded once
