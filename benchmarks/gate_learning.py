@@ -139,17 +139,30 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
         "evidence": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in res.verdict.sets.items()},
         "reach": curve, "carry_by_family": carry, "radius": radius,
         "wrong_before": [int(a != b) for a, b in zip(y_unseen, verdicts(gate, unseen, embedder))],
-        "wrong_after": [int(a != b) for a, b in zip(y_unseen, verdicts(served_after, unseen, embedder))], "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
+        "wrong_after": [int(a != b) for a, b in zip(y_unseen, verdicts(served_after, unseen, embedder))],
+        "wrong_after_candidate": [int(a != b) for a, b in zip(y_unseen, verdicts(res.gate, unseen, embedder))], "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
         "poisoned": {"adopted": pres.verdict.adopted, "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
                      "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
                      "staff_model_in_domain_guard": pres.figures.get("staff_model_in_domain_guard"), "staff_model_in_candidate": pres.gate.memory.model is not None,
                      "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
     }
+    if EVIDENCE_DIR is not None:  # the out-of-fold evidence behind both verdicts, to read other adoption rules from it
+        save_evidence(EVIDENCE_DIR / f"seed{seed}_clean.npz", res, split["wrong_before"], split["wrong_after_candidate"])
+        save_evidence(EVIDENCE_DIR / f"seed{seed}_poisoned.npz", pres, split["wrong_before"], [int(a != b) for a, b in zip(y_unseen, verdicts(pres.gate, unseen, embedder))])
     print(f"  seed {seed}: corrections {split['corrections_fed']}; unseen mistakes {before['mistakes']} -> {after['mistakes']} (candidate {after_candidate['mistakes']}, without memory {after_no_memory['mistakes']}); "
           f"F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
           f"middle ground adopts {middle.adopted}; staff model guard {res.figures.get('staff_model_in_domain_guard', {}).get('refused')}; "
           f"radius {radius}; poisoned: set aside {split['poisoned']['set_aside']}, adopted {pres.verdict.adopted}, in turned away {before['in_turned_away']} -> {after_poison['in_turned_away']} (forced {forced['in_turned_away']}); {res.seconds:.1f}s", flush=True)
     return split
+
+
+EVIDENCE_DIR: Path | None = None
+
+
+def save_evidence(path: Path, res, wrong_before, wrong_after_candidate) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    arrays = {f"{name}__{k}": np.asarray(v) for name, ev in res.evidence.items() for k, v in ev.items()}
+    np.savez_compressed(path, unseen_wrong_before=np.asarray(wrong_before), unseen_wrong_after_candidate=np.asarray(wrong_after_candidate), **arrays)
 
 
 def adopted_under_previous_rule(verdict) -> bool:
@@ -228,8 +241,11 @@ def main() -> None:
     ap.add_argument("--parts", default="tuning,fresh,fresh2,fresh3,dev_to_fresh,worse", help="which parts to run")
     ap.add_argument("--staff-model", choices=("config", "on", "off"), default="config", help="the staff model: as configured (ORIENTA_GATE__STAFF_MODEL), or forced on/off")
     ap.add_argument("--brier-allowance", type=int, default=None, help="extra staff CV errors adoption lets through when the Brier interval is surely better (default: LearningOptions')")
+    ap.add_argument("--evidence-dir", type=Path, default=None, help="save each split's out-of-fold evidence (npz) here")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
+    global EVIDENCE_DIR
+    EVIDENCE_DIR = args.evidence_dir
     services = Services(load_settings(data_dir=args.data_dir))
     if not services.index.all_chunks():
         ingest_documents(services, [SHARED / "fiusac" / "text"])

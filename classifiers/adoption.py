@@ -35,6 +35,8 @@ class SetComparison:
     brier_before: float | None = None
     brier_after: float | None = None
     brier_interval: tuple[float, float] | None = None
+    # 95% paired bootstrap interval of the change in the protected error's rate, over the protected cases only
+    protected_interval: tuple[float, float] = (0.0, 0.0)
 
     @property
     def protected_rise(self) -> float:
@@ -44,9 +46,12 @@ class SetComparison:
     def as_dict(self) -> dict:
         d = asdict(self)
         d["protected_rise"] = self.protected_rise
+        d["n_fixed"], d["n_broken"] = len(self.fixed), len(self.broken)
+        d["mcnemar_p"] = mcnemar_p(len(self.fixed), len(self.broken))
         d["interval"] = list(self.interval)
         if self.brier_interval is not None:
             d["brier_interval"] = list(self.brier_interval)
+        d["protected_interval"] = list(self.protected_interval)
         return d
 
 
@@ -88,6 +93,7 @@ def compare(y: Sequence[int], before: Sequence[int], after: Sequence[int], *, pr
         protected_before=int((wb & prot).sum()), protected_after=int((wa & prot).sum()), n_protected=int(prot.sum()),
         fixed=np.flatnonzero(wb & ~wa).tolist(), broken=np.flatnonzero(~wb & wa).tolist(),
         error_rate_change=float(wa.mean() - wb.mean()) if len(y_) else 0.0, interval=paired_bootstrap(wb, wa, seed=seed),
+        protected_interval=paired_bootstrap(wb[prot], wa[prot], seed=seed),
         **_brier(y_, scores, seed),
     )
 
@@ -127,6 +133,8 @@ def decide(
     scores: Mapping[str, tuple[Sequence[float], Sequence[float]]] | None = None,
     margin: float | Mapping[str, float] | None = None,
     brier_allowance: Mapping[str, int] | None = None,
+    require_gain: Sequence[str] = (),
+    protected_surely: Sequence[str] = (),
 ) -> AdoptionVerdict:
     """Adopt only when, on every set of (labels, current, candidate), the candidate is no worse: its error rate rises by no
     more than that set's `tolerance` (a share) and not surely (the bootstrap interval lies above zero), and the protected
@@ -135,14 +143,18 @@ def decide(
     With `scores` for a set (each model's probability of label 1 per case), the candidate is refused when its Brier score
     there is surely worse (interval above zero), even at equal errors. `brier_allowance` (the middle ground): on a set with
     scores, up to that many more errors are let through when its Brier score is surely better (interval below zero, from
-    `MIN_BRIER_CASES` cases on); every other check still applies. An empty evaluation never adopts."""
+    `MIN_BRIER_CASES` cases on); every other check still applies. On the sets named in `require_gain` the candidate must
+    moreover fix more cases than it breaks: a retrain that only trades one set of mistakes for another is not adopted.
+    An empty evaluation never adopts."""
     scores = scores or {}
     comparisons = {name: compare(*triple, protected_label=protected_label, seed=seed, scores=scores.get(name)) for name, triple in sets.items()}
-    return judge(comparisons, tolerance=tolerance, max_protected_rise=max_protected_rise, margin=margin, brier_allowance=brier_allowance)
+    return judge(comparisons, tolerance=tolerance, max_protected_rise=max_protected_rise, margin=margin, brier_allowance=brier_allowance, require_gain=require_gain,
+                 protected_surely=protected_surely)
 
 
 def judge(comparisons: Mapping[str, SetComparison], *, tolerance: float | Mapping[str, float] = 0.0, max_protected_rise: float | Mapping[str, float] = 0.0,
-          margin: float | Mapping[str, float] | None = None, brier_allowance: Mapping[str, int] | None = None) -> AdoptionVerdict:
+          margin: float | Mapping[str, float] | None = None, brier_allowance: Mapping[str, int] | None = None, require_gain: Sequence[str] = (),
+          protected_surely: Sequence[str] = ()) -> AdoptionVerdict:
     """`decide`'s rule on comparisons already made (so one piece of evidence can be read under several rules)."""
     comparisons = dict(comparisons)
     if not comparisons or all(c.n == 0 for c in comparisons.values()):
@@ -153,13 +165,26 @@ def judge(comparisons: Mapping[str, SetComparison], *, tolerance: float | Mappin
             return AdoptionVerdict(False, f"worse on {name}: {c.errors_before} -> {c.errors_after} errors of {c.n} (change {c.error_rate_change:+.3f}, 95% [{lo:+.3f}, {hi:+.3f}])", comparisons)
         if c.protected_rise > _per_set(max_protected_rise, name) + 1e-12:
             return AdoptionVerdict(False, f"turns more cases away on {name}: {c.protected_before} -> {c.protected_after} of {c.n_protected}", comparisons)
+        if name in protected_surely and c.n_protected >= MIN_BRIER_CASES and c.protected_interval[0] > 0:
+            pl, ph = c.protected_interval
+            return AdoptionVerdict(False, f"surely turns more cases away on {name}: {c.protected_before} -> {c.protected_after} of {c.n_protected} (95% [{pl:+.4f}, {ph:+.4f}])", comparisons)
         if margin is not None and (not isinstance(margin, Mapping) or name in margin) and c.n and hi > _per_set(margin, name) + 1e-12:
             return AdoptionVerdict(False, f"not surely no worse on {name}: {c.errors_before} -> {c.errors_after} errors of {c.n}, 95% [{lo:+.3f}, {hi:+.3f}] reaches above the margin {_per_set(margin, name):+.3f}", comparisons)
         if c.brier_interval is not None and c.n >= MIN_BRIER_CASES and c.brier_interval[0] > 0:
             bl, bh = c.brier_interval
             return AdoptionVerdict(False, f"scores surely worse on {name}: Brier {c.brier_before:.4f} -> {c.brier_after:.4f} (95% [{bl:+.4f}, {bh:+.4f}]) at {c.errors_before} -> {c.errors_after} errors", comparisons)
+        if name in require_gain and len(c.fixed) <= len(c.broken):
+            return AdoptionVerdict(False, f"no gain on {name}: {len(c.fixed)} fixed, {len(c.broken)} broken ({c.errors_before} -> {c.errors_after} errors of {c.n}, McNemar p {mcnemar_p(len(c.fixed), len(c.broken)):.2f})", comparisons)
     summary = "; ".join(f"{n}: {c.errors_before} -> {c.errors_after} errors of {c.n}" for n, c in comparisons.items())
     return AdoptionVerdict(True, f"no worse on unseen cases ({summary})", comparisons)
+
+
+def mcnemar_p(fixed: int, broken: int) -> float:
+    """Two-sided exact McNemar p-value of the flips (cases fixed vs broken): how easily chance alone gives this split."""
+    from scipy.stats import binomtest
+
+    n = fixed + broken
+    return 1.0 if n == 0 else float(binomtest(fixed, n, 0.5).pvalue)
 
 
 def proportion_interval(hits: Sequence[bool], *, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:

@@ -118,3 +118,51 @@ def test_the_middle_ground_lets_one_more_error_through_only_when_the_scores_are_
     v3 = adoption.decide({"staff_decisions": (y, before, after3)}, scores={"staff_decisions": better}, brier_allowance={"staff_decisions": 1})
     assert not v3.adopted and "turns more cases away" in v3.reason
     assert adoption.judge(v.sets, brier_allowance={"staff_decisions": 1}).adopted  # the same rule read from evidence already made
+
+
+def test_a_candidate_that_only_trades_mistakes_is_refused_where_a_gain_is_required():
+    """Equal error counts can hide a worse model: 3 staff decisions fixed, 3 others broken, and 2 more synthetic errors
+    (the shape of a retrain that later made 3 more mistakes on unseen mail). Requiring a gain on the staff decisions
+    refuses it, and the flips each way and the McNemar p-value are reported."""
+    y = np.array([1] * 50 + [0] * 50)
+    before = y.copy()
+    before[[0, 1, 2, 60, 61]] = 1 - before[[0, 1, 2, 60, 61]]
+    after = y.copy()
+    after[[60, 61]] = 1 - after[[60, 61]]  # 0, 1, 2 fixed ...
+    after[[70, 71, 72]] = 1  # ... three out-of-domain ones broken: 5 -> 5 errors
+    syn = np.array([1, 0] * 3000)
+    s_after = syn.copy()
+    s_after[[1, 3]] = 1  # two more let through in 6000
+    sets = {"staff_decisions": (y, before, after), "synthetic_heldout": (syn, syn, s_after)}
+    assert adoption.decide(sets, tolerance={"synthetic_heldout": 0.005}).adopted  # no worse by count: the old rule adopts
+    v = adoption.decide(sets, tolerance={"synthetic_heldout": 0.005}, require_gain=("staff_decisions",))
+    assert not v.adopted and "no gain on staff_decisions: 3 fixed, 3 broken" in v.reason, v.reason
+    d = v.as_dict()["sets"]["staff_decisions"]
+    assert (d["n_fixed"], d["n_broken"]) == (3, 3) and d["mcnemar_p"] == 1.0
+    after[72] = 0  # one broken fewer: a net gain of one
+    assert adoption.decide(sets | {"staff_decisions": (y, before, after)}, tolerance={"synthetic_heldout": 0.005}, require_gain=("staff_decisions",)).adopted
+    assert not adoption.decide(sets | {"staff_decisions": (y, before, after)}, require_gain=("staff_decisions",)).adopted  # two more synthetic errors: worse there
+
+
+def test_mcnemar_p_of_the_flips():
+    assert adoption.mcnemar_p(0, 0) == 1.0
+    assert adoption.mcnemar_p(8, 0) < 0.01 < adoption.mcnemar_p(5, 2)
+
+
+def test_a_sure_rise_of_in_domain_cases_turned_away_is_refused_where_asked_however_small():
+    """30 more in-domain questions turned away among 3000 (fewer errors overall: more out-of-domain ones caught) stays
+    under a 1-point allowance, but is a sure rise: refused on the sets named in `protected_surely`."""
+    y = np.array([1] * 3000 + [0] * 3000)
+    before = y.copy()
+    before[3000:3100] = 1  # 100 let through
+    after = y.copy()
+    after[:30] = 0  # 30 turned away ...
+    after[3000:3050] = 1  # ... 50 let through: 100 -> 80 errors
+    sets = {"synthetic_heldout": (y, before, after)}
+    assert adoption.decide(sets, max_protected_rise=0.01).adopted
+    v = adoption.decide(sets, max_protected_rise=0.01, protected_surely=("synthetic_heldout",))
+    assert not v.adopted and "surely turns more cases away on synthetic_heldout: 0 -> 30 of 3000" in v.reason, v.reason
+    assert v.sets["synthetic_heldout"].protected_interval[0] > 0
+    after[:30] = 1
+    after[:2] = 0  # two turned away: not sure
+    assert adoption.decide(sets | {"synthetic_heldout": (y, before, after)}, max_protected_rise=0.01, protected_surely=("synthetic_heldout",)).adopted

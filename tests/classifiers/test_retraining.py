@@ -56,6 +56,25 @@ def test_a_retrain_made_worse_on_purpose_is_not_adopted(setup, fake_embedder, st
         assert result.gate.memory.model is not None  # the candidate refused carried a staff model
 
 
+def test_a_retrain_that_shows_no_gain_on_staff_decisions_is_not_adopted(setup, fake_embedder):
+    """The kind of retrain that passed 'no worse' by count and then made more mistakes on unseen mail: staff decisions
+    the gate already has right (nothing to fix), so out of fold the candidate at best trades mistakes; with the gate's
+    defaults it is refused, and the evidence says why."""
+    space, synthetic, gate = setup
+    texts = [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT]
+    right = [(t, y) for t, y in texts if gate.decide(t, fake_embedder).in_domain == bool(y)]
+    assert len(right) >= 8
+    staff = _staff(gate, fake_embedder, right)
+    assert not any(s.correction for s in staff)
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
+    c = result.verdict.sets["staff_decisions"]
+    assert not result.verdict.adopted and len(c.fixed) <= len(c.broken), result.verdict.reason
+    lenient = LearningOptions(radius=0.8, require_gain=(), protected_surely=(), tolerance={"staff_decisions": 1.0, "synthetic_heldout": 1.0}, margin={},
+                              max_protected_rise={"staff_decisions": 1.0, "synthetic_heldout": 1.0})
+    loose = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=lenient)
+    assert loose.verdict.adopted, loose.verdict.reason  # the same evidence under a rule without the gain check adopts it
+
+
 def test_the_staff_model_is_kept_only_when_every_fold_judged_one(setup, fake_embedder):
     space, synthetic, gate = setup
     staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])  # 20 decisions: about 13 per fold, too few
