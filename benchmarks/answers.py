@@ -1,6 +1,6 @@
 """Answer-evaluation benchmark on fiusac: RAG vs derivation with the non-LLM measures (offline generator).
 
-  /work/venv/bin/python benchmarks/answers.py [--data-dir /tmp/orienta-bench-answers] [--limit N] [--k 5] [--methods rag,derivation]
+  .venv/bin/python benchmarks/answers.py [--data-dir /tmp/orienta-bench-answers] [--limit N] [--k 5] [--methods rag,derivation]
 Indexes ../shared/corpora/fiusac/text once (configured embedder and chunking), then runs `eval answers` over
 fiusac/qa_dev.jsonl for each method. Without an LLM configured both methods run the offline extractive engine, so
 the figures are the non-LLM measures (token F1 and edit distance against the reference answer, answered rate,
@@ -60,7 +60,7 @@ def main() -> None:
     print(f"{report['n_questions']} questions, {report['computed']} computed, {report['cached']} cached, {run_s:.1f} s (index {index_s:.1f} s); embedder {settings.embedding.backend}/{settings.embedding.model}, chunking {settings.retrieval.chunking}, mode {settings.retrieval.mode}")
     if report["note"]:
         print(report["note"])
-    print("(shared 2-core machine with other engineers working: timings are noisy)")
+    print("(2-core machine shared with other jobs: timings are noisy)")
     out = ROOT / "benchmarks" / "results" / "answers.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     payload = {"qa": "fiusac/qa_dev.jsonl", "n_questions": report["n_questions"], "embedding": f"{settings.embedding.backend}/{settings.embedding.model}", "chunking": settings.retrieval.chunking, "mode": settings.retrieval.mode, "run_s": round(run_s, 1), "computed": report["computed"], "cached": report["cached"], "note": report["note"], "configs": report["configs"]}

@@ -1,6 +1,6 @@
 """Cleaning accuracy on the bundled sample office (e-mails and Slack) and redaction recall on hand-written Spanish examples.
 
-Run: /work/venv/bin/python benchmarks/cleaning.py   (writes benchmarks/results/cleaning.json)
+Run: .venv/bin/python benchmarks/cleaning.py   (writes benchmarks/results/cleaning.json)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Office console: page latency (p50 / p95) with 10,000 drafts and 1,000 documents.
 
-  nice -n 10 /work/main/.venv/bin/python benchmarks/console.py [--data-dir /tmp/orienta-bench-console] [--drafts 10000] [--documents 1000] [--rounds 20]
+  nice -n 10 .venv/bin/python benchmarks/console.py [--data-dir /tmp/orienta-bench-console] [--drafts 10000] [--documents 1000] [--rounds 20]
 
 Set-up (not timed): a fresh data dir; 1,000 generated Markdown documents (three short sections each) ingested with the
 hashing embedder into the local Qdrant; 10,000 messages with their drafts (half pending, a tenth quarantined) and 2,000

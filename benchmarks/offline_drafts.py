@@ -1,6 +1,6 @@
 """Offline draft quality on fiusac: debris, repeats, reference coverage, length, gold document, generation latency.
 
-  nice -n 10 /work/main/.venv/bin/python benchmarks/offline_drafts.py [--data-dir /tmp/orienta-bench-offline] [--limit N] [--details FILE.jsonl]
+  nice -n 10 .venv/bin/python benchmarks/offline_drafts.py [--data-dir /tmp/orienta-bench-offline] [--limit N] [--details FILE.jsonl]
 Indexes ../shared/corpora/fiusac/text with the default settings (incrementally), retrieves for every question of
 fiusac/qa_dev.jsonl and times only the offline extractive generator (retrieval excluded). Per draft body:
 - debris: ` | ` joins, runs of two or more `clave: valor` record fields, Markdown/HTML markup, or a line that the
@@ -232,7 +232,7 @@ def main() -> None:
         "readiness": readiness_summary(rows),
         "ingest": {"seconds": round(index_s, 1), "added": len(ingest_report.added), "updated": len(ingest_report.updated), "unchanged": len(ingest_report.unchanged)},
         "loadavg": load,
-        "note": "shared 2-core machine (other engineers running); latency is the generator alone, retrieval excluded",
+        "note": "2-core machine shared with other jobs; latency is the generator alone, retrieval excluded",
     }
     services.close()
     args.out.parent.mkdir(parents=True, exist_ok=True)

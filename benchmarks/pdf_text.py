@@ -1,6 +1,6 @@
 """PDF text before and after the ingestion repairs (pipeline.loaders.pdf_text), on the shared FIUSAC PDFs and their text conversions.
 
-Run: PYTHONPATH=. /work/main/.venv/bin/python benchmarks/pdf_text.py   (writes benchmarks/results/pdf_text.json)
+Run: PYTHONPATH=. .venv/bin/python benchmarks/pdf_text.py   (writes benchmarks/results/pdf_text.json)
 
 A unit (pipeline.units) is *garbled* when it shows any of these defects:
 - run_together: a word neither the Spanish list nor the document knows that splits into common words ('deinscripción');
@@ -190,7 +190,7 @@ def main() -> dict:
             "items": sum(g["items"] for g in got),
         }
     result = {
-        "command": "PYTHONPATH=. /work/main/.venv/bin/python benchmarks/pdf_text.py",
+        "command": "PYTHONPATH=. .venv/bin/python benchmarks/pdf_text.py",
         "corpus": "shared/corpora/fiusac pdf/*.pdf and text/*.md with page markers",
         "definition": __doc__.split("A unit")[1].split("The 'before'")[0].strip(),
         "total": total,

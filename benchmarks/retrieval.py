@@ -1,6 +1,6 @@
 """Retrieval benchmark on the shared fiusac corpus: chunking strategy x mode, peers, model choice and a 10k-chunk latency run.
 
-Run: /work/venv/bin/python benchmarks/retrieval.py [--quick] [--cache-dir DIR]
+Run: .venv/bin/python benchmarks/retrieval.py [--quick] [--cache-dir DIR]
 Prints tables and writes benchmarks/results/retrieval.json. Timings are wall-clock on a shared machine: noisy.
 """
 

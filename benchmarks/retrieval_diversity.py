@@ -1,7 +1,7 @@
 """Document diversity in the top 5: recall@1/@5 when at most N chunks per document are kept.
 
 Run (after `orienta --data-dir D ingest ../shared/corpora/fiusac/text`):
-  /work/venv/bin/python benchmarks/retrieval_diversity.py --data-dir D [--qa ../shared/corpora/fiusac/qa_dev.jsonl]
+  .venv/bin/python benchmarks/retrieval_diversity.py --data-dir D [--qa ../shared/corpora/fiusac/qa_dev.jsonl]
 Prints a table and writes benchmarks/results/retrieval_diversity.json.
 """
 

@@ -1,6 +1,6 @@
 """Review queue benchmark: with N pending drafts in SQLite and PostgreSQL, time listing the queue and recording a decision.
 
-  /work/venv/bin/python benchmarks/review_queue.py [--drafts 10000] [--ops 300] [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test]
+  .venv/bin/python benchmarks/review_queue.py [--drafts 10000] [--ops 300] [--pg postgresql+psycopg://postgres@127.0.0.1:5432/test]
 
 "list" = the first page of pending drafts (50, oldest first, with their messages) plus the pending count, as the
 App Home and `orienta review list` do; "decide" = one approval or rejection (state transition with optimistic

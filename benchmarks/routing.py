@@ -7,7 +7,7 @@ trained from the offices' documents only (synthetic questions, `orienta offices 
 fiusac/qa_dev.jsonl (office from the question's document; questions about the shared document left out: any office
 may answer them) and on ood/squad_es_dev.jsonl (office null). None of these questions is trained on.
 
-  /work/main/.venv/bin/python benchmarks/routing.py [--data-dir /tmp/r27/campus]
+  .venv/bin/python benchmarks/routing.py [--data-dir /tmp/r27/campus]
 
 builds the campus in the data dir when it is not there (the same steps as `orienta offices add NAME --documents DIR`
 and `orienta ingest --office NAME`), and writes benchmarks/results/routing.json. The latency part routes one message

@@ -1,6 +1,6 @@
 """The sample office's drafts by the demo reviewer's must-say rule, memory off: how many a reviewer would send unchanged.
 
-  nice -n 10 /work/main/.venv/bin/python benchmarks/sample_office.py --base /tmp/sample-office [--details FILE.jsonl] [--out FILE.json]
+  nice -n 10 .venv/bin/python benchmarks/sample_office.py --base /tmp/sample-office [--details FILE.jsonl] [--out FILE.json]
 The first run builds `--base` the way `orienta demo` does (offline drafts: ingest the sample documents, train the gate,
 both weeks of sample traffic reviewed by the simulated reviewer); later runs reuse it. Every stored sample message is
 then re-drafted on a copy of it with the approved-answer memory off (`bot.loop.drafting._answer`, the message's date,

@@ -1,6 +1,6 @@
 """Stamp and seal debris left in the loaded FIUSAC documents (pdf/ and text/), counted line by line.
 
-Run: PYTHONPATH=. nice -n 10 /work/main/.venv/bin/python benchmarks/seal_debris.py ../shared/corpora/fiusac
+Run: PYTHONPATH=. nice -n 10 .venv/bin/python benchmarks/seal_debris.py ../shared/corpora/fiusac
 
 A debris string is a line of one to three upper-case strings of 2-8 letters (not a chapter, article, Markdown or FAQ
 heading) none of which the document uses elsewhere as a word (in a line with lower-case text, or written in lower case),

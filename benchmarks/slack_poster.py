@@ -1,6 +1,6 @@
 """Slack card poster benchmark: post a backlog of review cards through the rate-limited poster.
 
-  /work/venv/bin/python benchmarks/slack_poster.py [--cards 500] [--server-rate 1.0] [--burst 10] [--poster-rate 1.0]
+  .venv/bin/python benchmarks/slack_poster.py [--cards 500] [--server-rate 1.0] [--burst 10] [--poster-rate 1.0]
 
 The local FakeSlackServer enforces Slack's chat.postMessage limit (token bucket: --server-rate messages/s per
 channel, burst --burst, HTTP 429 + Retry-After beyond it). All cards go to one review channel, so at Slack's

@@ -1,6 +1,6 @@
 """Learned unit ranking on fiusac: precision@1 on dev questions never trained on, hand score vs learned rankers.
 
-  nice -n 10 /work/main/.venv/bin/python benchmarks/unit_ranking.py [--corpus ../shared/corpora/fiusac] [--data-dir /tmp/orienta-bench-offline] [--save-model FILE] [--pairs-cache FILE]
+  nice -n 10 .venv/bin/python benchmarks/unit_ranking.py [--corpus ../shared/corpora/fiusac] [--data-dir /tmp/orienta-bench-offline] [--save-model FILE] [--pairs-cache FILE]
 Indexes fiusac/text (incrementally), writes synthetic questions from the index's own units, and builds every dev
 question's candidates as the extractive generator ranks them. A candidate "answers" a dev question when it states the
 largest weighted share of the reference answer's key facts (ranker_data.labels_for: figures, and words weighted by how few

@@ -176,8 +176,8 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         current = _stored_router(services)
         if current is not None and current.offices == offices:
             # the synthetic held-out (router_adoption's `synthetic`) is not passed yet: with the wide staff memory of
-            # tests/bot/loop/test_routing.py (memory_similarity 0.4) it refuses the retrained router there (see
-            # /work/notes/28-learning.md); wiring it needs that test's scenario agreed with the routing work (i27)
+            # tests/bot/loop/test_routing.py (memory_similarity 0.4) it refuses the retrained router there; wiring it
+            # needs that test's scenario reworked first
             verdict = router_adoption(current, router, held_vecs, held_texts, truth)
             old = routing_report(truth, current.choose(held_vecs, held_texts), offices=offices)
             router.meta["heldout_staff"] |= {"previous_accuracy": old["accuracy"], "adoption": verdict.as_dict() | {"sets": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in verdict.sets.items()}}}
