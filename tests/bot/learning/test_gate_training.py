@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from bot.learning import gate_retraining
 from bot.learning.gate_retraining import train_with_feedback
 from bot.learning.gate_training import TrainOptions, evaluate_gate, feedback_examples, train, train_gate_offline
 from bot.ops.documents import ingest_documents
@@ -63,7 +64,7 @@ def test_a_corpus_change_marks_the_gate_stale(services, settings, tmp_path):
         fresh.close()
 
 
-def test_staff_decisions_become_examples_and_retraining_uses_them(services):
+def test_staff_decisions_become_examples_and_retraining_uses_them(services, monkeypatch):
     rejected_text = "¿Cuándo abre la inscripción al torneo de fútbol de la Facultad?"  # office-like words: the gate alone lets it in
     with session_scope(services.engine) as session:
         d1, _ = make_drafted(session, question=rejected_text)
@@ -82,9 +83,17 @@ def test_staff_decisions_become_examples_and_retraining_uses_them(services):
     offline = train_gate_offline(services)
     before = offline.probabilities([rejected_text], services.embedder)[0]
     assert before >= offline.threshold
-    gate = train_with_feedback(services, TrainOptions())
+    kept = train_with_feedback(services, TrainOptions())
+    # three decisions cannot show a gain out of fold (each is judged by a model that did not see it): the default
+    # adoption rule keeps the gate trained on the documents alone and says why
+    assert kept.meta["feedback_examples"] == 0 and not kept.meta["staff_learning"]["adopted"]
+    assert "no gain on staff_decisions" in kept.meta["staff_learning"]["reason"]
+    lenient = gate_retraining._options(services)
+    lenient.require_gain = ()
+    monkeypatch.setattr(gate_retraining, "_options", lambda _services: lenient)
+    gate = train_with_feedback(services, TrainOptions())  # the retraining itself: the corrections are examples
     after = gate.probabilities([rejected_text], services.embedder)[0]
-    assert gate.meta["feedback_examples"] == 3
+    assert gate.meta["staff_learning"]["adopted"] and gate.meta["feedback_examples"] == 3
     assert after < before
 
 
