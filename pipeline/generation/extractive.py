@@ -18,7 +18,7 @@ from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, pe
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, sub_items
-from pipeline.generation.ranking import UnitRanker, pair_context
+from pipeline.generation.ranking import UnitRanker, pair_context, rerank
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
 from pipeline.generation.selection import RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
@@ -195,6 +195,7 @@ class ExtractiveGenerator:
         courses = " ".join(dict.fromkeys(record_name(u) for _, u in book.named_in(question)))  # 'Química 2' names a course, not the programme
         named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
         cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
+        rerank(question, cands)  # whole-word matches of the question's object, which the hand score's prefixes miss
         if self.ranker is not None and cands and self.ranker.applies(cands[0].unit.kind):  # cands are in the hand score's order here
             probs = self.ranker.scores(self.features(question, asked, cands, weights))
             for c, p in zip(cands, probs, strict=True):

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.generation.asking import Asked, period_score
-from pipeline.generation.lexical import doc_keys, query_keys
-from pipeline.text import fold
+from pipeline.generation.asking import Asked, object_parts, period_score
+from pipeline.generation.lexical import FUNCTION_WORDS, doc_keys, query_keys
+from pipeline.text import STOPWORDS_ES, fold, stem, tokens
 
-RANKER_VERSION = 2
+RANKER_VERSION = 3  # 3: the "hand" feature includes the word-match rerank (rerank below)
 
 # What a unit gives beyond selection.ANSWER_TYPES (on the folded unit): a consequence, a permission or a prohibition, a step.
 CONSEQUENCE = re.compile(r"sancion|sancionad|perdera|pierde[n]? |anulad|anulara|se anula|reprobad|no tendra derecho|suspension|suspendid|expulsi|cero puntos|nota de cero|debera repetir|quedara|se le aplicara|causa de|perdida de")
@@ -58,6 +58,74 @@ RELATIVE = (
     "object_idf_gap", "cover_share", "chunk_sim_gap", "doc_sim_gap", "doc_hand_gap", "chunk_best_hand",
 )
 _Q_KINDS = ("date", "amount", "procedure", "yes_no", "consequence", "requirement", "place", "count", "role", "other")
+
+
+# The word-match rerank of the hand score: whole-word (stem) matches of the question's object, in the unit's own text and
+# in its heading, the question's word pairs said together, and the unit's length. The hand score's keys are 4-letter
+# prefixes, which conflate words (general/generar, formato/formulario) and miss an object named only in a heading; these
+# terms add what they miss. Weights chosen by 5-fold cross-validation on the FIUSAC dev questions (folds by a hash of the
+# question; each fold's pick made without it): rules precision@1 0.506 -> 0.541-0.565 out of fold, course plans 0.640 -> 0.650.
+RERANK = {"object_own": 0.4, "object_heading": 0.4, "phrase": 0.1, "log_words": 0.06}
+PHRASE_WINDOW = 3  # two of the question's adjacent words count as said together within this many words
+# Words that say which kind of answer is wanted, not what it is about (asking._TYPE_WORDS, as whole words).
+_TYPE_STEMS = frozenset(
+    stem(w)
+    for w in (
+        "fecha fechas plazo plazos costo costos precio cuota cuotas monto requisito requisitos prerrequisito prerrequisitos pasos paso "
+        "procedimiento proceso tramite lugar sitio oficina horario horarios hora pasa sucede ocurre consecuencia consecuencias "
+        "necesito necesita debo tengo puedo podria posible obligatorio permite saber quisiera gustaria informacion favor despues luego ahora "
+        "dia dias cuantos cuantas minimo maximo existe"
+    ).split()
+)
+_STEMS: dict[str, tuple[str, ...]] = {}
+
+
+def word_stems(text: str) -> tuple[str, ...]:
+    """The text's content words, stemmed whole (not cut to a prefix), in order; cached by text."""
+    out = _STEMS.get(text)
+    if out is None:
+        if len(_STEMS) >= 200_000:
+            _STEMS.clear()
+        out = _STEMS[text] = tuple(stem(w) for w in tokens(text) if w not in STOPWORDS_ES and w not in FUNCTION_WORDS and len(w) > 2 and not w.isdigit())
+    return out
+
+
+def rerank_terms(question: str, cands: Sequence) -> np.ndarray:
+    """Per candidate, the rerank's terms (RERANK order): the idf-weighted share of the question's object stems in the unit's own
+    text, the share found only in its heading (its context and section), the share of the question's adjacent word pairs said
+    together, and log(1 + words). Idf is over these candidates: a word every candidate says is the topic, not the object."""
+    seq = word_stems(" ".join(object_parts(question)))
+    obj = [s for s in dict.fromkeys(seq) if s not in _TYPE_STEMS]
+    pairs = {(a, b) for a, b in zip(seq, seq[1:], strict=False) if a != b}
+    own = [set(word_stems(c.unit.text)) for c in cands]
+    ctx = [set(word_stems(f"{c.unit.context or ''} {c.chunk.section or ''}")) for c in cands]
+    n = len(cands)
+    df = {s: sum(1 for o, x in zip(own, ctx, strict=True) if s in o or s in x) for s in obj}
+    w = {s: math.log((n + 1) / (df[s] + 0.5)) for s in obj}
+    total = sum(w.values()) or 1.0
+    out = np.zeros((n, len(RERANK)), dtype=np.float64)
+    for i, c in enumerate(cands):
+        out[i, 0] = sum(w[s] for s in obj if s in own[i]) / total
+        out[i, 1] = sum(w[s] for s in obj if s in ctx[i] and s not in own[i]) / total
+        if pairs:
+            at: dict[str, list[int]] = {}
+            for j, s in enumerate(word_stems(f"{c.unit.text} {c.unit.context or ''}")):
+                at.setdefault(s, []).append(j)
+            out[i, 2] = sum(1 for a, b in pairs if a in at and b in at and any(abs(j - k) <= PHRASE_WINDOW for j in at[a] for k in at[b])) / len(pairs)
+        out[i, 3] = math.log1p(len(c.text.split()))
+    return out
+
+
+def rerank(question: str, cands: list) -> None:
+    """Adds the word-match terms to each candidate's hand score (`score` and `hand`), when the best unit is prose: a course
+    record or table row is chosen by its name or code, which the hand score already weighs."""
+    if not cands or max(cands, key=lambda c: c.score).unit.kind in ("record", "row"):
+        return
+    add = rerank_terms(question, cands) @ np.array(list(RERANK.values()))
+    for c, a in zip(cands, add, strict=True):
+        c.score += float(a)
+        c.hand = c.score
+    cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
 
 
 def _rank_of(v: np.ndarray) -> np.ndarray:
