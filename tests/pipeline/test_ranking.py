@@ -128,3 +128,47 @@ def test_reference_labels_follow_its_key_facts_not_the_words_the_neighbours_shar
     assert fact_recall(facts, answer.text) > fact_recall(facts, neighbour.text)  # the figure and the rare words outweigh the shared topic
     y = labels_for(Labelled("¿Con cuánto se aprueba el curso?", "dev", reference=reference), [neighbour, answer, other])
     assert y is not None and list(y) == [0, 1, 0]
+
+
+def _fake(text: str, score: float, *, context: str = "", kind: str = "sentence", sim: float | None = 0.8, offset: int = 0):
+    from types import SimpleNamespace
+
+    unit = SimpleNamespace(text=text, context=context, kind=kind, offset=offset)
+    return SimpleNamespace(unit=unit, chunk=SimpleNamespace(section=None), text=text, score=score, hand=score, sim=sim, hit_no=1)
+
+
+def test_the_rerank_matches_whole_words_so_a_neighbour_sharing_a_prefix_is_not_the_object():
+    from pipeline.generation.ranking import rerank_terms
+
+    q = "¿Qué es la solvencia general?"
+    right = _fake("La solvencia general es la matrícula consolidada vigente del ciclo.", 1.0)
+    prefix = _fake("Para la solvencia de biblioteca hay que generar la boleta de pago.", 1.0)  # 'generar' shares 'gene' with 'general'
+    other = _fake("El examen privado se programa con Control Académico.", 1.0)
+    t = rerank_terms(q, [right, prefix, other])
+    assert t[0, 0] == pytest.approx(1.0) and t[1, 0] < 0.6 and t[2, 0] == 0.0  # 'generar' does not count as 'general'
+    assert t[0, 2] == 1.0 and t[1, 2] == 0.0  # 'solvencia general' is said together only in the first
+
+
+def test_the_rerank_reads_an_object_named_only_in_the_heading_and_reorders_prose():
+    from pipeline.generation.ranking import rerank
+
+    q = "¿En qué formato debo subir la fotografía?"
+    elsewhere = _fake("Los documentos deben subirse en formato PDF al usuario de graduación.", 1.15)
+    photo = _fake("Nombre del archivo en formato JPG: Foto_#carné.", 1.1, context="Fotografía reciente", offset=10)
+    cands = [elsewhere, photo]
+    rerank(q, cands)
+    assert cands[0] is photo and photo.hand == photo.score  # both say 'formato'; only the photo's heading names the photograph
+
+
+def test_the_rerank_leaves_records_and_scores_without_similarity_alone():
+    from pipeline.generation.ranking import rerank
+
+    q = "¿Cuántos créditos tiene Física 1?"
+    record = _fake("Física 1, 5 créditos, prerrequisito Matemática Básica 2.", 1.3, kind="record")
+    prose = _fake("Los créditos de Física 1 se cuentan en el área básica.", 1.2)
+    cands = [record, prose]
+    rerank(q, cands)
+    assert [c.score for c in cands] == [1.3, 1.2]  # a course record is chosen by its name and code
+    plain = [_fake("Los documentos se suben en formato PDF.", 1.0, sim=None), _fake("Foto en JPG.", 0.9, context="Fotografía", sim=None)]
+    rerank("¿En qué formato subo la fotografía?", plain)
+    assert [c.score for c in plain] == [1.0, 0.9]  # an embedder without meaning: the shared-words score is left as it is
