@@ -119,8 +119,8 @@ def rerank_terms(question: str, cands: Sequence) -> np.ndarray:
 def rerank(question: str, cands: list) -> None:
     """Adds the word-match terms to each candidate's hand score (`score` and `hand`), when the best unit is prose (a course
     record or table row is chosen by its name or code, which the hand score already weighs) and the units carry embedding
-    similarity: the weights were chosen against the similarity-led score, not the smaller shared-words one of an embedder
-    without meaning (selection.LEXICAL_FIRST), where they would outweigh it."""
+    similarity. The weights were chosen against the similarity-led score: the generator does not call this with the smaller
+    shared-words score of an embedder without meaning (selection.LEXICAL_FIRST), where they would outweigh it."""
     if not cands or any(c.sim is None for c in cands) or max(cands, key=lambda c: c.score).unit.kind in ("record", "row"):
         return
     add = rerank_terms(question, cands) @ np.array(list(RERANK.values()))
