@@ -130,6 +130,7 @@ class ExtractiveGenerator:
         self.min_coverage, self.context_weight = min_coverage, context_weight
         self.expand_documents = expand_documents  # the best-ranked documents whose every unit is a candidate
         self.dense_led = semantic(embedder)  # similarity leads the unit score (else shared words: LEXICAL_FIRST)
+        self.word_rerank = True  # ranking.rerank on the dense-led hand score (a benchmark turns it off to measure it)
         weights = dict(dense_weight=dense_weight) if self.dense_led else LEXICAL_FIRST
         self.selection = SelectionConfig(max_units=max_sentences, rank_weight=rank_weight, **weights)
         self._df: Counter | None = None
@@ -196,7 +197,7 @@ class ExtractiveGenerator:
         courses = " ".join(dict.fromkeys(record_name(u) for _, u in book.named_in(question)))  # 'Química 2' names a course, not the programme
         named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
         cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
-        if self.dense_led:
+        if self.dense_led and self.word_rerank:
             rerank(question, cands)  # whole-word matches of the question's object, which the hand score's prefixes miss
         if self.ranker is not None and cands and self.ranker.applies(cands[0].unit.kind):  # cands are in the hand score's order here
             probs = self.ranker.scores(self.features(question, asked, cands, weights))

@@ -15,7 +15,7 @@ from pipeline.generation.asking import Asked, object_parts, period_score
 from pipeline.generation.lexical import FUNCTION_WORDS, doc_keys, query_keys
 from pipeline.text import STOPWORDS_ES, fold, stem, tokens
 
-RANKER_VERSION = 3  # 3: the "hand" feature includes the word-match rerank (rerank below)
+RANKER_VERSION = 3  # 3: the "hand" feature includes the word-match rerank (rerank below), whose terms are features (WORDS)
 
 # What a unit gives beyond selection.ANSWER_TYPES (on the folded unit): a consequence, a permission or a prohibition, a step.
 CONSEQUENCE = re.compile(r"sancion|sancionad|perdera|pierde[n]? |anulad|anulara|se anula|reprobad|no tendra derecho|suspension|suspendid|expulsi|cero puntos|nota de cero|debera repetir|quedara|se le aplicara|causa de|perdida de")
@@ -57,6 +57,8 @@ RELATIVE = (
     "hand_share", "hand_rank", "hand_gap", "lexical_share", "lexical_rank", "sim_gap", "sim_rank",
     "object_idf_gap", "cover_share", "chunk_sim_gap", "doc_sim_gap", "doc_hand_gap", "chunk_best_hand",
 )
+WORDS = ("w_object", "w_heading", "w_phrase")  # version 3: the rerank's whole-word terms (rerank_terms; its length term is log_words)
+ALL_FEATURES = FEATURES + RELATIVE + WORDS
 _Q_KINDS = ("date", "amount", "procedure", "yes_no", "consequence", "requirement", "place", "count", "role", "other")
 
 
@@ -191,19 +193,21 @@ class PairContext:
     """Per-question values shared by its candidates."""
 
     asked: Asked
+    question: str
     qkeys: frozenset[str]
     okeys: frozenset[str]
     weights: dict[str, float]  # the question keys' idf weights (empty: each key weighs 1)
 
 
 def pair_context(question: str, asked: Asked, weights: dict[str, float] | None = None) -> PairContext:
-    return PairContext(asked, frozenset(query_keys(question)), frozenset(asked.object_keys), dict(weights or {}))
+    return PairContext(asked, question, frozenset(query_keys(question)), frozenset(asked.object_keys), dict(weights or {}))
 
 
 def rows(pc: PairContext, cands: Sequence, title_keys_of) -> np.ndarray:
-    """One question's feature rows (FEATURES + RELATIVE); `title_keys_of(chunk)` gives a document's title keys."""
+    """One question's feature rows (FEATURES + RELATIVE + WORDS); `title_keys_of(chunk)` gives a document's title keys."""
     x = np.stack([featurize(pc, c, title_keys_of(c.chunk)) for c in cands])
-    return relative(x, np.array([c.cover for c in cands], dtype=np.float32), [c.chunk.id for c in cands], [c.chunk.doc_id for c in cands])
+    x = relative(x, np.array([c.cover for c in cands], dtype=np.float32), [c.chunk.id for c in cands], [c.chunk.doc_id for c in cands])
+    return np.hstack([x, rerank_terms(pc.question, cands)[:, : len(WORDS)]]).astype(np.float32)
 
 
 def featurize(pc: PairContext, cand, title_keys: set[str] | None = None) -> np.ndarray:
@@ -259,7 +263,7 @@ def _weighted(pc: PairContext, keys: set[str]) -> float:
 
 @dataclass
 class UnitRanker:
-    """A learned scorer over FEATURES + RELATIVE, stored as plain JSON: a logistic model on standardised features
+    """A learned scorer over FEATURES + RELATIVE + WORDS, stored as plain JSON: a logistic model on standardised features
     ("linear") or gradient-boosted trees exported node by node ("trees"); `scores` reads as the probability that a unit answers."""
 
     mean: np.ndarray
@@ -297,7 +301,7 @@ class UnitRanker:
 
     def save(self, path: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
-        payload = {"version": RANKER_VERSION, "features": list(FEATURES + RELATIVE), "kind": self.kind, "scope": self.scope, "mean": self.mean.tolist(), "scale": self.scale.tolist(), "coef": self.coef.tolist(), "intercept": self.intercept, "meta": self.meta}
+        payload = {"version": RANKER_VERSION, "features": list(ALL_FEATURES), "kind": self.kind, "scope": self.scope, "mean": self.mean.tolist(), "scale": self.scale.tolist(), "coef": self.coef.tolist(), "intercept": self.intercept, "meta": self.meta}
         if self.trees is not None:
             payload["trees"] = [{k: v.tolist() for k, v in t.items()} for t in self.trees]
         path.write_text(json.dumps(payload, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -309,7 +313,7 @@ class UnitRanker:
         if not path.exists():
             return None
         d = json.loads(path.read_text(encoding="utf-8"))
-        if d.get("version") != RANKER_VERSION or d.get("features") != list(FEATURES + RELATIVE):
+        if d.get("version") != RANKER_VERSION or d.get("features") != list(ALL_FEATURES):
             return None
         trees = [{k: np.array(v, dtype=_TREE_DTYPES[k]) for k, v in t.items()} for t in d["trees"]] if d.get("trees") else None
         return cls(np.array(d["mean"], dtype=np.float32), np.array(d["scale"], dtype=np.float32), np.array(d["coef"], dtype=np.float32), float(d["intercept"]), d.get("meta") or {}, d.get("kind", "linear"), d.get("scope", "all"), trees)
@@ -460,6 +464,19 @@ def _export(pred) -> dict:
         "value": nodes["value"].astype(np.float64),
         "missing_left": nodes["missing_go_to_left"].astype(bool),
     }
+
+
+def with_rerank(x: np.ndarray, weights: dict[str, float] | None = None) -> np.ndarray:
+    """The hand score plus the word-match rerank (`weights`: RERANK's keys; default RERANK), read on one question's feature
+    rows built without the rerank; left as it is when the hand score's best unit is a course record or table row."""
+    w = RERANK if weights is None else weights
+    hand = x[:, FEATURES.index("hand")].astype(np.float64)
+    top = x[int(np.argmax(hand))]
+    if top[FEATURES.index("u_record")] or top[FEATURES.index("u_row")]:
+        return hand
+    at = {name: len(FEATURES) + len(RELATIVE) + i for i, name in enumerate(WORDS)}
+    terms = np.stack([x[:, at["w_object"]], x[:, at["w_heading"]], x[:, at["w_phrase"]], x[:, FEATURES.index("log_words")]], axis=1)
+    return hand + terms @ np.array([w[k] for k in RERANK])
 
 
 def hits_at_1(ranker: UnitRanker | None, pairs: Iterable[Pair]) -> list[int]:

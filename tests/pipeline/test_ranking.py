@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.generation.extractive import ExtractiveGenerator
 from pipeline.generation.ranker_data import Labelled, build_pairs, labels_for, split, synthetic_questions
-from pipeline.generation.ranking import FEATURES, RELATIVE, Pair, UnitRanker, bootstrap_ci, fit, paired_gain_ci, precision_at_1
+from pipeline.generation.ranking import ALL_FEATURES, FEATURES, RELATIVE, Pair, UnitRanker, bootstrap_ci, fit, paired_gain_ci, precision_at_1
 from tests.pipeline.generation_helpers import hit
 from tests.pipeline.test_readiness import DATES, GUIDE, RULES, URL
 
@@ -25,7 +25,7 @@ def test_synthetic_questions_come_with_the_unit_that_answers_them_and_become_lab
     assert items and all(x.source == "synthetic" and x.question.startswith("¿") and x.unit_text for x in items)
     gen = ExtractiveGenerator()
     pairs = build_pairs(gen, lambda _q: HITS, items)
-    assert pairs and all(p.x.shape == (len(p.y), len(FEATURES) + len(RELATIVE)) and p.y.sum() >= 1 for p in pairs)
+    assert pairs and all(p.x.shape == (len(p.y), len(ALL_FEATURES)) and p.y.sum() >= 1 for p in pairs)
 
 
 def test_a_reference_answer_labels_the_units_that_hold_most_of_it():
@@ -44,7 +44,7 @@ def _toy_pairs(n: int, seed: int = 1) -> list[Pair]:
     rng = np.random.default_rng(seed)
     pairs = []
     for i in range(n):  # the answering unit has the higher 'object' feature; the hand score is noise
-        x = rng.random((8, len(FEATURES) + len(RELATIVE))).astype(np.float32)
+        x = rng.random((8, len(ALL_FEATURES))).astype(np.float32)
         x[:, [FEATURES.index("u_record"), FEATURES.index("u_row")]] = 0.0  # prose units
         y = np.zeros(8, dtype=np.int8)
         best = int(np.argmax(x[:, FEATURES.index("object")]))
