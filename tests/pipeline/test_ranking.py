@@ -172,3 +172,16 @@ def test_the_rerank_leaves_records_and_scores_without_similarity_alone():
     plain = [_fake("Los documentos se suben en formato PDF.", 1.0, sim=None), _fake("Foto en JPG.", 0.9, context="Fotografía", sim=None)]
     rerank("¿En qué formato subo la fotografía?", plain)
     assert [c.score for c in plain] == [1.0, 0.9]  # an embedder without meaning: the shared-words score is left as it is
+
+
+def test_the_rerank_read_on_feature_rows_adds_its_terms_to_prose_and_leaves_records():
+    from pipeline.generation.ranking import RERANK, WORDS, with_rerank
+
+    x = np.zeros((3, len(ALL_FEATURES)), dtype=np.float32)
+    x[:, FEATURES.index("hand")] = [1.2, 1.1, 0.5]
+    x[1, ALL_FEATURES.index("w_object")] = 1.0  # the second unit holds the question's object word for word
+    assert len(WORDS) == 3 and int(np.argmax(with_rerank(x))) == 1
+    assert with_rerank(x)[1] == pytest.approx(1.1 + RERANK["object_own"])
+    assert int(np.argmax(with_rerank(x, dict.fromkeys(RERANK, 0.0)))) == 0  # no weight: the hand score's order
+    x[0, FEATURES.index("u_record")] = 1.0  # the hand score's best is a course record: left to the hand score
+    assert int(np.argmax(with_rerank(x))) == 0
