@@ -9,7 +9,7 @@ import pytest
 
 from pipeline.generation.extractive import ExtractiveGenerator
 from pipeline.generation.ranker_data import Labelled, build_pairs, labels_for, split, synthetic_questions
-from pipeline.generation.ranking import ALL_FEATURES, FEATURES, RELATIVE, Pair, UnitRanker, bootstrap_ci, fit, paired_gain_ci, precision_at_1
+from pipeline.generation.ranking import ALL_FEATURES, FEATURES, Pair, UnitRanker, bootstrap_ci, fit, paired_gain_ci, precision_at_1
 from tests.pipeline.generation_helpers import hit
 from tests.pipeline.test_readiness import DATES, GUIDE, RULES, URL
 
