@@ -158,6 +158,7 @@ def test_the_rerank_reads_an_object_named_only_in_the_heading_and_reorders_prose
     cands = [elsewhere, photo]
     rerank(q, cands)
     assert cands[0] is photo and photo.hand == photo.score  # both say 'formato'; only the photo's heading names the photograph
+    assert elsewhere.score == 1.15 and photo.score == pytest.approx(1.15 * 1.001)  # only the lead changes: the others keep their hand score
 
 
 def test_the_rerank_leaves_records_and_scores_without_similarity_alone():
