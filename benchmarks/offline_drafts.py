@@ -124,7 +124,7 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, default=Path("/tmp/orienta-bench-offline"))
     ap.add_argument("--limit", type=int, default=None, help="An evenly spaced sample of N questions.")
     ap.add_argument("--corpus", type=Path, default=FIUSAC, help="The fiusac folder (text/ and qa_dev.jsonl).")
-    ap.add_argument("--qa", type=Path, default=None, help="Questions (default: <corpus>/qa_dev.jsonl).")
+    ap.add_argument("--qa", type=Path, default=None, help="Questions (default: <corpus>/qa_dev.jsonl); each names its expected document as doc or document.")
     ap.add_argument("--details", type=Path, default=None, help="Write one JSON line per question here.")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "offline_drafts.json")
     ap.add_argument(
@@ -174,7 +174,7 @@ def main() -> None:
         body = answer_body(answer.text, settings.llm.language)
         ref = content_words(row.get("answer") or "")
         have = content_words(body)
-        gold = row.get("doc")
+        gold = row.get("doc") or row.get("document")  # the fresh sets name it "document"
         refs = [x.doc_id for x in answer.references]
         rows.append(
             {

@@ -15,6 +15,7 @@ from pipeline.sparse import BM25Encoder
 log = logging.getLogger(__name__)
 Mode = Literal["dense", "sparse", "hybrid"]
 MODES: tuple[str, ...] = ("dense", "sparse", "hybrid")
+DocumentFusion = Literal["rank", "scores"]
 
 
 class Retriever(Protocol):
@@ -85,6 +86,7 @@ class QdrantRetriever:
         min_score: float = 0.0,
         max_chunks_per_document: int = 0,
         second_chunk_weight: float = 0.0,
+        document_fusion: DocumentFusion = "rank",
     ) -> None:
         if mode not in MODES:
             raise ConfigurationError(f"unknown retrieval mode {mode!r}; choose from {', '.join(MODES)}")
@@ -96,14 +98,21 @@ class QdrantRetriever:
         self.reranker, self.rerank_candidates, self.min_score = reranker, rerank_candidates, min_score
         self.max_chunks_per_document = max_chunks_per_document
         self.second_chunk_weight = second_chunk_weight
+        self.document_fusion = document_fusion
 
-    def _search(self, question: str, n: int) -> list[Hit]:
+    def _search(self, question: str, n: int) -> tuple[list[Hit], dict[str, float] | None]:
+        """The hits, and in hybrid mode with `document_fusion="scores"`, each document's score by a fusion of the branches' scores."""
         if self.mode == "sparse":
-            return self.index.search_sparse(self.sparse.encode_query(question), n)
+            return self.index.search_sparse(self.sparse.encode_query(question), n), None
         dense = self.embedder.embed_queries([question])[0]  # type: ignore[union-attr]
         if self.mode == "dense":
-            return self.index.search_dense(dense, n)
-        return self.index.search_hybrid(dense, self.sparse.encode_query(question), n, prefetch=max(self.prefetch, n), rrf_k=self.rrf_k, weights=self.weights)
+            return self.index.search_dense(dense, n), None
+        sparse, prefetch = self.sparse.encode_query(question), max(self.prefetch, n)
+        hits = self.index.search_hybrid(dense, sparse, n, prefetch=prefetch, rrf_k=self.rrf_k, weights=self.weights)
+        if self.document_fusion != "scores" or not self.max_chunks_per_document or self.reranker:
+            return hits, None
+        pooled = score_fusion([self.index.search_dense(dense, prefetch), self.index.search_sparse(sparse, prefetch)])
+        return hits, document_scores(pooled, self.second_chunk_weight)
 
     def retrieve(self, question: str, k: int, *, support: int = 0) -> list[Hit]:
         """The k best hits (at most max_chunks_per_document per document), then up to `support` more chunks of those documents.
@@ -115,7 +124,7 @@ class QdrantRetriever:
         if self.max_chunks_per_document or support:  # a deeper candidate list: k distinct documents, then their other chunks
             n = max(n, self.prefetch)
         try:
-            hits = self._search(question, n)
+            hits, documents = self._search(question, n)
         except IndexError_:
             raise
         except ValueError as exc:  # qdrant-client reports a bad query/collection this way
@@ -124,7 +133,7 @@ class QdrantRetriever:
             hits = self.reranker.rerank(question, hits)
         elif self.min_score > 0 and self.mode == "dense":
             hits = [h for h in hits if h.score >= self.min_score]
-        ranked = by_document(hits, self.second_chunk_weight) if self.max_chunks_per_document and not self.reranker else hits
+        ranked = by_document(hits, self.second_chunk_weight, documents) if self.max_chunks_per_document and not self.reranker else hits
         top = cap_per_document(ranked, self.max_chunks_per_document)[:k]
         return top + support_chunks(hits, top, support)
 
@@ -142,21 +151,45 @@ def cap_per_document(hits: Sequence[Hit], cap: int | None) -> list[Hit]:
     return kept
 
 
-def by_document(hits: Sequence[Hit], second: float) -> list[Hit]:
+def score_fusion(branches: Sequence[Sequence[Hit]]) -> list[Hit]:
+    """Chunks of several ranked lists by the sum of their scores, each list's scaled to [0, 1] (min-max), best first.
+
+    Unlike RRF, which keeps only each chunk's rank, a chunk barely ahead in one list gains barely more than the one behind it:
+    a document whose chunks score well in both lists outranks one whose single chunk tops one list by a hair.
+    """
+    total: dict[str, float] = {}
+    chunks: dict[str, Hit] = {}
+    for hits in branches:
+        if not hits:
+            continue
+        hi, lo = max(h.score for h in hits), min(h.score for h in hits)
+        for h in hits:
+            total[h.chunk.id] = total.get(h.chunk.id, 0.0) + (h.score - lo) / ((hi - lo) or 1.0)
+            chunks.setdefault(h.chunk.id, h)
+    return [Hit(chunks[i].chunk, s) for i, s in sorted(total.items(), key=lambda t: -t[1])]
+
+
+def document_scores(hits: Sequence[Hit], second: float) -> dict[str, float]:
+    """Each document's score: its best chunk's plus `second` times its second-best chunk's."""
+    scores: dict[str, list[float]] = {}
+    for h in hits:
+        scores.setdefault(h.chunk.doc_id, []).append(h.score)
+    return {doc: s[0] + second * s[1] if len(s) > 1 else s[0] for doc, s in ((d, sorted(v, reverse=True)) for d, v in scores.items())}
+
+
+def by_document(hits: Sequence[Hit], second: float, documents: dict[str, float] | None = None) -> list[Hit]:
     """The hits grouped by document, best document first; chunks keep their order within a document.
 
     A document scores its best chunk's score plus `second` times its second-best chunk's: with 0 documents rank by their
     best chunk alone; above 0 a document that answers in two places breaks a near tie with one whose single chunk
     happens to share the question's words (a regulation's two articles against an FAQ entry that only names the topic).
+    `documents` gives the documents' scores from elsewhere (a fusion of their own); a document it lacks ranks after those it has.
     """
-    if second <= 0:
+    if documents is None and second <= 0:
         return list(hits)  # in rank order, a document's first chunk is its best
-    scores: dict[str, list[float]] = {}
-    for h in hits:
-        scores.setdefault(h.chunk.doc_id, []).append(h.score)
-    total = {doc: s[0] + second * s[1] if len(s) > 1 else s[0] for doc, s in ((d, sorted(v, reverse=True)) for d, v in scores.items())}
+    total = document_scores(hits, second) if documents is None else documents
     first = {doc: i for i, doc in reversed(list(enumerate(h.chunk.doc_id for h in hits)))}
-    return sorted(hits, key=lambda h: (-total[h.chunk.doc_id], first[h.chunk.doc_id]))
+    return sorted(hits, key=lambda h: (-total.get(h.chunk.doc_id, float("-inf")), first[h.chunk.doc_id]))
 
 
 def support_chunks(ranked: Sequence[Hit], top: Sequence[Hit], n: int) -> list[Hit]:
@@ -181,4 +214,5 @@ def retriever_from_settings(retrieval_settings, *, index: ChunkIndex, embedder: 
         min_score=r.min_score,
         max_chunks_per_document=r.max_chunks_per_document,
         second_chunk_weight=r.second_chunk_weight,
+        document_fusion=r.document_fusion,
     )

@@ -167,10 +167,17 @@ class RetrievalSettings(BaseModel):
         default=1, ge=0, description="At most this many of the k retrieved chunks come from one document (0: no cap); 1 ranks documents by their best chunk."
     )
     second_chunk_weight: float = Field(
-        default=0.25,
+        default=0.0,
         ge=0.0,
         le=1.0,
-        description="With a per-document cap, a document ranks by its best chunk's fused score plus this share of its second-best chunk's (0: its best chunk alone).",
+        description="With a per-document cap, a document ranks by its best chunk's fused score plus this share of its second-best chunk's (0: its best chunk alone). "
+        "0.25 helped ranking by RRF scores; with score fusion the best chunk alone kept the drafts' recall on fiusac.",
+    )
+    document_fusion: Literal["rank", "scores"] = Field(
+        default="scores",
+        description="Hybrid mode with a per-document cap: what ranks the documents. rank: the chunks' RRF scores (a chunk first in one branch by a hair "
+        "wins); scores: the dense and sparse scores of the prefetched chunks, each scaled to [0, 1] and summed. Chunks keep the RRF order within "
+        "their document. On fiusac, scores put the expected document first for 0.887 of the 115 rules questions (rank: 0.835).",
     )
     support_chunks: int = Field(default=3, ge=0, le=20, description="Further chunks of the retrieved documents (best first) that the generator also reads.")
 

@@ -11,7 +11,7 @@ from pipeline.documents import Document
 from pipeline.embeddings import HashingEmbedder
 from pipeline.errors import ConfigurationError
 from pipeline.index import Hit
-from pipeline.retrieval import QdrantRetriever, by_document, load_reranker, retriever_from_settings
+from pipeline.retrieval import QdrantRetriever, by_document, load_reranker, retriever_from_settings, score_fusion
 from pipeline.settings import RetrievalSettings
 from pipeline.sparse import BM25Encoder
 from tests.pipeline.index_fixtures import index  # noqa: F401  (fixture)
@@ -158,17 +158,75 @@ def test_a_document_that_answers_in_two_chunks_outranks_one_whose_single_chunk_s
     assert [h.chunk.doc_id for h in two[:2]] == ["reglamento", "preguntas"]
     assert two[0].chunk.id == next(h.chunk.id for h in raw if h.chunk.doc_id == "reglamento")  # the document's best chunk leads it
     assert two[2].chunk.doc_id == "reglamento" and two[2].chunk.id != two[0].chunk.id
-    assert RetrievalSettings().second_chunk_weight == 0.25
+    assert RetrievalSettings().second_chunk_weight == 0.0  # the default ranks by score fusion, where the best chunk alone did best
     assert retriever_from_settings(RetrievalSettings(mode="sparse", second_chunk_weight=1.0), index=rules_office, embedder=None).retrieve(question, 1)[0].chunk.doc_id == "reglamento"
 
 
-def test_the_default_second_chunk_weight_breaks_near_ties_but_not_a_clear_lead():
+def test_a_second_chunk_weight_of_a_quarter_breaks_near_ties_but_not_a_clear_lead():
     def hit(doc: str, position: int, score: float) -> Hit:
         return Hit(Chunk(doc_id=doc, doc_title=doc, text=f"{doc} {position}", position=position), score)
 
-    weight = RetrievalSettings().second_chunk_weight
+    weight = 0.25
     hits = [hit("faq", 0, 1.0), hit("reglamento", 4, 0.9), hit("guia", 0, 0.6), hit("reglamento", 9, 0.5), hit("guia", 1, 0.6)]
     ranked = by_document(hits, weight)
     assert [h.chunk.id for h in ranked] == ["reglamento#4", "reglamento#9", "faq#0", "guia#0", "guia#1"]  # 0.9 + 0.5/4 > 1.0 > 0.6 + 0.6/4
     assert by_document(hits, 0.0) == hits
     assert [h.chunk.id for h in by_document([hit("faq", 0, 1.0), hit("reglamento", 4, 0.7), hit("reglamento", 9, 0.6)], weight)][0] == "faq#0"  # a clear lead stands
+
+
+def _hit(doc: str, position: int, score: float) -> Hit:
+    return Hit(Chunk(doc_id=doc, doc_title=doc, text=f"{doc} {position}", position=position), score)
+
+
+def test_documents_can_be_ranked_by_scores_of_their_own_while_chunks_keep_their_order():
+    hits = [_hit("faq", 0, 1.0), _hit("reglamento", 4, 0.9), _hit("guia", 0, 0.6), _hit("reglamento", 9, 0.5), _hit("otro", 2, 0.4)]
+    ranked = by_document(hits, 0.25, {"reglamento": 0.8, "guia": 0.7, "faq": 0.5})
+    assert [h.chunk.id for h in ranked] == ["reglamento#4", "reglamento#9", "guia#0", "faq#0", "otro#2"]  # a document the scores lack goes last
+    assert by_document(hits, 0.0, {"faq": 1.0, "guia": 0.9, "reglamento": 0.1})[:2] == [hits[0], hits[2]]
+
+
+def test_score_fusion_keeps_how_far_ahead_a_chunk_is_not_only_its_rank():
+    dense = [_hit("faq", 0, 0.90), _hit("reglamento", 4, 0.89), _hit("guia", 0, 0.70)]
+    sparse = [_hit("reglamento", 4, 12.0), _hit("faq", 0, 6.0), _hit("guia", 0, 2.0)]
+    fused = score_fusion([dense, sparse])
+    assert [h.chunk.id for h in fused] == ["reglamento#4", "faq#0", "guia#0"]  # 0.95 + 1 against 1 + 0.4
+    assert fused[0].score == pytest.approx(0.95 + 1.0) and fused[-1].score == pytest.approx(0.0)
+    assert [h.chunk.id for h in score_fusion([[], sparse])] == ["reglamento#4", "faq#0", "guia#0"]  # an empty branch (no query words) adds nothing
+    assert score_fusion([[_hit("faq", 0, 0.5)]])[0].score == 0.0  # a single hit, no spread: scaled to 0, still listed
+
+
+class _Branches:
+    """An index whose hybrid (RRF) search puts the FAQ's one chunk first, while the regulation leads the dense and sparse scores."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    def search_hybrid(self, dense, sparse, k, *, prefetch, rrf_k=None, weights=None):
+        self.calls.append("hybrid")
+        return [_hit("faq", 0, 1.0), _hit("reglamento", 9, 0.6), _hit("reglamento", 4, 0.5), _hit("guia", 0, 0.4)][:k]
+
+    def search_dense(self, vector, k):
+        self.calls.append("dense")
+        return [_hit("faq", 0, 0.90), _hit("reglamento", 9, 0.89), _hit("reglamento", 4, 0.88), _hit("guia", 0, 0.6)][:k]
+
+    def search_sparse(self, vector, k):
+        self.calls.append("sparse")
+        return [_hit("reglamento", 4, 9.0), _hit("reglamento", 9, 8.0), _hit("faq", 0, 7.5), _hit("guia", 0, 1.0)][:k]
+
+
+def test_documents_ranked_by_their_scores_in_both_branches_keep_the_chunks_rrf_order():
+    index = _Branches()
+    by_rank = QdrantRetriever(index, EMB, mode="hybrid", max_chunks_per_document=1, second_chunk_weight=0.25)
+    assert [h.chunk.id for h in by_rank.retrieve("zona mínima", 2, support=1)] == ["faq#0", "reglamento#9", "reglamento#4"]
+    assert index.calls == ["hybrid"]  # ranking by rank needs no other search
+    index.calls.clear()
+    by_scores = QdrantRetriever(index, EMB, mode="hybrid", max_chunks_per_document=1, second_chunk_weight=0.25, document_fusion="scores")
+    top = by_scores.retrieve("zona mínima", 2, support=1)
+    assert [h.chunk.doc_id for h in top[:2]] == ["reglamento", "faq"]
+    assert top[0].chunk.id == "reglamento#9" and top[2].chunk.id == "reglamento#4"  # within the document, the RRF order stands
+    assert sorted(index.calls) == ["dense", "hybrid", "sparse"]
+    index.calls.clear()
+    QdrantRetriever(index, EMB, mode="hybrid", max_chunks_per_document=0, document_fusion="scores").retrieve("zona mínima", 2)
+    assert index.calls == ["hybrid"]  # without a per-document cap there is no document order to set
+    assert RetrievalSettings().document_fusion == "scores"
+    assert retriever_from_settings(RetrievalSettings(), index=index, embedder=EMB).document_fusion == "scores"
