@@ -87,7 +87,7 @@ _PRODUCE = re.compile(
 # Anywhere in a clause: a production verb with the student as its beneficiary ("traduceme", "que me hagas el ensayo").
 _PRODUCE_FOR_ME = re.compile(
     r"\b(?:(?:escrib|redact|resolv|resuelv|traduc|resum|corrig|correg|program|codific|compon|invent|gener|dise[nñ]|elabor|calcul|balance|explic)\w*(?:me|nos)|hazme|haceme|hacenos|"
-    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
+    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|hic|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
 )
 # A request for a made-up text named by what it is, with or without a clitic ("me ayudas a escribir un cuento", "necesito
 # un poema de amor", "una carta de renuncia para mi trabajo"): the kinds of text an office never writes for a student.
@@ -105,6 +105,19 @@ _ASKS_FOR_TEXT = re.compile(
 # What such a request asks to make is itself a text (an introduction, the conclusions, an essay): an office never writes
 # a student's text, whatever the text is about, so that request is out of the office's business.
 _TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\b")
+# The student's own coursework or project (a report, a thesis, homework, slides, a business plan): asked to be made FOR the
+# student ("que me redacten el informe final", "hacéme la tesis", "quisiera que me hicieran el plan de negocios"), it is
+# not the office's business however much of the office's vocabulary it carries. Without the student as beneficiary
+# ("¿el informe final se redacta en grupo?", "¿pueden revisar mi protocolo?") the classifier judges it.
+_WORK = (
+    r"(?:informes?(?: final(?:es)?)?|tesis|tareas?|proyectos?|plan de negocios|presentacion(?:es)?|diapositivas|marco teorico|protocolo|reportes?|"
+    r"mapa conceptual|cuadro sinoptico|investigacion|diagnostico|hoja de trabajo|ejercicios|trabajo de graduacion|trabajos?)"
+)
+_WORK_FOR_ME = re.compile(
+    r"\b(?:(?:escrib|redact|resolv|resuelv|elabor|hac|prepar|arm|dise[nñ]|program)\w*(?:me|nos)|hazme|haceme|hacenme|hacenos|"
+    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|hag|hic|elabor|prepar|arm|dise[nñ]|program)\w*)"
+    rf"\s+(?:(?!lo\b|de\b)\w+\s+)?{_DET}\s+(?:\w+\s+)?{_WORK}\b"
+)
 from pipeline.text import fold  # noqa: E402
 
 WHOLE, QUESTION, REQUEST, MAKES_TEXT = "whole", "question", "request", "request_text"
@@ -153,7 +166,7 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
                 owner.append(i)
                 kind_of.append(QUESTION)
         for clause in request_clauses(text):
-            makes_text = bool(_TEXT_OBJECT.search(fold(clause)))
+            makes_text = bool(_TEXT_OBJECT.search(fold(clause)) or _WORK_FOR_ME.search(fold(clause)))
             if len(clause) < len(text) - 15 or makes_text:
                 segments.append(clause)
                 owner.append(i)
