@@ -57,6 +57,7 @@ def verdicts(gate, texts, services) -> dict[str, np.ndarray]:
     dense, sparse = gate.space.transform(segments, query_vecs=vecs)
     p = gate.probabilities_from_features(dense, sparse)
     with_request, _ = judge_segments(p, owner, kinds, len(texts))
+    with_request, _ = gate.elsewhere_bar(with_request, dense, owner, kinds)
     old_kinds = [k if k not in REQUESTS else "ignored" for k in kinds]
     keep = [i for i, k in enumerate(old_kinds) if k in (WHOLE, QUESTION)]
     best_segment, _ = judge_segments(p[keep], [owner[i] for i in keep], [old_kinds[i] for i in keep], len(texts))

@@ -264,6 +264,36 @@ class Gate:
         dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=vecs)
         return dense, sparse, self.probabilities_from_features(dense, sparse), owner, kinds, vecs
 
+    @property
+    def elsewhere_threshold(self) -> float:
+        """The bar for a message that names another institution: halfway between the threshold and certainty."""
+        return (1.0 + self.threshold) / 2.0
+
+    def elsewhere_bar(self, score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, where the bar decided): a message that names another institution (a faculty, university or body the
+        documents do not name as their own) and is not a student coming from it to this office's procedure asks, most
+        often, about that institution's business. Its words are the office's (an EPS, a retrasada, vacations), so the
+        classifier, which weighs vocabulary, rates it as it rates the office's own questions; the structure says whose
+        business it is. Such a message passes only with in-domain evidence halfway from the threshold to certainty
+        (`elsewhere_threshold`); below that, its score is scaled under the threshold (order kept)."""
+        score = np.asarray(score, dtype=float).copy()
+        barred = np.zeros(len(score), dtype=bool)
+        names = self.space.dense_names()
+        if "other_institution" not in names or dense.shape[0] == 0:
+            return score, barred
+        other, named, transfer = (names.index(n) for n in ("other_institution", "named_institution", "transfer_in"))
+        bar = self.elsewhere_threshold
+        seen: set[int] = set()
+        for i, (o, k) in enumerate(zip(owner, kinds)):
+            if k != WHOLE or o in seen:
+                continue
+            seen.add(o)
+            elsewhere = (dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0
+            if elsewhere and score[o] < bar:
+                barred[o] = score[o] >= self.threshold  # the bar decided: the threshold alone would have let it in
+                score[o] = score[o] * self.threshold / bar
+        return score, barred
+
     def recall(self, owner: Sequence[int], kinds: Sequence[str], vecs: np.ndarray | None, n: int, scores: np.ndarray | None = None) -> list[Recall | None]:
         """The staff memory's verdict on each message's whole text (None where it has nothing close)."""
         if not len(self.memory) or vecs is None:
@@ -274,8 +304,9 @@ class Gate:
     def probabilities(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None, memory: bool = True) -> np.ndarray:
         """Probability that each message is in the office's domain, judged on its request (see `judge_segments`); where
         the staff memory has a close labelled message, its label (1.0 or 0.0) decides."""
-        _, _, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
+        dense, _, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
         score, _ = judge_segments(p, owner, kinds, len(texts))
+        score, _ = self.elsewhere_bar(score, dense, owner, kinds)
         if memory:
             for i, r in enumerate(self.recall(owner, kinds, vecs, len(texts), score.copy())):
                 if r is not None:
@@ -310,6 +341,8 @@ class Gate:
         segments = message_segments(texts)[0]
         info = self.info_probabilities(dense)
         scores, best = judge_segments(p, owner, kinds, len(texts))
+        raw = scores.copy()
+        scores, barred = self.elsewhere_bar(scores, dense, owner, kinds)
         recalls = self.recall(owner, kinds, vecs, len(texts), scores)
         out = []
         for o in range(len(texts)):
@@ -322,6 +355,8 @@ class Gate:
             reasons = []
             if remembered is not None:
                 reasons.append(remembered_reason(remembered))
+            if barred[o]:
+                reasons.append(f"nombra otra institución: pasa con {self.elsewhere_threshold:.2f} y tiene {raw[o]:.2f} ({raw[o] - self.elsewhere_threshold:+.2f})")
             if kinds[i] in REQUESTS:
                 reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + ("; escribir un texto por el estudiante no es tarea de la oficina (-∞)" if kinds[i] == MAKES_TEXT else ""))
             if explain:
