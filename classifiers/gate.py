@@ -115,8 +115,19 @@ _WORK = (
 )
 _WORK_FOR_ME = re.compile(
     r"\b(?:(?:escrib|redact|resolv|resuelv|elabor|hac|prepar|arm|dise[nñ]|program)\w*(?:me|nos)|hazme|haceme|hacenme|hacenos|"
-    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|hag|hic|elabor|prepar|arm|dise[nñ]|program)\w*)"
+    r"(?:que )?(?:me|nos) (?:(?:pueden|puede|podes|podrian) )?(?:escrib|redact|resuelv|resolv|hag|hic|hac|elabor|prepar|arm|dise[nñ]|program|ayud\w* con)\w*)"
     rf"\s+(?:(?!lo\b|de\b)\w+\s+)?{_DET}\s+(?:\w+\s+)?{_WORK}\b"
+)
+# The same request with the clitic before the verb, the office addressed ("me hacen un resumen", "me resuelven la hoja 3",
+# "me pueden resolver esta integral", "me ayudan con la tarea"); with an object pronoun ("me lo escriben?") what is asked
+# is named in the clause before. The student telling what was done or is missing ("me hicieron", "me hace falta") is no
+# request.
+_PROCLITIC_PRODUCE = re.compile(
+    r"\b(?:me|nos)\s+(?:(lo|la|los|las)\s+)?(?:(?:pueden|puede|podes|podrian|podria)\s+)?"
+    r"(?!(?:\w+)(?:ieron|aron|io)\b|hac\w*\s+falta\b)"
+    r"(?:hac(?:en|e|es|er)|escrib(?:en|e|es|ir)|redact(?:an|a|as|ar)|resuelv(?:en|e|es)|resolver|traduc(?:en|e|es|ir)|resum(?:en|e|es|ir)|"
+    r"corrig(?:en|e|es)|corregir|program(?:an|a|as|ar)|calcul(?:an|a|as|ar)|dise[nñ](?:an|a|as|ar)|elabor(?:an|a|as|ar)|"
+    r"ayud(?:an|a|as|ar)\s+(?:a\s+(?:hacer|resolver|escribir|redactar|estudiar|entender|traducir|programar|calcular)|con\s+(?:la|las|el|los|mi|mis|un|una)\s+(?:\w+\s+)?(?:tarea|tareas|ejercicios?|proyecto|ensayo|informe|codigo|programa|integral\w*|problemas?)))\b"
 )
 from pipeline.text import fold  # noqa: E402
 
@@ -129,16 +140,24 @@ def request_clauses(text: str) -> list[str]:
     from pipeline.text import fold
 
     out = []
+    out_prev: str | None = None  # the clause before, for a request that points back to it
     for m in _CLAUSE.finditer(text):
         clause = m.group(0).strip()
         folded = fold(clause)  # same length as the clause: accents and case only
         inner = _PRODUCE_FOR_ME.search(folded) or _ASKS_FOR_TEXT.search(folded)
+        proclitic = _PROCLITIC_PRODUCE.search(folded)
         if _PRODUCE.search(folded):
             request = clause
         elif inner and len(folded) == len(clause):
             request = clause[inner.start() :]
+        elif proclitic and len(folded) == len(clause):
+            request = clause[proclitic.start() :]
+            if proclitic.group(1) and out_prev is not None:  # "me lo escriben?": the thing asked is in the clause before
+                request = out_prev + ", " + request
         else:
+            out_prev = clause
             continue
+        out_prev = clause
         if text[m.end() : m.end() + 2].lstrip().startswith(":"):
             request += text[m.end() :]  # "resuélvanme este ejercicio: ...": what follows the colon is what is asked
         if len(request.split()) >= 3:
