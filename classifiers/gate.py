@@ -132,6 +132,9 @@ _PROCLITIC_PRODUCE = re.compile(
 from pipeline.text import fold  # noqa: E402
 
 WHOLE, QUESTION, REQUEST, MAKES_TEXT = "whole", "question", "request", "request_text"
+# Intents that say whose business a message is, beside another institution named: a message with one of them must clear
+# the higher bar (Gate.elsewhere_bar). Not the cues the office's own questions share (content words, campus places, history).
+ELSEWHERE_INTENTS = ("jobs", "coding", "opinion", "course_content", "computes")
 REQUESTS = (REQUEST, MAKES_TEXT)
 
 
@@ -294,20 +297,23 @@ class Gate:
         often, about that institution's business. Its words are the office's (an EPS, a retrasada, vacations), so the
         classifier, which weighs vocabulary, rates it as it rates the office's own questions; the structure says whose
         business it is. Such a message passes only with in-domain evidence halfway from the threshold to certainty
-        (`elsewhere_threshold`); below that, its score is scaled under the threshold (order kept)."""
+        (`elsewhere_threshold`); below that, its score is scaled under the threshold (order kept). The same holds for the
+        other intents that say the business is someone else's whatever the words around them (ELSEWHERE_INTENTS: a job
+        search, code, an opinion, a course's subject matter, a calculation), never seen on the office's own questions."""
         score = np.asarray(score, dtype=float).copy()
         barred = np.zeros(len(score), dtype=bool)
         names = self.space.dense_names()
         if "other_institution" not in names or dense.shape[0] == 0:
             return score, barred
         other, named, transfer = (names.index(n) for n in ("other_institution", "named_institution", "transfer_in"))
+        outside = [names.index(n) for n in ELSEWHERE_INTENTS if n in names]
         bar = self.elsewhere_threshold
         seen: set[int] = set()
         for i, (o, k) in enumerate(zip(owner, kinds)):
             if k != WHOLE or o in seen:
                 continue
             seen.add(o)
-            elsewhere = (dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0
+            elsewhere = ((dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0) or any(dense[i, j] > 0 for j in outside)
             if elsewhere and score[o] < bar:
                 barred[o] = score[o] >= self.threshold  # the bar decided: the threshold alone would have let it in
                 score[o] = score[o] * self.threshold / bar
@@ -375,7 +381,7 @@ class Gate:
             if remembered is not None:
                 reasons.append(remembered_reason(remembered))
             if barred[o]:
-                reasons.append(f"nombra otra institución: pasa con {self.elsewhere_threshold:.2f} y tiene {raw[o]:.2f} ({raw[o] - self.elsewhere_threshold:+.2f})")
+                reasons.append(f"asunto de otros (otra institución, trabajo, código, opinión, materia o cálculo): pasa con {self.elsewhere_threshold:.2f} y tiene {raw[o]:.2f} ({raw[o] - self.elsewhere_threshold:+.2f})")
             if kinds[i] in REQUESTS:
                 reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + ("; escribir un texto por el estudiante no es tarea de la oficina (-∞)" if kinds[i] == MAKES_TEXT else ""))
             if explain:

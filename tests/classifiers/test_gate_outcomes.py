@@ -59,7 +59,7 @@ def test_the_information_boundary_is_learned_and_saved(trained, tmp_path):
 
 
 def test_naming_another_institution_raises_the_bar_but_a_transfer_student_keeps_it(trained):
-    """A message naming another institution passes only halfway from the threshold to certainty; a student coming from
+    """A message naming another institution (or looking for a job) passes only halfway from the threshold to certainty; a student coming from
     that institution to this office's procedure, and a message naming none, are judged at the threshold as before."""
     import numpy as np
 
@@ -70,6 +70,7 @@ def test_naming_another_institution_raises_the_bar_but_a_transfer_student_keeps_
         "en la Facultad de Odontología cuántas retrasadas dan por semestre?",
         "vengo de la Universidad Galileo, ¿cómo pido equivalencias de mis cursos aquí?",
         "¿cuántas retrasadas dan por semestre?",
+        "¿cuánto gana un ingeniero recién graduado en una empresa?",  # a job search: someone else's business too
     ]
     kinds: list[str] = []
     segments, owner = message_segments(texts, kinds=kinds)
@@ -79,10 +80,10 @@ def test_naming_another_institution_raises_the_bar_but_a_transfer_student_keeps_
     for raw in (bar - 1e-3, bar + 1e-3, gate.threshold + 1e-3):
         score, barred = gate.elsewhere_bar(np.full(len(texts), raw), dense, owner, kinds)
         assert not barred[1] and not barred[2] and score[1] == score[2] == raw
-        assert barred[0] == (gate.threshold <= raw < bar)
+        assert barred[0] == barred[3] == (gate.threshold <= raw < bar)
         assert (score[0] >= gate.threshold) == (raw >= bar)  # below the bar it falls under the threshold
-    lowered, _ = gate.elsewhere_bar(np.array([0.2, 0.2, 0.2]), dense, owner, kinds)
-    higher, _ = gate.elsewhere_bar(np.array([0.4, 0.2, 0.2]), dense, owner, kinds)
+    lowered, _ = gate.elsewhere_bar(np.array([0.2, 0.2, 0.2, 0.2]), dense, owner, kinds)
+    higher, _ = gate.elsewhere_bar(np.array([0.4, 0.2, 0.2, 0.2]), dense, owner, kinds)
     assert lowered[0] < higher[0], "the order of scores is kept"
     d = gate.decide(texts[0], embedder)
     assert not d.in_domain or d.score >= bar
