@@ -68,7 +68,8 @@ _REQUEST = re.compile(
     r"(?:^|[,.!¡]\s*|\b(?:porfa|por favor|podrias|podes|puedes|me puedes|me podes)\s+)(haz\w*|hace(?:me|nos)?|hac[eé]\w*|redact\w*|escrib[ie]\w*|resuelv\w*|resolv[eé]\w*|traduc\w*|"
     r"resum\w*|corrig\w*|correg\w*|genera\w*|crea(?:me)?|dame|arma(?:me)?|program\w*|dise[nñ]a\w*|elabora\w*|pasame|completa\w*)\b"
 )
-_CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
+# "código" is code unless it is one of the office's codes: a course's, a payment's, a verification code sent by mail.
+_CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo(?!\s+(?:del?|para)\s+(?:(?:la|el|mi)\s+)?(?:curso|verificacion|pago|estudiante|carrera|asignatura|seguridad|acceso|confirmacion|boleta|orden|registro|carne|seccion))|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
 _JOBS = re.compile(
     r"\b(salario\w*|salarial|sueldo\w*|cv|curriculum|empleo\w*|trabajo de(?! graduacion)|trabajar (?:en|como|de)|busco trabajo|"

@@ -196,3 +196,11 @@ def test_looking_for_work_is_jobs(intent, text):
 @pytest.mark.parametrize("text", ["me cobraron dos veces la inscripcion", "que tengo que sacar para ganar el curso", "trabajo en una empresa, puedo validar eso como practica?"])
 def test_paying_a_fee_or_passing_a_course_is_no_job(intent, text):
     assert feats(intent, text)["jobs"] == 0, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("cual es el codigo del curso de ipc1", False), ("no me llego el codigo de verificacion al correo", False), ("donde veo el codigo de pago de la boleta", False),
+    ("el codigo de mi programa en java no compila", True), ("hazme el codigo de una calculadora", True),
+])
+def test_the_offices_codes_are_not_code(intent, text, fires):
+    assert (feats(intent, text)["coding"] > 0) == fires, text
