@@ -216,6 +216,34 @@ def judge_segments(p: np.ndarray, owner: Sequence[int], kinds: Sequence[str], n:
     return score, best
 
 
+def elsewhere_bar(score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str], *, names: Sequence[str], threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, where the bar decided): a message that names another institution (a faculty, university or body the
+    documents do not name as their own) and is not a student coming from it to this office's procedure asks, most
+    often, about that institution's business. Its words are the office's (an EPS, a retrasada, vacations), so the
+    classifier, which weighs vocabulary, rates it as it rates the office's own questions; the structure says whose
+    business it is. Such a message passes only with in-domain evidence halfway from the threshold to certainty
+    (`elsewhere_threshold`); below that, its score is scaled under the threshold (order kept). The same holds for the
+    other intents that say the business is someone else's whatever the words around them (ELSEWHERE_INTENTS: a job
+    search, code, an opinion, a course's subject matter, a calculation), never seen on the office's own questions."""
+    score = np.asarray(score, dtype=float).copy()
+    barred = np.zeros(len(score), dtype=bool)
+    if "other_institution" not in names or dense.shape[0] == 0:
+        return score, barred
+    other, named, transfer = (names.index(n) for n in ("other_institution", "named_institution", "transfer_in"))
+    outside = [names.index(n) for n in ELSEWHERE_INTENTS if n in names]
+    bar = (1.0 + threshold) / 2.0
+    seen: set[int] = set()
+    for i, (o, k) in enumerate(zip(owner, kinds)):
+        if k != WHOLE or o in seen:
+            continue
+        seen.add(o)
+        elsewhere = ((dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0) or any(dense[i, j] > 0 for j in outside)
+        if elsewhere and score[o] < bar:
+            barred[o] = score[o] >= threshold  # the bar decided: the threshold alone would have let it in
+            score[o] = score[o] * threshold / bar
+    return score, barred
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
 
@@ -292,32 +320,8 @@ class Gate:
         return (1.0 + self.threshold) / 2.0
 
     def elsewhere_bar(self, score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """(scores, where the bar decided): a message that names another institution (a faculty, university or body the
-        documents do not name as their own) and is not a student coming from it to this office's procedure asks, most
-        often, about that institution's business. Its words are the office's (an EPS, a retrasada, vacations), so the
-        classifier, which weighs vocabulary, rates it as it rates the office's own questions; the structure says whose
-        business it is. Such a message passes only with in-domain evidence halfway from the threshold to certainty
-        (`elsewhere_threshold`); below that, its score is scaled under the threshold (order kept). The same holds for the
-        other intents that say the business is someone else's whatever the words around them (ELSEWHERE_INTENTS: a job
-        search, code, an opinion, a course's subject matter, a calculation), never seen on the office's own questions."""
-        score = np.asarray(score, dtype=float).copy()
-        barred = np.zeros(len(score), dtype=bool)
-        names = self.space.dense_names()
-        if "other_institution" not in names or dense.shape[0] == 0:
-            return score, barred
-        other, named, transfer = (names.index(n) for n in ("other_institution", "named_institution", "transfer_in"))
-        outside = [names.index(n) for n in ELSEWHERE_INTENTS if n in names]
-        bar = self.elsewhere_threshold
-        seen: set[int] = set()
-        for i, (o, k) in enumerate(zip(owner, kinds)):
-            if k != WHOLE or o in seen:
-                continue
-            seen.add(o)
-            elsewhere = ((dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0) or any(dense[i, j] > 0 for j in outside)
-            if elsewhere and score[o] < bar:
-                barred[o] = score[o] >= self.threshold  # the bar decided: the threshold alone would have let it in
-                score[o] = score[o] * self.threshold / bar
-        return score, barred
+        """(scores, where the bar decided) at this gate's threshold: see `elsewhere_bar`."""
+        return elsewhere_bar(score, dense, owner, kinds, names=self.space.dense_names(), threshold=self.threshold)
 
     def recall(self, owner: Sequence[int], kinds: Sequence[str], vecs: np.ndarray | None, n: int, scores: np.ndarray | None = None) -> list[Recall | None]:
         """The staff memory's verdict on each message's whole text (None where it has nothing close)."""
