@@ -21,6 +21,9 @@ questions, as before: "best_segment"):
   - benchmarks/data/gate_near_miss_fresh_i22s.jsonl: 120 fresh messages written before the fourth round (60 informal FIUSAC
     questions: rules, procedures, payments, problems, transfers; 60 near misses incl. other USAC faculties named by
     field); never used for training or choosing.
+  - benchmarks/data/gate_near_miss_fresh_i22g2.jsonl: 120 fresh messages written before the fifth round (60 informal
+    FIUSAC questions by family; 60 near misses: padded writing, homework and coding requests, other universities and other
+    USAC faculties, jobs, services, general engineering, translation); never used for training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -54,6 +57,7 @@ def verdicts(gate, texts, services) -> dict[str, np.ndarray]:
     dense, sparse = gate.space.transform(segments, query_vecs=vecs)
     p = gate.probabilities_from_features(dense, sparse)
     with_request, _ = judge_segments(p, owner, kinds, len(texts))
+    with_request, _ = gate.elsewhere_bar(with_request, dense, owner, kinds)
     old_kinds = [k if k not in REQUESTS else "ignored" for k in kinds]
     keep = [i for i, k in enumerate(old_kinds) if k in (WHOLE, QUESTION)]
     best_segment, _ = judge_segments(p[keep], [owner[i] for i in keep], [old_kinds[i] for i in keep], len(texts))
@@ -90,6 +94,8 @@ def main() -> None:
     sets["fresh_i22n"] = ([r["text"] for r in fresh3], [int(r["label"] == "in") for r in fresh3], [r["family"] for r in fresh3])
     fresh4 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22s.jsonl")  # written for issue 22's fourth round; never trained on
     sets["fresh_i22s"] = ([r["text"] for r in fresh4], [int(r["label"] == "in") for r in fresh4], [r["family"] for r in fresh4])
+    fresh5 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22g2.jsonl")  # written for issue 22's fifth round; never trained on
+    sets["fresh_i22g2"] = ([r["text"] for r in fresh5], [int(r["label"] == "in") for r in fresh5], [r["family"] for r in fresh5])
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}

@@ -87,7 +87,7 @@ _PRODUCE = re.compile(
 # Anywhere in a clause: a production verb with the student as its beneficiary ("traduceme", "que me hagas el ensayo").
 _PRODUCE_FOR_ME = re.compile(
     r"\b(?:(?:escrib|redact|resolv|resuelv|traduc|resum|corrig|correg|program|codific|compon|invent|gener|dise[nñ]|elabor|calcul|balance|explic)\w*(?:me|nos)|hazme|haceme|hacenos|"
-    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
+    r"que (?:me|nos) (?:escrib|redact|resuelv|resolv|traduzc|resum|corrij|program|hag|hic|gener|dise[nñ]|elabor|calcul|expliqu)\w*)\b"
 )
 # A request for a made-up text named by what it is, with or without a clitic ("me ayudas a escribir un cuento", "necesito
 # un poema de amor", "una carta de renuncia para mi trabajo"): the kinds of text an office never writes for a student.
@@ -105,9 +105,36 @@ _ASKS_FOR_TEXT = re.compile(
 # What such a request asks to make is itself a text (an introduction, the conclusions, an essay): an office never writes
 # a student's text, whatever the text is about, so that request is out of the office's business.
 _TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\b")
+# The student's own coursework or project (a report, a thesis, homework, slides, a business plan): asked to be made FOR the
+# student ("que me redacten el informe final", "hacéme la tesis", "quisiera que me hicieran el plan de negocios"), it is
+# not the office's business however much of the office's vocabulary it carries. Without the student as beneficiary
+# ("¿el informe final se redacta en grupo?", "¿pueden revisar mi protocolo?") the classifier judges it.
+_WORK = (
+    r"(?:informes?(?: final(?:es)?)?|tesis|tareas?|proyectos?|plan de negocios|presentacion(?:es)?|diapositivas|marco teorico|protocolo|reportes?|"
+    r"mapa conceptual|cuadro sinoptico|investigacion|diagnostico|hoja de trabajo|ejercicios|trabajo de graduacion|trabajos?)"
+)
+_WORK_FOR_ME = re.compile(
+    r"\b(?:(?:escrib|redact|resolv|resuelv|elabor|hac|prepar|arm|dise[nñ]|program)\w*(?:me|nos)|hazme|haceme|hacenme|hacenos|"
+    r"(?:que )?(?:me|nos) (?:(?:pueden|puede|podes|podrian) )?(?:escrib|redact|resuelv|resolv|hag|hic|hac|elabor|prepar|arm|dise[nñ]|program|ayud\w* con)\w*)"
+    rf"\s+(?:(?!lo\b|de\b)\w+\s+)?{_DET}\s+(?:\w+\s+)?{_WORK}\b"
+)
+# The same request with the clitic before the verb, the office addressed ("me hacen un resumen", "me resuelven la hoja 3",
+# "me pueden resolver esta integral", "me ayudan con la tarea"); with an object pronoun ("me lo escriben?") what is asked
+# is named in the clause before. The student telling what was done or is missing ("me hicieron", "me hace falta") is no
+# request.
+_PROCLITIC_PRODUCE = re.compile(
+    r"\b(?:me|nos)\s+(?:(lo|la|los|las)\s+)?(?:(?:pueden|puede|podes|podrian|podria)\s+)?"
+    r"(?!(?:\w+)(?:ieron|aron|io)\b|hac\w*\s+falta\b)"
+    r"(?:hac(?:en|e|es|er)|escrib(?:en|e|es|ir)|redact(?:an|a|as|ar)|resuelv(?:en|e|es)|resolver|traduc(?:en|e|es|ir)|resum(?:en|e|es|ir)|"
+    r"corrig(?:en|e|es)|corregir|program(?:an|a|as|ar)|calcul(?:an|a|as|ar)|dise[nñ](?:an|a|as|ar)|elabor(?:an|a|as|ar)|"
+    r"ayud(?:an|a|as|ar)\s+(?:a\s+(?:hacer|resolver|escribir|redactar|estudiar|entender|traducir|programar|calcular)|con\s+(?:la|las|el|los|mi|mis|un|una)\s+(?:\w+\s+)?(?:tarea|tareas|ejercicios?|proyecto|ensayo|informe|codigo|programa|integral\w*|problemas?)))\b"
+)
 from pipeline.text import fold  # noqa: E402
 
 WHOLE, QUESTION, REQUEST, MAKES_TEXT = "whole", "question", "request", "request_text"
+# Intents that say whose business a message is, beside another institution named: a message with one of them must clear
+# the higher bar (Gate.elsewhere_bar). Not the cues the office's own questions share (content words, campus places, history).
+ELSEWHERE_INTENTS = ("jobs", "coding", "opinion", "course_content", "computes")
 REQUESTS = (REQUEST, MAKES_TEXT)
 
 
@@ -116,16 +143,24 @@ def request_clauses(text: str) -> list[str]:
     from pipeline.text import fold
 
     out = []
+    out_prev: str | None = None  # the clause before, for a request that points back to it
     for m in _CLAUSE.finditer(text):
         clause = m.group(0).strip()
         folded = fold(clause)  # same length as the clause: accents and case only
         inner = _PRODUCE_FOR_ME.search(folded) or _ASKS_FOR_TEXT.search(folded)
+        proclitic = _PROCLITIC_PRODUCE.search(folded)
         if _PRODUCE.search(folded):
             request = clause
         elif inner and len(folded) == len(clause):
             request = clause[inner.start() :]
+        elif proclitic and len(folded) == len(clause):
+            request = clause[proclitic.start() :]
+            if proclitic.group(1) and out_prev is not None:  # "me lo escriben?": the thing asked is in the clause before
+                request = out_prev + ", " + request
         else:
+            out_prev = clause
             continue
+        out_prev = clause
         if text[m.end() : m.end() + 2].lstrip().startswith(":"):
             request += text[m.end() :]  # "resuélvanme este ejercicio: ...": what follows the colon is what is asked
         if len(request.split()) >= 3:
@@ -153,7 +188,7 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
                 owner.append(i)
                 kind_of.append(QUESTION)
         for clause in request_clauses(text):
-            makes_text = bool(_TEXT_OBJECT.search(fold(clause)))
+            makes_text = bool(_TEXT_OBJECT.search(fold(clause)) or _WORK_FOR_ME.search(fold(clause)))
             if len(clause) < len(text) - 15 or makes_text:
                 segments.append(clause)
                 owner.append(i)
@@ -179,6 +214,34 @@ def judge_segments(p: np.ndarray, owner: Sequence[int], kinds: Sequence[str], n:
         if pi > score[o]:
             score[o], best[o] = pi, i
     return score, best
+
+
+def elsewhere_bar(score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str], *, names: Sequence[str], threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, where the bar decided): a message that names another institution (a faculty, university or body the
+    documents do not name as their own) and is not a student coming from it to this office's procedure asks, most
+    often, about that institution's business. Its words are the office's (an EPS, a retrasada, vacations), so the
+    classifier, which weighs vocabulary, rates it as it rates the office's own questions; the structure says whose
+    business it is. Such a message passes only with in-domain evidence halfway from the threshold to certainty
+    (`elsewhere_threshold`); below that, its score is scaled under the threshold (order kept). The same holds for the
+    other intents that say the business is someone else's whatever the words around them (ELSEWHERE_INTENTS: a job
+    search, code, an opinion, a course's subject matter, a calculation), never seen on the office's own questions."""
+    score = np.asarray(score, dtype=float).copy()
+    barred = np.zeros(len(score), dtype=bool)
+    if "other_institution" not in names or dense.shape[0] == 0:
+        return score, barred
+    other, named, transfer = (names.index(n) for n in ("other_institution", "named_institution", "transfer_in"))
+    outside = [names.index(n) for n in ELSEWHERE_INTENTS if n in names]
+    bar = (1.0 + threshold) / 2.0
+    seen: set[int] = set()
+    for i, (o, k) in enumerate(zip(owner, kinds)):
+        if k != WHOLE or o in seen:
+            continue
+        seen.add(o)
+        elsewhere = ((dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0) or any(dense[i, j] > 0 for j in outside)
+        if elsewhere and score[o] < bar:
+            barred[o] = score[o] >= threshold  # the bar decided: the threshold alone would have let it in
+            score[o] = score[o] * threshold / bar
+    return score, barred
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:
@@ -251,6 +314,15 @@ class Gate:
         dense, sparse = self.space.transform(segments, embedder=embedder, query_vecs=vecs)
         return dense, sparse, self.probabilities_from_features(dense, sparse), owner, kinds, vecs
 
+    @property
+    def elsewhere_threshold(self) -> float:
+        """The bar for a message that names another institution: halfway between the threshold and certainty."""
+        return (1.0 + self.threshold) / 2.0
+
+    def elsewhere_bar(self, score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, where the bar decided) at this gate's threshold: see `elsewhere_bar`."""
+        return elsewhere_bar(score, dense, owner, kinds, names=self.space.dense_names(), threshold=self.threshold)
+
     def recall(self, owner: Sequence[int], kinds: Sequence[str], vecs: np.ndarray | None, n: int, scores: np.ndarray | None = None) -> list[Recall | None]:
         """The staff memory's verdict on each message's whole text (None where it has nothing close)."""
         if not len(self.memory) or vecs is None:
@@ -261,8 +333,9 @@ class Gate:
     def probabilities(self, texts: Sequence[str], embedder: Embedder | None = None, *, query_vecs: np.ndarray | None = None, memory: bool = True) -> np.ndarray:
         """Probability that each message is in the office's domain, judged on its request (see `judge_segments`); where
         the staff memory has a close labelled message, its label (1.0 or 0.0) decides."""
-        _, _, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
+        dense, _, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
         score, _ = judge_segments(p, owner, kinds, len(texts))
+        score, _ = self.elsewhere_bar(score, dense, owner, kinds)
         if memory:
             for i, r in enumerate(self.recall(owner, kinds, vecs, len(texts), score.copy())):
                 if r is not None:
@@ -297,6 +370,8 @@ class Gate:
         segments = message_segments(texts)[0]
         info = self.info_probabilities(dense)
         scores, best = judge_segments(p, owner, kinds, len(texts))
+        raw = scores.copy()
+        scores, barred = self.elsewhere_bar(scores, dense, owner, kinds)
         recalls = self.recall(owner, kinds, vecs, len(texts), scores)
         out = []
         for o in range(len(texts)):
@@ -309,6 +384,8 @@ class Gate:
             reasons = []
             if remembered is not None:
                 reasons.append(remembered_reason(remembered))
+            if barred[o]:
+                reasons.append(f"asunto de otros (otra institución, trabajo, código, opinión, materia o cálculo): pasa con {self.elsewhere_threshold:.2f} y tiene {raw[o]:.2f} ({raw[o] - self.elsewhere_threshold:+.2f})")
             if kinds[i] in REQUESTS:
                 reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + ("; escribir un texto por el estudiante no es tarea de la oficina (-∞)" if kinds[i] == MAKES_TEXT else ""))
             if explain:

@@ -68,7 +68,8 @@ _REQUEST = re.compile(
     r"(?:^|[,.!¡]\s*|\b(?:porfa|por favor|podrias|podes|puedes|me puedes|me podes)\s+)(haz\w*|hace(?:me|nos)?|hac[eé]\w*|redact\w*|escrib[ie]\w*|resuelv\w*|resolv[eé]\w*|traduc\w*|"
     r"resum\w*|corrig\w*|correg\w*|genera\w*|crea(?:me)?|dame|arma(?:me)?|program\w*|dise[nñ]a\w*|elabora\w*|pasame|completa\w*)\b"
 )
-_CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
+# "código" is code unless it is one of the office's codes: a course's, a payment's, a verification code sent by mail.
+_CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo(?!\s+(?:del?|para)\s+(?:(?:la|el|mi)\s+)?(?:curso|verificacion|pago|estudiante|carrera|asignatura|seguridad|acceso|confirmacion|boleta|orden|registro|carne|seccion))|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
 _JOBS = re.compile(
     r"\b(salario\w*|salarial|sueldo\w*|cv|curriculum|empleo\w*|trabajo de(?! graduacion)|trabajar (?:en|como|de)|busco trabajo|"
@@ -202,6 +203,26 @@ def _field_words() -> list[str]:
     return sorted(set(words))
 
 
+def _study_fields() -> list[str]:
+    """Every field of study the bundled faculties and schools are named after, folded, as words and as whole phrases
+    ("Facultad de Ciencias Químicas y Farmacia" -> "quimicas", "farmacia"; "Escuela de Trabajo Social" -> "trabajo social")."""
+    out: set[str] = set()
+    for name in bundled_institutions().get("faculties", ()):
+        tail = [w for w in fold(name).split()[2:] if w not in _STOP and w not in ("ciencias", "ciencia")]
+        if len(tail) == 1:
+            out.add(tail[0])
+        elif tail:  # a phrase, and those of its words that say the field alone ("farmacia", not "trabajo" or "social")
+            out.add(" ".join(fold(name).split()[2:]).removeprefix("ciencias de la ").removeprefix("ciencias "))
+            out.update(w for w in tail if len(w) > 3 and _zipf(w) < RARE_ZIPF)
+    return sorted(out)
+
+
+# Where a field of study names the people or the faculty that follow it: "los de psicología", "estudia farmacia", "la carrera
+# de derecho", "inscribirse en arquitectura", "en medicina de la USAC".
+_STUDY_BEFORE = rf"(?:{_FIELD_CONTEXT}|{_BELONGING}|(?:la\s+)?gente\s+de\s+|(?:inscrib\w*|entrar|ingresar|pasarse|cambiarse)\s+(?:a|en)\s+|(?:carrera|licenciatura)\s+(?:de|en)\s+)"
+_STUDY_AFTER = r"\s+(?:de|en)\s+(?:la\s+)?(?:usac|san\s+carlos|u\b|universidad)"
+
+
 @dataclass
 class IntentModel:
     """The office's own names and course names, read from its documents."""
@@ -211,6 +232,7 @@ class IntentModel:
     vocabulary: list[str] = field(default_factory=list)  # every folded word of the documents
     courses: list[str] = field(default_factory=list)  # folded course names
     other_names: list[str] = field(default_factory=list)  # folded bundled institutions the documents never name
+    study_fields: list[str] = field(default_factory=list)  # other fields of study, however often the documents use the word (empty in gates fitted before)
     _vocab: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
     _courses: re.Pattern | None = field(default=None, init=False, repr=False, compare=False)
     _mentions: tuple | None = field(default=None, init=False, repr=False, compare=False)  # compiled on first use (_mention_patterns)
@@ -230,6 +252,10 @@ class IntentModel:
                 rare_words = [f for f in self.other_fields if _zipf(f) < RARE_ZIPF]
                 rare = re.compile(rf"\b(?:{'|'.join(map(re.escape, rare_words))})\b") if rare_words else None
             names = tuple((name, re.compile(rf"\b{re.escape(name)}\b")) for name in self.other_names if len(name) >= 4)
+            if self.study_fields:
+                alt = "|".join(map(re.escape, sorted(self.study_fields, key=len, reverse=True)))
+                studied = re.compile(rf"\b{_STUDY_BEFORE}(?:{alt})\b|\b(?:{alt}){_STUDY_AFTER}")
+                fields = studied if fields is None else re.compile(f"{fields.pattern}|{studied.pattern}")
             self._mentions = (fields, rare, names)
         return self._mentions
 
@@ -250,6 +276,10 @@ class IntentModel:
         own_words = sorted({w for w, c in counts.items() if c >= 2 and len(w) > 2} | {w for w in heads if len(w) > 2})
         words = Counter(corpus.split())
         other_fields = [f for f in _field_words() if f not in own_words and words[f] < 3]
+        # named as a field of study ("los de derecho", "la carrera de psicología"), a word is another field even when the
+        # documents use it in another sense ("tiene derecho a examen", a course "Psicología Industrial"); not the office's
+        # own careers
+        study_fields = [f for f in _study_fields() if not set(f.split()) & set(own_words)]
         others = [fold(n) for names in bundled_institutions().values() for n in names]
         others += [fold(s) for names in bundled_institutions().values() for n in names for s in spoken_institution_names(n)]
         return cls(
@@ -258,6 +288,7 @@ class IntentModel:
             vocabulary=sorted(set(words)),
             courses=sorted({fold(v) for c in course_names_in(chunk_texts) or GENERIC_COURSES for v in spoken_course_names(c)}),
             other_names=sorted({n for n in others if n and n not in corpus}),
+            study_fields=study_fields,
         )
 
     def institution_mentions(self, folded: str) -> tuple[int, int]:
@@ -346,11 +377,11 @@ class IntentModel:
         return np.asarray([self.row(t) for t in texts], dtype=np.float32).reshape(len(texts), len(NAMES))
 
     def as_dict(self) -> dict:
-        return {"own_words": self.own_words, "other_fields": self.other_fields, "vocabulary": self.vocabulary, "courses": self.courses, "other_names": self.other_names}
+        return {"own_words": self.own_words, "other_fields": self.other_fields, "vocabulary": self.vocabulary, "courses": self.courses, "other_names": self.other_names, "study_fields": self.study_fields}
 
     @classmethod
     def from_dict(cls, d: dict) -> "IntentModel":
-        return cls(own_words=list(d.get("own_words", [])), other_fields=list(d.get("other_fields", [])), vocabulary=list(d.get("vocabulary", [])), courses=list(d.get("courses", [])), other_names=list(d.get("other_names", [])))
+        return cls(own_words=list(d.get("own_words", [])), other_fields=list(d.get("other_fields", [])), vocabulary=list(d.get("vocabulary", [])), courses=list(d.get("courses", [])), other_names=list(d.get("other_names", [])), study_fields=list(d.get("study_fields", [])))
 
 
 def spoken_institution_names(name: str) -> list[str]:

@@ -20,7 +20,7 @@ from classifiers import adoption
 from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.features import FeatureSpace
-from classifiers.gate import WHOLE, Gate, choose_threshold, judge_segments, message_segments
+from classifiers.gate import WHOLE, Gate, choose_threshold, elsewhere_bar, judge_segments, message_segments
 from classifiers.memory import DEFAULT_RADIUS, MIN_STAFF_MODEL, STAFF_MODEL_ANCHORS, STAFF_MODEL_C, STAFF_MODEL_SCORE_SCALE, StaffMemory, StaffModel
 from classifiers.synthetic import NO_INFO_SOURCES, Example
 from classifiers.training import _Fitted, balance, fit_information, group_folds
@@ -220,6 +220,10 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         calibration = platt(oof_cand[syn_rows], y[syn_rows])
         sig = lambda z: 1.0 / (1.0 + np.exp(-np.clip(calibration[0] * z + calibration[1], -50, 50)))  # noqa: E731
         oof_base, oof_cand = sig(oof_base), sig(oof_cand)
+    if current_threshold is not None:  # judged as served: another's business (gate.elsewhere_bar) needs the higher bar
+        names = space.dense_names()
+        oof_base = elsewhere_bar(oof_base, f.dense, f.owner.tolist(), f.kinds, names=names, threshold=current_threshold)[0]
+        oof_cand = elsewhere_bar(oof_cand, f.dense, f.owner.tolist(), f.kinds, names=names, threshold=current_threshold)[0]
     # the threshold moves only on evidence: fewer out-of-fold errors, surely (bootstrap), without turning more away
     evaluated = np.concatenate([syn_rows, staff_rows])
     answerable = np.array([synthetic[i].label == 0 or synthetic[i].source not in NO_INFO_SOURCES for i in syn_rows])

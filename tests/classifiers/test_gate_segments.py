@@ -41,6 +41,53 @@ def test_a_request_to_produce_something_is_its_own_segment_and_decides():
     assert list(score) == [0.0, 0.0]
 
 
+def test_coursework_made_for_the_student_is_no_office_business_however_it_is_worded():
+    """A report, thesis, homework or business plan to be made FOR the student scores 0 like a poem; the same objects
+    without the student as beneficiary, and the office's own papers, stay with the classifier."""
+    from classifiers.gate import MAKES_TEXT
+
+    made = [
+        "buenas, ya tengo el EPS aprobado, necesito que me redacten el informe final de la practica, ustedes lo hacen?",
+        "estoy por cerrar pensum y quisiera que me hicieran el plan de negocios de mi emprendimiento",
+        "hola, soy de civil: haceme porfa la presentacion de estructuras para el lunes",
+        "oigan, que me elaboren el protocolo de tesis, yo pago",
+    ]
+    kinds: list[str] = []
+    message_segments(made, kinds=kinds)
+    assert kinds.count(MAKES_TEXT) == len(made)
+    kept = [
+        "el informe final del EPS se redacta en grupo o individual?",
+        "me pueden hacer la constancia de cursos aprobados, la ocupo para el lunes",
+        "necesito que me hagan la revision de mi examen final, saque 58",
+        "que me resuelvan lo de mi tesis, ya van dos semanas y nadie responde",
+        "donde entrego mi protocolo de tesis ya firmado por el asesor?",
+    ]
+    kinds = []
+    message_segments(kept, kinds=kinds)
+    assert MAKES_TEXT not in kinds
+
+
+def test_a_request_with_the_clitic_before_the_verb_is_a_request_and_a_pronoun_points_back():
+    from classifiers.gate import MAKES_TEXT, REQUEST
+
+    kinds: list[str] = []
+    segments, _ = message_segments([
+        "hola, el profe de social humanistica dejo un ensayo sobre la globalizacion, me lo escriben?",
+        "buenas, ya me asigne estatica, me resuelven los ejercicios de la guia 2?",
+        "oigan, estoy en vacaciones de mate intermedia, me pueden resolver esta derivada de x al cubo",
+    ], kinds=kinds)
+    made = [seg for seg, k in zip(segments, kinds) if k == MAKES_TEXT]
+    assert len(made) == 2 and made[0].startswith("el profe de social humanistica dejo un ensayo")
+    assert [seg for seg, k in zip(segments, kinds) if k == REQUEST] == ["me pueden resolver esta derivada de x al cubo"]
+    kinds = []
+    message_segments([
+        "me hacen falta dos cursos para cerrar pensum, que hago",
+        "me escribieron de control academico que me falta un papel, cual es",
+        "me piden la solvencia para el privado, me la generan ustedes?",
+    ], kinds=kinds)
+    assert REQUEST not in kinds and MAKES_TEXT not in kinds
+
+
 def test_office_requests_and_short_imperatives_are_not_request_clauses():
     kinds: list[str] = []
     message_segments(["Buenas, me podrían enviar la constancia de inscripción, gracias", "dame info. Es sobre becas"], kinds=kinds)

@@ -82,6 +82,31 @@ def test_a_common_word_that_is_also_a_field_is_not_another_institution_alone(int
     assert feats(intent, text)["other_institution"] == 0, text
 
 
+@pytest.mark.parametrize("text", [
+    "los de derecho tienen examen privado?",  # a field word the documents use in another sense ("tiene derecho a")
+    "la carrera de psicologia cuantos semestres dura",
+    "mi vecina estudia farmacia y tiene que hacer practicas",
+    "en odontologia de la usac como se asignan cursos",
+    "que piden para inscribirse en trabajo social",
+])
+def test_a_field_named_as_a_field_of_study_is_another_institution_even_if_the_documents_use_the_word(intent, text):
+    assert feats(intent, text)["other_institution"] > 0, text
+
+
+@pytest.mark.parametrize("text", [
+    "tengo derecho a examen de recuperacion?", "cuanto trabajo social hay que hacer en el EPS", "necesito una constancia para el seguro de salud",
+    "soy estudiante de ingenieria civil y quiero saber de la practica", "vengo de derecho de la usac y quiero pedir equivalencias aqui",
+])
+def test_a_field_word_outside_a_field_of_study_context_or_a_transfer_in_is_not_another_institution(intent, text):
+    assert feats(intent, text)["other_institution"] == 0, text
+
+
+def test_a_gate_fitted_before_study_fields_existed_reads_as_before(intent):
+    old = IntentModel.from_dict({k: v for k, v in intent.as_dict().items() if k != "study_fields"})
+    assert old.study_fields == [] and old.transform(["los de derecho tienen examen privado?"]).shape == (1, len(NAMES))
+    assert IntentModel.from_dict(intent.as_dict()).study_fields == intent.study_fields
+
+
 @pytest.mark.parametrize("text", ["en la landivar hay examen privado?", "la del valle cobra la reposicion de examenes?", "quiero cambiarme a la marroquin"])
 def test_a_university_by_its_short_name_is_another_institution(intent, text):
     assert feats(intent, text)["other_institution"] > 0, text
@@ -171,3 +196,11 @@ def test_looking_for_work_is_jobs(intent, text):
 @pytest.mark.parametrize("text", ["me cobraron dos veces la inscripcion", "que tengo que sacar para ganar el curso", "trabajo en una empresa, puedo validar eso como practica?"])
 def test_paying_a_fee_or_passing_a_course_is_no_job(intent, text):
     assert feats(intent, text)["jobs"] == 0, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("cual es el codigo del curso de ipc1", False), ("no me llego el codigo de verificacion al correo", False), ("donde veo el codigo de pago de la boleta", False),
+    ("el codigo de mi programa en java no compila", True), ("hazme el codigo de una calculadora", True),
+])
+def test_the_offices_codes_are_not_code(intent, text, fires):
+    assert (feats(intent, text)["coding"] > 0) == fires, text

@@ -93,8 +93,11 @@ def test_a_memory_that_overreaches_is_not_adopted(setup, fake_embedder):
 def test_honest_corrections_are_adopted_and_the_memory_explains_a_close_repeat(setup, fake_embedder, tmp_path):
     space, synthetic, gate = setup
     staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])
-    # the toy corpus's synthetic held-out is noisy (a third of it wrong): allow it 1.5 points
-    options = LearningOptions(radius=0.8, tolerance={"staff_decisions": 0.0, "synthetic_heldout": 0.015}, margin={"synthetic_heldout": 0.015}, max_protected_rise={"staff_decisions": 0.0, "synthetic_heldout": 0.02})
+    # the toy corpus's synthetic held-out is noisy (a third of it wrong): allow it 1.5 points. The served gate already
+    # turns the three other universities away (the higher bar for another institution), so out of fold there is no error
+    # left for these decisions to fix and the gain rule (checked in test_a_retrain_that_shows_no_gain...) would refuse:
+    # this test checks the rest of adoption and the memory, without the gain requirement.
+    options = LearningOptions(radius=0.8, require_gain=(), tolerance={"staff_decisions": 0.0, "synthetic_heldout": 0.015}, margin={"synthetic_heldout": 0.015}, max_protected_rise={"staff_decisions": 0.0, "synthetic_heldout": 0.02})
     result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=options)
     assert result.verdict.adopted, result.verdict.reason
     assert result.threshold["moved"] is False or result.threshold["errors_at_proposed"] < result.threshold["errors_at_before"]
