@@ -128,11 +128,12 @@ class StaffMemory:
         return int(self.labels.size)
 
     @classmethod
-    def build(cls, vectors: np.ndarray, labels: Sequence[int], *, dates: Sequence[str] = (), message_ids: Sequence[int | None] = (), radius: float = DEFAULT_RADIUS, model: StaffModel | None = None) -> "StaffMemory":
+    def build(cls, vectors: np.ndarray, labels: Sequence[int], *, dates: Sequence[str] = (), message_ids: Sequence[int | None] = (), radius: float = DEFAULT_RADIUS, model: StaffModel | None = None,
+              reach: float = REACH_RADIUS) -> "StaffMemory":
         v = np.asarray(vectors, dtype=np.float32).reshape(len(labels), -1) if len(labels) else np.zeros((0, 0), dtype=np.float32)
         v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9) if len(v) else v
         n = len(labels)
-        return cls(vectors=v, labels=np.asarray(labels, dtype=np.int8), dates=list(dates) or [""] * n, message_ids=list(message_ids) or [None] * n, radius=float(radius), model=model)
+        return cls(vectors=v, labels=np.asarray(labels, dtype=np.int8), dates=list(dates) or [""] * n, message_ids=list(message_ids) or [None] * n, radius=float(radius), reach=float(reach), model=model)
 
     def similarities(self, query_vecs: np.ndarray) -> np.ndarray:
         q = np.asarray(query_vecs, dtype=np.float32)

@@ -87,9 +87,11 @@ class LearningOptions:
     min_decisions: int = 30
     # the memory alone is offered when the retrained classifier is not adopted. Its out-of-fold evidence cannot judge the
     # labels themselves (a reviewer flipping every label gets the close repeats of his own messages "right"), so it is not
-    # offered when the staff decisions contradict the gate learnt from the documents on more than this share of them
+    # offered when the staff decisions contradict the gate learnt from the documents on more than this share of them (and
+    # on at least as many as make a reviewer stand out: a handful of decisions, two of three corrections, is a new office)
     offer_memory_alone: bool = True
     memory_max_disagreement: float = 0.5
+    memory_min_disagreements: int = 8
     seed: int = 7
 
 
@@ -229,7 +231,7 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
                 if r is not None:
                     oof_memory[i] = r.label
                     oof_by_model[i] = r.by_model
-            plain = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius)
+            plain = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius, reach=o.radius)
             base_held = base_scores[held] if o.model == "logreg" else None
             for i, r in zip(held, plain.recall(f.whole_vecs(held), scores=base_held, threshold=thr)):
                 if r is not None:
@@ -330,7 +332,8 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
 def _offer_memory_alone(result: LearningResult, o: LearningOptions, f: _Features, y: np.ndarray, synthetic: Sequence[Example], staff: Sequence[StaffLabel], staff_rows: np.ndarray,
                         syn_rows: np.ndarray, fold_of: np.ndarray, before_v: np.ndarray, oof_base: np.ndarray, oof_memory_only: np.ndarray, current: Gate | None, threshold: float,
                         few: bool, space: FeatureSpace) -> None:
-    """Judge the gate learnt from the documents alone, with the staff memory consulted first, on the same out-of-fold
+    """Judge the gate learnt from the documents alone, with the staff memory consulted first (within its radius only: the
+    wider reach where the classifier is unsure broke more staff decisions out of fold than it fixed), on the same out-of-fold
     evidence; adopt it in `result` when it passes (with fewer than `min_decisions` decisions a gain is not required: no
     worse is enough). `current`: the gate in use when it is that documents-only gate (it is then kept as it is), else None
     (the documents-only gate is refitted)."""
@@ -342,7 +345,7 @@ def _offer_memory_alone(result: LearningResult, o: LearningOptions, f: _Features
                               scores={"staff_decisions": (oof_base[staff_rows], p_memory[staff_rows])}, require_gain=() if few else o.require_gain,
                               protected_surely=o.protected_surely)
     disagree = int((before_v[staff_rows] != y[staff_rows]).sum())
-    if verdict.adopted and disagree > o.memory_max_disagreement * len(staff_rows):
+    if verdict.adopted and disagree >= o.memory_min_disagreements and disagree > o.memory_max_disagreement * len(staff_rows):
         verdict = adoption.AdoptionVerdict(False, f"the staff decisions contradict the gate learnt from the documents on {disagree} of {len(staff_rows)} (out of fold): a memory of them is not trusted", verdict.sets)
     c = verdict.sets["staff_decisions"]
     result.memory_only = {"adopted": verdict.adopted, "reason": verdict.reason, "gain_required": not few, "staff_disagreeing_with_gate": disagree, "decided_out_of_fold": int((oof_memory_only[staff_rows] >= 0).sum()),
@@ -351,7 +354,7 @@ def _offer_memory_alone(result: LearningResult, o: LearningOptions, f: _Features
     if not verdict.adopted:
         result.verdict = adoption.AdoptionVerdict(False, f"{result.verdict.reason}; the staff memory alone: {verdict.reason}", result.verdict.sets)
         return
-    memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius)
+    memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius, reach=o.radius)
     if current is not None:
         gate = replace(current, memory=memory, meta=dict(current.meta))
     else:
