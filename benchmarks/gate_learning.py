@@ -19,7 +19,10 @@ in the results: optimistic by construction). The figures to quote are the "fresh
 (benchmarks/data/gate_learning_fresh.jsonl: 50 informal in-domain, 50 near misses, kept out of all training and tuning),
 split with seeds 101 and 102 that were never used, the configured parameters unchanged; and "dev_to_fresh": every dev
 message reviewed as staff traffic, every fresh message unseen. "unseen_after" is what the office would serve (the
-candidate if adopted, else the gate as it was); "unseen_after_candidate" is the candidate either way.
+candidate if adopted, else the gate as it was); "unseen_after_candidate" is the retrained classifier either way;
+"unseen_after_memory_alone" is the other candidate, the gate as it was with the staff memory (within its radius) consulted
+first, and "memory_only_evidence" its out-of-fold verdict; "reach_out_of_fold" is the memory's reach curve judged out of
+fold on the seen half alone (what `gate retrain --json` reports), to set beside "reach", the same curve on the unseen half.
 "fresh3": a third fresh file (benchmarks/data/gate_learning_fresh3.jsonl, 202 messages by family) written in the fourth
 session before any of its runs, split with seeds 301 and 302, for confirmation only.
 "fresh2": a second, larger fresh file written in the third session (benchmarks/data/gate_learning_fresh2.jsonl: 119
@@ -36,6 +39,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -113,26 +117,30 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
     carry = family_carry(vec_seen, seen, staff, vec_unseen, unseen)
     radius = choose_radius(curve, default=options.radius) if choose else options.radius
     opts = LearningOptions(**{**options.__dict__, "radius": radius})
-    res, reviewers, _ = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
+    res, reviewers, _ = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts, current=gate)
+    cand_gate = res.classifier_candidate or res.gate
     served_after = res.gate if res.verdict.adopted else gate
     old_rule = adopted_under_previous_rule(res.verdict)
     middle = adoption.judge(res.verdict.sets, tolerance=opts.tolerance, max_protected_rise=opts.max_protected_rise, margin=opts.margin, brier_allowance={"staff_decisions": 1})
     if middle.adopted and (res.figures.get("staff_model_in_domain_guard") or {}).get("refused"):
         middle = adoption.AdoptionVerdict(False, "the staff model's in-domain guard refuses", middle.sets)
     after = figures(y_unseen, verdicts(served_after, unseen, embedder))
-    after_candidate = figures(y_unseen, verdicts(res.gate, unseen, embedder))
-    after_no_memory = figures(y_unseen, (res.gate.probabilities([r["text"] for r in unseen], embedder, memory=False) >= res.gate.threshold).astype(int))
+    after_candidate = figures(y_unseen, verdicts(cand_gate, unseen, embedder))
+    after_no_memory = figures(y_unseen, (cand_gate.probabilities([r["text"] for r in unseen], embedder, memory=False) >= cand_gate.threshold).astype(int))
+    # what the memory-alone candidate serves: the gate as it is, the staff memory within its radius only, no staff model
+    memory_alone = figures(y_unseen, verdicts(replace(gate, memory=replace(cand_gate.memory, reach=cand_gate.memory.radius, model=None)), unseen, embedder))
     # poisoned: 30 in-domain messages of the seen half rejected as out of domain by one reviewer
     ins = [i for i, s in enumerate(staff) if s.label == 1][:30]
     poisoned = [StaffLabel(text=s.text, label=0, message_id=s.message_id, reviewer="mallory", date=s.date, correction=True) if i in ins else s for i, s in enumerate(staff)]
-    pres, previewers, kept = learn_from_staff(synthetic, poisoned, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts)
+    pres, previewers, kept = learn_from_staff(synthetic, poisoned, space=space, embedder=embedder, current_threshold=gate.threshold, options=opts, current=gate)
     served = pres.gate if pres.verdict.adopted else gate
     after_poison = figures(y_unseen, verdicts(served, unseen, embedder))
-    forced = figures(y_unseen, verdicts(pres.gate, unseen, embedder))
+    forced = figures(y_unseen, verdicts(pres.classifier_candidate or pres.gate, unseen, embedder))
     split = {
         "seed": seed, "n_seen": len(seen), "n_unseen": len(unseen), "corrections_fed": sum(s.correction for s in staff),
         "unseen_before": before, "unseen_after": after, "unseen_after_candidate": after_candidate, "unseen_after_without_memory": after_no_memory,
-        "adopted": res.verdict.adopted, "adoption_reason": res.verdict.reason, "adopted_under_previous_rule": old_rule,
+        "adopted": res.verdict.adopted, "adopted_kind": res.kind if res.verdict.adopted else "", "adoption_reason": res.verdict.reason,
+        "unseen_after_memory_alone": memory_alone, "memory_only_evidence": res.memory_only, "reach_out_of_fold": res.figures.get("reach_out_of_fold"), "adopted_under_previous_rule": old_rule,
         "unseen_after_under_previous_rule": after_candidate if old_rule else before, "threshold": res.threshold,
         "adopted_under_middle_ground": middle.adopted, "middle_ground_reason": middle.reason, "unseen_after_under_middle_ground": after_candidate if middle.adopted else before,
         "staff_model_in_domain_guard": res.figures.get("staff_model_in_domain_guard"), "staff_model_served": res.gate.memory.model is not None,
@@ -140,17 +148,17 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
         "reach": curve, "carry_by_family": carry, "radius": radius,
         "wrong_before": [int(a != b) for a, b in zip(y_unseen, verdicts(gate, unseen, embedder))],
         "wrong_after": [int(a != b) for a, b in zip(y_unseen, verdicts(served_after, unseen, embedder))],
-        "wrong_after_candidate": [int(a != b) for a, b in zip(y_unseen, verdicts(res.gate, unseen, embedder))], "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
-        "poisoned": {"adopted": pres.verdict.adopted, "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
+        "wrong_after_candidate": [int(a != b) for a, b in zip(y_unseen, verdicts(cand_gate, unseen, embedder))], "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
+        "poisoned": {"adopted": pres.verdict.adopted, "adopted_kind": pres.kind if pres.verdict.adopted else "", "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
                      "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
                      "staff_model_in_domain_guard": pres.figures.get("staff_model_in_domain_guard"), "staff_model_in_candidate": pres.gate.memory.model is not None,
                      "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
     }
     if EVIDENCE_DIR is not None:  # the out-of-fold evidence behind both verdicts, to read other adoption rules from it
         save_evidence(EVIDENCE_DIR / f"seed{seed}_clean.npz", res, split["wrong_before"], split["wrong_after_candidate"])
-        save_evidence(EVIDENCE_DIR / f"seed{seed}_poisoned.npz", pres, split["wrong_before"], [int(a != b) for a, b in zip(y_unseen, verdicts(pres.gate, unseen, embedder))])
+        save_evidence(EVIDENCE_DIR / f"seed{seed}_poisoned.npz", pres, split["wrong_before"], [int(a != b) for a, b in zip(y_unseen, verdicts(pres.classifier_candidate or pres.gate, unseen, embedder))])
     print(f"  seed {seed}: corrections {split['corrections_fed']}; unseen mistakes {before['mistakes']} -> {after['mistakes']} (candidate {after_candidate['mistakes']}, without memory {after_no_memory['mistakes']}); "
-          f"F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
+          f"memory alone {memory_alone['mistakes']}; F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} {res.kind} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
           f"middle ground adopts {middle.adopted}; staff model guard {res.figures.get('staff_model_in_domain_guard', {}).get('refused')}; "
           f"radius {radius}; poisoned: set aside {split['poisoned']['set_aside']}, adopted {pres.verdict.adopted}, in turned away {before['in_turned_away']} -> {after_poison['in_turned_away']} (forced {forced['in_turned_away']}); {res.seconds:.1f}s", flush=True)
     return split
@@ -241,6 +249,8 @@ def main() -> None:
     ap.add_argument("--parts", default="tuning,fresh,fresh2,fresh3,dev_to_fresh,worse", help="which parts to run")
     ap.add_argument("--staff-model", choices=("config", "on", "off"), default="config", help="the staff model: as configured (ORIENTA_GATE__STAFF_MODEL), or forced on/off")
     ap.add_argument("--brier-allowance", type=int, default=None, help="extra staff CV errors adoption lets through when the Brier interval is surely better (default: LearningOptions')")
+    ap.add_argument("--correction-weight", type=float, default=None, help="weight of one staff correction (default: the setting)")
+    ap.add_argument("--confirmation-weight", type=float, default=None, help="weight of one staff decision that agrees with the gate (default: LearningOptions')")
     ap.add_argument("--evidence-dir", type=Path, default=None, help="save each split's out-of-fold evidence (npz) here")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
@@ -256,12 +266,16 @@ def main() -> None:
     space = FeatureSpace.fit(gate.features, chunk_texts=[c.embed_text for c in chunks], chunk_vectors=vectors)
     g = services.settings.gate
     options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall, staff_model=g.staff_model if args.staff_model == "config" else args.staff_model == "on")
+    if args.correction_weight is not None:
+        options.correction_weight = args.correction_weight
+    if args.confirmation_weight is not None:
+        options.confirmation_weight = args.confirmation_weight
     if args.brier_allowance is not None:
         options.brier_allowance = {"staff_decisions": args.brier_allowance} if args.brier_allowance else {}
     rows, fresh, fresh2, fresh3 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2), read_jsonl(FRESH3)
     parts = {p.strip() for p in args.parts.split(",")}
     result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "n_fresh3": len(fresh3), "parts": sorted(parts),
-                    "correction_weight": options.correction_weight, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c,
+                    "correction_weight": options.correction_weight, "confirmation_weight": options.confirmation_weight, "min_decisions": options.min_decisions, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c,
                     "brier_allowance": options.brier_allowance, "staff_model_in_guard": options.staff_model_in_guard}
     # 2b. the larger fresh files, kept out of all training and tuning: fresh2 (239 messages written in the third session)
     #     and fresh3 (202 messages written in the fourth, before any of its runs); about 100-120 unseen messages per split
@@ -302,7 +316,7 @@ def main() -> None:
         seen, _ = halves(rows, 1)
         staff = traffic(gate, seen, embedder)
         flipped = [StaffLabel(text=s.text, label=1 - s.label, message_id=s.message_id, reviewer=f"r{i % 4}", date=s.date, correction=True) for i, s in enumerate(staff)]
-        worse, _, _ = learn_from_staff(synthetic, flipped, space=space, embedder=embedder, current_threshold=gate.threshold, options=options)
+        worse, _, _ = learn_from_staff(synthetic, flipped, space=space, embedder=embedder, current_threshold=gate.threshold, options=options, current=gate)
         result["worse_on_purpose"] = {"adopted": worse.verdict.adopted, "reason": worse.verdict.reason}
         print(f"worse on purpose: adopted {worse.verdict.adopted} ({worse.verdict.reason})", flush=True)
     result["scale"] = "see benchmarks/gate_retrain_scale.py (benchmarks/results/gate_retrain_scale.json)"

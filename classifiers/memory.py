@@ -128,11 +128,12 @@ class StaffMemory:
         return int(self.labels.size)
 
     @classmethod
-    def build(cls, vectors: np.ndarray, labels: Sequence[int], *, dates: Sequence[str] = (), message_ids: Sequence[int | None] = (), radius: float = DEFAULT_RADIUS, model: StaffModel | None = None) -> "StaffMemory":
+    def build(cls, vectors: np.ndarray, labels: Sequence[int], *, dates: Sequence[str] = (), message_ids: Sequence[int | None] = (), radius: float = DEFAULT_RADIUS, model: StaffModel | None = None,
+              reach: float = REACH_RADIUS) -> "StaffMemory":
         v = np.asarray(vectors, dtype=np.float32).reshape(len(labels), -1) if len(labels) else np.zeros((0, 0), dtype=np.float32)
         v = v / np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-9) if len(v) else v
         n = len(labels)
-        return cls(vectors=v, labels=np.asarray(labels, dtype=np.int8), dates=list(dates) or [""] * n, message_ids=list(message_ids) or [None] * n, radius=float(radius), model=model)
+        return cls(vectors=v, labels=np.asarray(labels, dtype=np.int8), dates=list(dates) or [""] * n, message_ids=list(message_ids) or [None] * n, radius=float(radius), reach=float(reach), model=model)
 
     def similarities(self, query_vecs: np.ndarray) -> np.ndarray:
         q = np.asarray(query_vecs, dtype=np.float32)
@@ -232,3 +233,41 @@ def choose_radius(rows: list[dict], *, max_broken_share: float = 0.25, default: 
         return default
     best = max(r["net"] for r in good)
     return min(r["radius"] for r in good if r["net"] == best)
+
+
+REACH_RADII = (0.80, 0.84, 0.86, 0.88, 0.90, 0.92, 0.93, 0.95, 0.97)
+
+
+class ReachCounts:
+    """How far staff labels reach, judged out of fold: per radius, held-out messages a memory of the other folds' decisions
+    decides, mistakes of the classifier it fixes and right verdicts it breaks, on staff decisions and on the synthetic
+    held-out (where a break is a documents' question pushed out, or a near miss let in)."""
+
+    def __init__(self, radii: Sequence[float]) -> None:
+        self.radii = tuple(float(r) for r in radii)
+        self.counts = {(r, s): [0, 0, 0] for r in self.radii for s in ("staff", "synthetic")}
+
+    def add(self, memory: StaffMemory, vecs: np.ndarray, labels: Sequence[int], classifier: Sequence[int], is_staff: Sequence[bool]) -> None:
+        if not len(memory) or not len(labels):
+            return
+        sims = memory.similarities(vecs)
+        y, c, st = np.asarray(labels), np.asarray(classifier), np.asarray(is_staff, dtype=bool)
+        is_in = memory.labels == 1
+        for r in self.radii:
+            near = sims >= r
+            inside, outside = (near & is_in).sum(axis=1), (near & ~is_in).sum(axis=1)
+            decided = inside != outside  # a majority within the radius (a tie, or nothing close, decides nothing)
+            label = (inside > outside).astype(int)
+            for part, mask in (("staff", st), ("synthetic", ~st)):
+                d = decided & mask
+                row = self.counts[(r, part)]
+                row[0] += int(d.sum())
+                row[1] += int((d & (label == y) & (c != y)).sum())
+                row[2] += int((d & (label != y) & (c == y)).sum())
+
+    def rows(self) -> list[dict]:
+        out = []
+        for r in self.radii:
+            (sd, sf, sb), (yd, yf, yb) = self.counts[(r, "staff")], self.counts[(r, "synthetic")]
+            out.append({"radius": r, "staff_decided": sd, "staff_fixed": sf, "staff_broken": sb, "synthetic_decided": yd, "synthetic_fixed": yf, "synthetic_broken": yb})
+        return out

@@ -21,7 +21,7 @@ from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.features import FeatureSpace
 from classifiers.gate import WHOLE, Gate, choose_threshold, elsewhere_bar, judge_segments, message_segments
-from classifiers.memory import DEFAULT_RADIUS, MIN_STAFF_MODEL, STAFF_MODEL_ANCHORS, STAFF_MODEL_C, STAFF_MODEL_SCORE_SCALE, StaffMemory, StaffModel
+from classifiers.memory import DEFAULT_RADIUS, MIN_STAFF_MODEL, REACH_RADII, ReachCounts, STAFF_MODEL_ANCHORS, STAFF_MODEL_C, STAFF_MODEL_SCORE_SCALE, StaffMemory, StaffModel
 from classifiers.synthetic import NO_INFO_SOURCES, Example
 from classifiers.training import _Fitted, balance, fit_information, group_folds
 
@@ -80,6 +80,18 @@ class LearningOptions:
     # the middle ground of adoption (classifiers.adoption.decide's brier_allowance): extra staff CV errors let through when
     # the paired Brier interval of the staff decisions is surely better; empty = off
     brier_allowance: dict = field(default_factory=dict)
+    # below this many staff decisions the classifier is not retrained: out of fold, each decision is judged by a model that
+    # did not see it, so a handful cannot show a gain and the gain rule would never let a correction take effect. The
+    # corrections act through the staff memory alone (close repeats of a decided message), adopted when it is no worse
+    # on the decisions it did not hold (cross-validated) and on the synthetic held-out.
+    min_decisions: int = 30
+    # the memory alone is offered when the retrained classifier is not adopted. Its out-of-fold evidence cannot judge the
+    # labels themselves (a reviewer flipping every label gets the close repeats of his own messages "right"), so it is not
+    # offered when the staff decisions contradict the gate learnt from the documents on more than this share of them (and
+    # on at least as many as make a reviewer stand out: a handful of decisions, two of three corrections, is a new office)
+    offer_memory_alone: bool = True
+    memory_max_disagreement: float = 0.5
+    memory_min_disagreements: int = 8
     seed: int = 7
 
 
@@ -96,6 +108,11 @@ class LearningResult:
     seconds: float = 0.0
     # per evaluation set, the out-of-fold evidence itself: labels, both verdicts and both scores per case
     evidence: dict = field(default_factory=dict)
+    # what was offered: "classifier" (corrections weighted into the classifier, plus the memory) or "memory" (the gate in
+    # use, unchanged, with the staff memory consulted first); `memory_only`: the memory-alone candidate's evidence
+    kind: str = "classifier"
+    memory_only: dict = field(default_factory=dict)
+    classifier_candidate: Gate | None = None  # the retrained classifier (with its memory), adopted or not
 
 
 class _Features:
@@ -155,8 +172,11 @@ def _expand(y: np.ndarray, f: _Features, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: FeatureSpace, embedder, current_threshold: float | None, options: LearningOptions | None = None) -> LearningResult:
-    """Fit a candidate gate from synthetic examples and staff labels, with out-of-fold evidence against the baseline."""
+def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: FeatureSpace, embedder, current_threshold: float | None, options: LearningOptions | None = None,
+          current: Gate | None = None) -> LearningResult:
+    """Fit a candidate gate from synthetic examples and staff labels, with out-of-fold evidence against the baseline; when
+    it is not adopted (or there are fewer than `min_decisions` decisions), the gate in use (`current`) with the staff memory
+    alone is judged on the same evidence."""
     import time
 
     start = time.perf_counter()
@@ -185,6 +205,8 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     oof_base, oof_cand = np.zeros(len(texts)), np.zeros(len(texts))
     oof_memory = np.full(len(texts), -1)  # the memory's label where it decided
     oof_by_model = np.zeros(len(texts), dtype=bool)  # ... and whether the staff model (not a close message) decided
+    oof_memory_only = np.full(len(texts), -1)  # the memory's label over the documents-only classifier, where it decided
+    reach = ReachCounts(REACH_RADII)
     vec_ok = f.vecs is not None
     judged_model = vec_ok and o.staff_model  # the final gate carries a staff model only if every fold's evidence judged one
     for fi in range(len(syn_folds)):
@@ -209,6 +231,13 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
                 if r is not None:
                     oof_memory[i] = r.label
                     oof_by_model[i] = r.by_model
+            plain = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius, reach=o.radius)
+            base_held = base_scores[held] if o.model == "logreg" else None
+            for i, r in zip(held, plain.recall(f.whole_vecs(held), scores=base_held, threshold=thr)):
+                if r is not None:
+                    oof_memory_only[i] = r.label
+            if o.model == "logreg":
+                reach.add(plain, f.whole_vecs(held), y[held], (base_scores[held] >= thr).astype(int), np.isin(held, staff_rows))
     staff_model_guard = _staff_model_guard(o, y, oof_memory, oof_by_model, {"staff_decisions": staff_rows, "synthetic_heldout": syn_rows}) if judged_model else {}
     if o.staff_model and not judged_model:  # the evidence judges what would be served: no staff model, none of its verdicts
         oof_memory[oof_by_model] = -1  # without the staff model those messages are the classifier's (no close staff message decided them)
@@ -270,6 +299,9 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         verdict = adoption.AdoptionVerdict(False, f"the staff model turns away held-out in-domain cases (out of fold) beyond its limit: {why}", verdict.sets)
     if n_staff == 0:
         verdict = adoption.AdoptionVerdict(False, "no staff decisions to learn from", verdict.sets)
+    few = 0 < n_staff < o.min_decisions
+    if few:
+        verdict = adoption.AdoptionVerdict(False, f"{n_staff} staff decisions, fewer than {o.min_decisions}: too few to show out of fold that a retrained classifier is better", verdict.sets)
     # the final candidate: every synthetic row and every staff decision, the memory of all of them
     final = _fit(o.model, f, y, syn_rows if o.staff_model else np.concatenate([syn_rows, staff_rows]), weights, space, o.seed)
     final.threshold, final.calibration = threshold, calibration
@@ -291,8 +323,56 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
                   "staff_model": final.memory.model is not None}
     evidence = {name: {"y": y[rows], "before": before_v[rows], "after": after_v[rows], "p_before": oof_base[rows], "p_after": p_after[rows]}
                 for name, rows in (("staff_decisions", staff_rows), ("synthetic_heldout", syn_rows))}
-    return LearningResult(gate=final, verdict=verdict, threshold=threshold_report, staff_before=before_v[staff_rows].tolist(), staff_after=after_v[staff_rows].tolist(), figures=figures,
-                          seconds=time.perf_counter() - start, evidence=evidence)
+    result = LearningResult(gate=final, verdict=verdict, threshold=threshold_report, staff_before=before_v[staff_rows].tolist(), staff_after=after_v[staff_rows].tolist(), figures=figures,
+                            evidence=evidence)
+    result.figures["reach_out_of_fold"] = reach.rows()
+    if o.offer_memory_alone and n_staff and vec_ok and not verdict.adopted and (current is not None or o.model == "logreg"):
+        _offer_memory_alone(result, o, f, y, synthetic, staff, staff_rows, syn_rows, fold_of, before_v, oof_base, oof_memory_only, current, current_threshold, few, space)
+    result.classifier_candidate = final
+    result.seconds = time.perf_counter() - start
+    return result
+
+
+def _offer_memory_alone(result: LearningResult, o: LearningOptions, f: _Features, y: np.ndarray, synthetic: Sequence[Example], staff: Sequence[StaffLabel], staff_rows: np.ndarray,
+                        syn_rows: np.ndarray, fold_of: np.ndarray, before_v: np.ndarray, oof_base: np.ndarray, oof_memory_only: np.ndarray, current: Gate | None, threshold: float,
+                        few: bool, space: FeatureSpace) -> None:
+    """Judge the gate learnt from the documents alone, with the staff memory consulted first (within its radius only: the
+    wider reach where the classifier is unsure broke more staff decisions out of fold than it fixed), on the same out-of-fold
+    evidence; adopt it in `result` when it passes (with fewer than `min_decisions` decisions a gain is not required: no
+    worse is enough). `current`: the gate in use when it is that documents-only gate (it is then kept as it is), else None
+    (the documents-only gate is refitted)."""
+    memory_v = np.where(oof_memory_only >= 0, oof_memory_only, before_v)
+    rows = {"staff_decisions": staff_rows, "synthetic_heldout": syn_rows}
+    sets = {name: (y[r], before_v[r], memory_v[r]) for name, r in rows.items()}
+    p_memory = np.where(oof_memory_only >= 0, oof_memory_only, oof_base)
+    verdict = adoption.decide(sets, protected_label=1, tolerance=o.tolerance, max_protected_rise=o.max_protected_rise, seed=o.seed, margin=o.margin,
+                              scores={"staff_decisions": (oof_base[staff_rows], p_memory[staff_rows])}, require_gain=() if few else o.require_gain,
+                              protected_surely=o.protected_surely)
+    disagree = int((before_v[staff_rows] != y[staff_rows]).sum())
+    if verdict.adopted and disagree >= o.memory_min_disagreements and disagree > o.memory_max_disagreement * len(staff_rows):
+        verdict = adoption.AdoptionVerdict(False, f"the staff decisions contradict the gate learnt from the documents on {disagree} of {len(staff_rows)} (out of fold): a memory of them is not trusted", verdict.sets)
+    c = verdict.sets["staff_decisions"]
+    result.memory_only = {"adopted": verdict.adopted, "reason": verdict.reason, "gain_required": not few, "staff_disagreeing_with_gate": disagree, "decided_out_of_fold": int((oof_memory_only[staff_rows] >= 0).sum()),
+                          "fixed": len(c.fixed), "broken": len(c.broken),
+                          "figures": {name: {"before": _f1(t[0], t[1]), "after": _f1(t[0], t[2])} for name, t in sets.items()}}
+    if not verdict.adopted:
+        result.verdict = adoption.AdoptionVerdict(False, f"{result.verdict.reason}; the staff memory alone: {verdict.reason}", result.verdict.sets)
+        return
+    memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius, reach=o.radius)
+    if current is not None:
+        gate = replace(current, memory=memory, meta=dict(current.meta))
+    else:
+        gate = _fit(o.model, f, y, syn_rows, None, space, o.seed)
+        gate.threshold, gate.memory = threshold, memory
+        fit_information(list(synthetic), f.dense[f.whole][: len(synthetic)], gate, syn_rows[fold_of[syn_rows] != 0], syn_rows[fold_of[syn_rows] == 0], seed=o.seed)
+    gate.meta.update({"n_staff": len(staff), "memory_radius": o.radius, "staff_model": False, "staff_learning": "memory"})
+    why = f"fewer than {o.min_decisions} decisions: the classifier is not retrained, " if few else "the retrained classifier was not adopted; "
+    result.gate, result.kind = gate, "memory"
+    result.verdict = adoption.AdoptionVerdict(True, f"{why}the staff memory alone (the gate in use, unchanged, consults it first) is no worse: {verdict.reason}", verdict.sets)
+    result.threshold = {**result.threshold, "after": threshold, "moved": False}
+    result.staff_after = memory_v[staff_rows].tolist()
+    result.figures.update({name: v for name, v in result.memory_only["figures"].items()})
+    result.evidence = {name: {"y": y[r], "before": before_v[r], "after": memory_v[r], "p_before": oof_base[r], "p_after": p_memory[r]} for name, r in rows.items()}
 
 
 def _staff_model(o: LearningOptions, f: _Features, rows: np.ndarray, scores: np.ndarray, y: np.ndarray, threshold: float, syn: np.ndarray) -> StaffModel | None:
@@ -350,10 +430,11 @@ def reviewer_disagreement(staff: Sequence[StaffLabel], baseline: Sequence[int], 
     return out
 
 
-def learn_from_staff(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: FeatureSpace, embedder, current_threshold: float | None, options: LearningOptions | None = None) -> tuple[LearningResult, dict[str, dict], list[StaffLabel]]:
+def learn_from_staff(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: FeatureSpace, embedder, current_threshold: float | None, options: LearningOptions | None = None,
+                     current: Gate | None = None) -> tuple[LearningResult, dict[str, dict], list[StaffLabel]]:
     """`learn`, then again without the decisions of any reviewer the gate keeps disagreeing with; returns the result,
     the per-reviewer disagreement and the staff labels actually learnt from."""
-    result = learn(synthetic, staff, space=space, embedder=embedder, current_threshold=current_threshold, options=options)
+    result = learn(synthetic, staff, space=space, embedder=embedder, current_threshold=current_threshold, options=options, current=current)
     reviewers = reviewer_disagreement(staff, result.staff_before)
     flagged = {who for who, r in reviewers.items() if r["flagged"]}
     kept = [s for s in staff if (s.reviewer or "?") not in flagged]
@@ -361,7 +442,7 @@ def learn_from_staff(synthetic: Sequence[Example], staff: Sequence[StaffLabel], 
         first = result.seconds
         # with every decision from set-aside reviewers nothing is left to learn from: the candidate is the gate learnt from
         # the documents alone, carrying none of their labels, and it is not adopted
-        result = learn(synthetic, kept, space=space, embedder=embedder, current_threshold=current_threshold, options=options)
+        result = learn(synthetic, kept, space=space, embedder=embedder, current_threshold=current_threshold, options=options, current=current)
         result.seconds += first
         if not kept:
             who = ", ".join(sorted(flagged))

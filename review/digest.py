@@ -363,6 +363,7 @@ def gate_learning_summary(report: Mapping | None) -> dict:
     before, after = report.get("before") or {}, report.get("after") or {}
     return {
         "adopted": bool(report.get("adopted")),
+        "adopted_kind": report.get("adopted_kind", ""),  # "memory": the gate unchanged, with the staff memory consulted first
         "reason": report.get("reason", ""),
         "n_feedback": report.get("n_feedback", 0),
         "n_corrections": report.get("n_corrections", 0),

@@ -119,6 +119,9 @@ def retrain_cmd(ctx: typer.Context, as_json: bool = typer.Option(False, "--json"
         print_json(report.as_dict())
         return
     console.print(f"{report.n_feedback} decisiones ({report.n_corrections} correcciones): {figures_moved(report)}", highlight=False)
+    if report.adopted_kind == "memory":
+        console.print(f"solo la memoria del equipo: el clasificador no cambia (con menos de {report.min_decisions} decisiones no se reentrena)" if report.n_feedback < report.min_decisions
+                      else "solo la memoria del equipo: el clasificador reentrenado no se adoptó", highlight=False)
     for who in report.set_aside:
         r = report.reviewers[who]
         console.print(f"[yellow]el gate discrepa seguido con las decisiones de {who} ({r['disagreements']} de {r['decisions']}): no se aprendió de ellas[/]")

@@ -47,6 +47,11 @@ class RetrainReport:
     reviewers: dict = field(default_factory=dict)
     set_aside: list[str] = field(default_factory=list)  # reviewers whose decisions were not learnt from
     memory: dict = field(default_factory=dict)
+    # what was adopted: "classifier" (corrections weighted into a retrained classifier, with the memory), "memory" (the gate
+    # in use unchanged, with the staff memory consulted first: always so below `min_decisions`), or "" (nothing)
+    adopted_kind: str = ""
+    min_decisions: int = 0
+    memory_only: dict = field(default_factory=dict)  # the memory-alone candidate's out-of-fold evidence, when it was judged
     seconds: float = 0.0
     adopted: bool = False
     reason: str = ""
@@ -166,7 +171,9 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     embedder = CachedQueries(services)  # the gate step cached every judged message: only texts never seen are embedded
     options = options or _options(services)
     threshold = current.threshold if current is not None and not current.is_stale(corpus_id) else None
-    result, report.reviewers, staff = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=threshold, options=options)
+    # the memory alone is offered on the gate learnt from the documents: the one in use when it learnt nothing from staff
+    current_gate = current if current is not None and not current.is_stale(corpus_id) and not current.meta.get("feedback_examples") else None
+    result, report.reviewers, staff = learn_from_staff(synthetic, staff, space=space, embedder=embedder, current_threshold=threshold, options=options, current=current_gate)
     report.set_aside = sorted(who for who, r in report.reviewers.items() if r["flagged"])
     if report.set_aside:
         log.warning("gate retraining set aside the decisions of %s: the gate keeps disagreeing with them", ", ".join(report.set_aside))
@@ -178,21 +185,33 @@ def retrain_from_feedback(services: Services, *, options: LearningOptions | None
     report.threshold = result.threshold
     report.memory = {"size": len(result.gate.memory), "radius": result.gate.memory.radius, "decided_out_of_fold": result.figures.get("memory_decided_out_of_fold", 0),
                      "staff_model": result.gate.memory.model is not None, "staff_model_decided_out_of_fold": result.figures.get("staff_model_decided_out_of_fold", 0),
-                     "staff_model_in_domain_guard": result.figures.get("staff_model_in_domain_guard") or {}}
+                     "staff_model_in_domain_guard": result.figures.get("staff_model_in_domain_guard") or {},
+                     "reach_out_of_fold": result.figures.get("reach_out_of_fold") or []}
+    report.min_decisions, report.memory_only = options.min_decisions, result.memory_only
     report.seconds = round(result.seconds, 2)
     report.flips = _flips(current, result.gate, staff, embedder)
     report.adopted, report.reason = result.verdict.adopted, result.verdict.reason
+    report.adopted_kind = result.kind if report.adopted else ""
     if not report.adopted:
         log.warning("gate retraining not adopted: %s", report.reason)
         save_report(services, report)
         return report
     candidate = result.gate
+    summary = {k: v for k, v in report.as_dict().items() if k in ("n_feedback", "n_corrections", "n_heldout", "before", "after", "threshold", "adopted", "adopted_kind", "reason", "set_aside")}
+    if result.kind == "memory":  # the gate in use, unchanged, with the staff memory: its training meta stays as it was
+        candidate.meta["retraining"] = summary
+        _install(candidate, services.settings.paths.gate_dir)
+        candidate.fresh = True
+        services._gate = candidate
+        save_report(services, report)
+        log.info("gate learnt from %d staff decisions through its staff memory alone: %s", report.n_feedback, figures_moved(report))
+        return report
     candidate.meta.update({
         "corpus_hash": corpus_id, "generator": generator, "dataset": str(path), "other_office_examples": len(near_misses or []), "features": space.name, "balanced": options.balanced,
         "embedder": services.embedder.name, "n_in": int(sum(e.label for e in synthetic) + sum(s.label for s in staff)),
         "n_out": int(sum(1 - e.label for e in synthetic) + sum(1 - s.label for s in staff)), "feedback_examples": len(staff), "curated_examples": 0,
         "heldout_accuracy": (report.synthetic_after or {}).get("accuracy"),
-        "retraining": {k: v for k, v in report.as_dict().items() if k in ("n_feedback", "n_corrections", "n_heldout", "before", "after", "threshold", "adopted", "reason", "set_aside")},
+        "retraining": summary,
     })
     candidate.meta.pop("features", None)
     _install(candidate, services.settings.paths.gate_dir)

@@ -49,11 +49,15 @@ def test_a_retrain_made_worse_on_purpose_is_not_adopted(setup, fake_embedder, st
     if staff_model:  # enough decisions that every fold fits a staff model (and the final gate would carry one)
         texts += [(f"{t} gracias", y) for t, y in texts] + [(f"porfa {t}", y) for t, y in texts]
     flipped = _staff(gate, fake_embedder, texts)
-    result = learn(synthetic, flipped, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=staff_model))
+    result = learn(synthetic, flipped, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=staff_model, min_decisions=0), current=gate)
     assert not result.verdict.adopted and "worse on" in result.verdict.reason, result.verdict.reason
     assert any(c.errors_after > c.errors_before for c in result.verdict.sets.values()) and result.verdict.sets["staff_decisions"].n == len(flipped)
+    # the memory alone, which its own evidence cannot judge (flipped close repeats get each other "right"), is not offered
+    assert not result.memory_only["adopted"] and result.memory_only["staff_disagreeing_with_gate"] > len(flipped) / 2, result.memory_only
     if staff_model:
-        assert result.gate.memory.model is not None  # the candidate refused carried a staff model
+        assert result.classifier_candidate.memory.model is not None  # the candidate refused carried a staff model
+    few = learn(synthetic, flipped, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=staff_model), current=gate)
+    assert not few.verdict.adopted, few.verdict.reason  # below the minimum, too: only the memory is offered, and it is refused
 
 
 def test_a_retrain_that_shows_no_gain_on_staff_decisions_is_not_adopted(setup, fake_embedder):
@@ -66,10 +70,11 @@ def test_a_retrain_that_shows_no_gain_on_staff_decisions_is_not_adopted(setup, f
     assert len(right) >= 8
     staff = _staff(gate, fake_embedder, right)
     assert not any(s.correction for s in staff)
-    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8))
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, min_decisions=0))
     c = result.verdict.sets["staff_decisions"]
     assert not result.verdict.adopted and len(c.fixed) <= len(c.broken), result.verdict.reason
-    lenient = LearningOptions(radius=0.8, require_gain=(), protected_surely=(), tolerance={"staff_decisions": 1.0, "synthetic_heldout": 1.0}, margin={},
+    assert not result.memory_only["adopted"] and "no gain" in result.memory_only["reason"]  # the memory alone must show a gain too
+    lenient = LearningOptions(radius=0.8, min_decisions=0, require_gain=(), protected_surely=(), tolerance={"staff_decisions": 1.0, "synthetic_heldout": 1.0}, margin={},
                               max_protected_rise={"staff_decisions": 1.0, "synthetic_heldout": 1.0})
     loose = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=lenient)
     assert loose.verdict.adopted, loose.verdict.reason  # the same evidence under a rule without the gain check adopts it
@@ -159,9 +164,9 @@ def test_a_staff_model_that_fails_its_in_domain_guard_is_not_adopted(setup, fake
     staff = staff + _staff(gate, fake_embedder, [(f"{s.text} gracias", s.label) for s in staff] + [(f"porfa {s.text}", s.label) for s in staff])
     lenient = LearningOptions(radius=0.8, staff_model_in_guard={"staff_decisions": 1.0, "synthetic_heldout": 1.0})
     kept = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=lenient)
-    assert kept.gate.memory.model is not None and not kept.figures["staff_model_in_domain_guard"]["refused"]
+    assert kept.classifier_candidate.memory.model is not None and not kept.figures["staff_model_in_domain_guard"]["refused"]
     assert "staff model turns away" not in kept.verdict.reason
-    strict = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model_in_guard={"staff_decisions": -1.0, "synthetic_heldout": -1.0}))
+    strict = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model_in_guard={"staff_decisions": -1.0, "synthetic_heldout": -1.0}, offer_memory_alone=False))
     g = strict.figures["staff_model_in_domain_guard"]
     assert g["refused"] and not strict.verdict.adopted
     assert "staff model turns away" in strict.verdict.reason or "worse" in strict.verdict.reason or "turns more cases away" in strict.verdict.reason, strict.verdict.reason
@@ -190,3 +195,22 @@ def test_repeated_texts_get_the_features_each_would_get_on_its_own(setup, fake_e
     assert f.segments == segments and f.owner.tolist() == owner and f.kinds == kinds
     assert np.array_equal(f.vecs, vecs) and np.array_equal(f.dense, dense) and (f.sparse != sparse).nnz == 0
     assert len(calls) == 1 and len(calls[0]) == len(set(segments)) < len(segments)  # each distinct segment embedded once
+
+
+def test_below_the_minimum_of_decisions_the_classifier_stays_and_the_memory_alone_is_adopted(setup, fake_embedder, tmp_path):
+    """Twenty decisions cannot show out of fold that a retrained classifier is better: the gate in use is kept as it is,
+    with the staff memory consulted first, so a correction still takes effect on close repeats; the report says why."""
+    space, synthetic, gate = setup
+    staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8), current=gate)
+    assert result.verdict.adopted and result.kind == "memory", result.verdict.reason
+    assert "fewer than 30 decisions" in result.verdict.reason and not result.memory_only["gain_required"]
+    assert np.array_equal(result.gate.coef, gate.coef) and result.gate.threshold == gate.threshold and len(result.gate.memory) == len(staff)
+    result.gate.save(tmp_path)
+    probes = [f"{t} gracias" for t in GOOD_OUT if gate.decide(f"{t} gracias", fake_embedder).in_domain]  # close repeats, unseen, the gate alone lets in
+    assert probes
+    d = Gate.load(tmp_path).decide(probes[0], fake_embedder)
+    assert not d.in_domain and d.remembered and d.remembered["label"] == 0
+    curve = result.figures["reach_out_of_fold"]
+    assert [r["radius"] for r in curve] == sorted(r["radius"] for r in curve)
+    assert all(a["staff_decided"] >= b["staff_decided"] for a, b in zip(curve, curve[1:]))  # a wider radius decides more

@@ -49,3 +49,16 @@ def test_without_a_retraining_the_digest_says_nothing_about_it(engine, tmp_path)
     assert digest.gate_learning == {}
     md, _ = write_report(digest, tmp_path)
     assert "Último reentrenamiento" not in md.read_text(encoding="utf-8")
+
+
+def test_a_memory_only_adoption_says_the_classifier_did_not_change(engine, tmp_path):
+    with session_scope(engine) as session:
+        build_week(session)
+    report = {**REPORT, "adopted": True, "adopted_kind": "memory", "n_feedback": 4, "n_corrections": 1,
+              "reason": "fewer than 30 decisions: the classifier is not retrained, the staff memory alone (the gate in use, unchanged, consults it first) is no worse"}
+    with Session(engine) as session:
+        digest = build_digest(session=session, week=WEEK, documents=DOCS, gate_retraining=report)
+    assert digest.as_dict()["gate_learning"]["adopted_kind"] == "memory"
+    md, html = write_report(digest, tmp_path)
+    assert "adoptado (solo la memoria del equipo: el clasificador no cambia)" in md.read_text(encoding="utf-8")
+    assert "adoptado (solo la memoria del equipo)" in html.read_text(encoding="utf-8")

@@ -77,6 +77,10 @@ def test_retraining_reports_the_held_out_movement_and_adopts_a_gate_that_is_not_
     assert json.loads(json.dumps(report.as_dict()))["comparison"]  # what `gate retrain --json` prints: plain JSON
     assert json.loads((settings.paths.gate_dir / "retraining.json").read_text(encoding="utf-8"))["reason"] == report.reason  # for the digest
     stored = json.loads((settings.paths.gate_dir / "gate.json").read_text(encoding="utf-8"))
+    printed = json.loads(json.dumps(report.as_dict()))
+    assert printed["min_decisions"] == 30 and {"staff_decided", "staff_broken", "synthetic_broken"} <= set(printed["memory"]["reach_out_of_fold"][0])
+    if report.n_feedback < report.min_decisions:  # too few to retrain the classifier: only the memory can be adopted, and the report says so
+        assert printed["adopted_kind"] in ("memory", "") and (not report.adopted or "fewer than 30 decisions" in report.reason)
     if report.adopted:
         assert stored["retraining"]["n_feedback"] == report.n_feedback and services.gate.meta["retraining"]["adopted"]
         assert len(services.gate.memory) == report.n_feedback

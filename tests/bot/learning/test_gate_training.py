@@ -84,15 +84,18 @@ def test_staff_decisions_become_examples_and_retraining_uses_them(services, monk
     before = offline.probabilities([rejected_text], services.embedder)[0]
     assert before >= offline.threshold
     kept = train_with_feedback(services, TrainOptions())
-    # three decisions cannot show a gain out of fold (each is judged by a model that did not see it): the default
-    # adoption rule keeps the gate trained on the documents alone and says why
-    assert kept.meta["feedback_examples"] == 0 and not kept.meta["staff_learning"]["adopted"]
-    assert "no gain on staff_decisions" in kept.meta["staff_learning"]["reason"]
+    # three decisions cannot show a gain out of fold (each is judged by a model that did not see it): below the minimum
+    # number of decisions the classifier is not retrained, and the corrections act through the staff memory alone
+    assert kept.meta["feedback_examples"] == 0 and kept.meta["staff_learning"]["adopted"], kept.meta["staff_learning"]
+    assert "fewer than" in kept.meta["staff_learning"]["reason"] and len(kept.memory) == 3
+    assert kept.probabilities([rejected_text], services.embedder, memory=False)[0] == pytest.approx(before)  # the classifier is the documents' one
+    d = kept.decide(rejected_text, services.embedder)  # the rejected message itself: the memory decides, and says so
+    assert not d.in_domain and d.remembered and d.remembered["label"] == 0
     lenient = gate_retraining._options(services)
-    lenient.require_gain = ()
+    lenient.require_gain, lenient.min_decisions = (), 0
     monkeypatch.setattr(gate_retraining, "_options", lambda _services: lenient)
     gate = train_with_feedback(services, TrainOptions())  # the retraining itself: the corrections are examples
-    after = gate.probabilities([rejected_text], services.embedder)[0]
+    after = gate.probabilities([rejected_text], services.embedder, memory=False)[0]
     assert gate.meta["staff_learning"]["adopted"] and gate.meta["feedback_examples"] == 3
     assert after < before
 
