@@ -94,8 +94,8 @@ def test_a_router_saved_with_the_previous_features_is_retrained_not_loaded(fake_
     router = _router(fake_embedder)
     path = router.save(tmp_path / "router")
     meta = json.loads(path.read_text(encoding="utf-8"))
-    assert meta["format"] == FORMAT_VERSION == 5 and len(router.weights) == len(FEATURES) == 9
-    meta["format"] = 4  # the 10-feature scorer (passage and office coverage)
+    assert meta["format"] == FORMAT_VERSION == 6 and len(router.weights) == len(FEATURES) == 9
+    meta["format"] = 5  # a word model without character n-grams
     path.write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(RouterNotTrained, match="old format"):
         Router.load(tmp_path / "router")
@@ -136,6 +136,24 @@ def test_wording_learns_which_words_belong_to_which_office_and_survives_save_and
     q = ["multa del libro", "beca de transporte"]
     np.testing.assert_allclose(loaded.wording.log_probabilities(q), words.log_probabilities(q), rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(loaded.office_probabilities(fake_embedder.embed_queries(q), q), router.office_probabilities(fake_embedder.embed_queries(q), q), rtol=1e-5)
+
+
+def test_wording_reads_the_pieces_of_a_word_spelt_otherwise_than_in_the_questions_it_learnt_from(fake_embedder, tmp_path):
+    offices = ["Cursos", "Practicas"]
+    texts = ["¿cuáles son los prerequisitos de física?", "prerequisitos de química general", "¿qué prerequisitos pide dibujo?", "los prerequisitos del curso de estática",
+             "¿cuánto dura la práctica laboral?", "duración de la práctica final", "¿cuántas horas tiene la práctica?", "la práctica inicial dura un semestre"]
+    labels = ["Cursos"] * 4 + ["Practicas"] * 4
+    q = ["prerrequisito para termodinámica"]  # doubled r, singular: a word neither office's questions use
+    chars = Wording.fit(texts, labels, offices)
+    words_only = Wording.fit(texts, labels, offices, chars=False)
+    assert chars.char_vocabulary and words_only.char_vocabulary is None
+    p_chars, p_words = np.exp(chars.log_probabilities(q)[0, 0]), np.exp(words_only.log_probabilities(q)[0, 0])
+    assert p_words == pytest.approx(0.5, abs=0.05)  # whole words: nothing known, no office
+    assert p_chars > 0.6  # the pieces it shares with "prerequisitos" point to the courses
+    router = _router(fake_embedder)
+    router.wording = chars
+    router.save(tmp_path / "router")
+    np.testing.assert_allclose(Router.load(tmp_path / "router").wording.log_probabilities(q), chars.log_probabilities(q), rtol=1e-5, atol=1e-5)
 
 
 def test_wording_with_two_offices_is_a_softmax_over_both():
