@@ -18,7 +18,7 @@ from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, pe
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, sub_items
-from pipeline.generation.ranking import UnitRanker, pair_context
+from pipeline.generation.ranking import UnitRanker, pair_context, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
 from pipeline.generation.selection import RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
@@ -38,6 +38,7 @@ UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 2
 _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
 _UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b"
                     r"|\b(?:cierre|cierra|vence|finaliza|termina)\W+(?:el )?(?:\w+ )?\d{1,2} de [a-z]+")  # a table's 'Cierre' column states the end date too
+NO_STEPS = 0.8  # score factor of a unit that gives neither a step nor the papers to hand in, for a question asking how to do something
 CEILING = 0.7  # score factor of a unit that only states a ceiling ('hasta 3', 'como máximo 5') when the question asks how many are required
 _ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b")
@@ -213,6 +214,10 @@ class ExtractiveGenerator:
             for c in cands:
                 if ceiling_only(c.text):
                     c.score *= CEILING
+        if asked.kind == "procedure":  # '¿cómo lo pido?': a step, or the papers and form it is asked with, not what the thing is
+            for c in cands:
+                if not gives_steps(c):
+                    c.score *= NO_STEPS
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
             for c in cands:
                 if period_score(c.text, asked) < 0:
@@ -265,12 +270,13 @@ class ExtractiveGenerator:
         head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
         if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
             chosen = [c for c in chosen if c not in named_records] or chosen
-        lead, by_docs, quoted = None, False, ""
+        lead, by_docs, quoted, steps = None, False, "", False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
         elif (listed := whole_list(asked, chosen[0], cands, question)) is not None:
             chosen = listed[1]
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
+            steps = asked.kind == "procedure" and bool(listed[0]) and 2 * sum(gives_steps(c) for c in chosen) >= len(chosen)  # steps under the lead-in that names what they do (not a list of requirements)
         elif asked.yes_no and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
             chosen = [rest[0], *rest[2]]  # a yes/no answer carries its rule's conditions and exceptions, not a neighbour
             for c in rest[2]:
@@ -295,7 +301,7 @@ class ExtractiveGenerator:
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
-        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted)
+        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
             answer = figure or (None if cut_denial(chosen[0], cands) else clause_yes_no(question, chosen))
@@ -906,6 +912,22 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
 
 
 CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best
+
+
+def gives_steps(c: Candidate) -> bool:
+    """Whether a unit tells how something is done: a step (an instruction, an item of a list of steps, a 'debe presentar…')
+    or the papers and forms it is asked with ('Documentación necesaria: formulario R-1…')."""
+    have, _ = unit_gives(c.unit.text, c.unit.kind, c.unit.context, c.strong, c.types)
+    return "procedure" in have or "documents" in c.strong or bool(_SAYS_HOW.search(fold(c.unit.text)))
+
+
+# Prose that says how a thing is done: who may or must ask for it and how ('los estudiantes podrán solicitar…, para lo cual
+# podrán generar la boleta…'), or where or by what it is asked ('se pide en el SIGE o por correo', 'se descarga desde…'). Folded.
+_SAYS_HOW = re.compile(
+    r"\b(?:debe|deben|debera|deberan|podra|podran|puede|pueden|podes|hay que|tiene que|tienen que|tenes que|se debe)\s+(?:\w+\s+)?"
+    r"(?:solicitar|presentar|generar|pagar|llenar|completar|ingresar|enviar|entregar|descargar|subir|realizar|acudir|inscribir\w*|asignar\w*|obtener\w*|tramitar|pedir\w*|retirar\w*)\b"
+    r"|\bse (?:pide|piden|solicita|solicitan|tramita|tramitan|descarga|descargan|presenta|presentan|envia|envian|entrega|entregan|gestiona|gestionan|retira|retiran|genera|paga) (?:en|por|con|a|al|desde|mediante|ante|llenando|completando)\b"
+)
 
 
 def ceiling_only(text: str) -> bool:

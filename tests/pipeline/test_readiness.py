@@ -235,3 +235,66 @@ def test_a_yes_read_from_a_modal_verb_does_not_make_an_existence_question_ready(
     rules = "## Evaluación\n\nArtículo 40. El estudiante deberá aprobar la práctica antes de la evaluación de recuperación, en primera o segunda recuperación."
     answer = ExtractiveGenerator().generate("¿Hay primera y segunda recuperación?", [hit("normativo", "Normativo de evaluación", rules, URL, "Evaluación")])
     assert readiness_of(answer.flags)["flag"] == "necesita revisión", answer.text
+
+
+def test_a_definition_question_is_not_ready_with_a_passage_that_does_not_define_it():
+    text = "## Evaluación\n\nEl profesor debe disponer del tiempo necesario para el examen, tomando en consideración los principios de higiene mental y las normas pedagógicas adecuadas."
+    answer = ExtractiveGenerator().generate("¿Qué son los principios de higiene mental que se mencionan para el examen?", [hit("normativo", "Normativo", text, URL, "Evaluación")])
+    flag = readiness_of(answer.flags)
+    assert flag["flag"] == "necesita revisión" and flag["missing"].startswith("no encontré qué es"), flag
+    defined = "## Evaluación\n\nArtículo 8. Las actividades curriculares de cada curso comprenden ejercicios, comprobaciones de lectura y prácticas de laboratorio."
+    ok = ExtractiveGenerator().generate("¿Qué son las actividades curriculares?", [hit("normativo", "Normativo", defined, URL, "Evaluación")])
+    assert readiness_of(ok.flags)["flag"] == "listo"  # 'comprenden' defines as 'son' does
+
+
+def test_a_consequence_is_not_read_from_the_situation_the_student_describes():
+    text = ("## Repitencia\n\nArtículo 19. El estudiante que haya reprobado las veces permitidas en un curso podrá inscribirse una única vez "
+            "en otra carrera de la Facultad, siempre y cuando el curso reprobado no sea obligatorio en ella.")
+    gen = ExtractiveGenerator()
+    echo = readiness_of(gen.generate("¿Qué pasa si repruebo 3 veces un curso obligatorio?", [hit("normativo", "Normativo", text, URL, "Repitencia")]).flags)
+    assert echo["flag"] == "necesita revisión" and echo["missing"].startswith("no encontré qué consecuencia tiene"), echo
+    sanction = readiness_of(gen.generate("¿Qué pasa si me descubren copiando en un examen?", [hit("normativo", "Normativo de evaluación", RULES, URL, "Evaluación")]).flags)
+    assert sanction["flag"] == "listo"  # 'será sancionado con la anulación' is not what the student said
+
+
+def test_a_consequence_answer_leaves_out_a_neighbouring_requirement():
+    text = ("## Evaluación final\n\n"
+            "Artículo 77. Para tener derecho a la evaluación final el estudiante debe cumplir lo siguiente:\n\n"
+            "- Estar asignado en el curso.\n"
+            "- Presentar documento de identificación, de preferencia el Documento Personal de Identificación.\n\n"
+            "Artículo 78. Los estudiantes que no se presenten el día y hora señalada para la evaluación final no tendrán calificación en él, "
+            "y en el acta se anotará su inasistencia como No se presentó.")
+    answer = ExtractiveGenerator().generate("¿Qué pasa si no me presento el día y la hora de la evaluación final?", [hit("normativo", "Normativo", text, URL, "Evaluación final")])
+    said = body(answer)
+    assert "no tendrán calificación" in said and "documento de identificación" not in said, said
+
+
+STEPS_TEXT = (
+    "## Reválidas\n\n"
+    "La reválida es el reconocimiento de una materia aprobada en otra universidad como equivalente a una materia de tu carrera en la Facultad.\n\n"
+    "## Documentación necesaria\n\n"
+    "1. Formulario R-1 completo, con una fila por cada materia que querés revalidar.\n"
+    "2. Escolaridad emitida por la universidad de origen, con notas y fechas de aprobación.\n"
+    "3. Programa de cada materia aprobada, sellado y firmado por la universidad de origen.\n"
+)
+
+
+def test_a_how_to_question_in_the_first_person_gets_the_papers_it_is_asked_with_not_the_definition():
+    answer = ExtractiveGenerator().generate("¿Cómo reválido una materia de otra universidad?", [hit("revalidas", "Reválidas", STEPS_TEXT, URL, "Reválidas")])
+    said = body(answer)
+    assert "Formulario R-1" in said and "es el reconocimiento" not in said, said
+
+
+def test_a_procedure_said_whole_as_numbered_steps_may_be_longer_than_a_plain_answer():
+    steps = "\n".join(f"- {s}" for s in (
+        "Ir a la página del portal estudiantil de la Facultad e iniciar sesión con el número de carné.",
+        "En el menú de inicio de sesión buscar la opción para recuperar el acceso al portal.",
+        "Ingresar el número de documento de identificación y presionar el botón Enviar.",
+        "Revisar el correo registrado en el portal y seguir los pasos que se indican en el mensaje recibido.",
+        "Ingresar de nuevo con la contraseña nueva y cambiarla por una propia desde el perfil.",
+    ))
+    text = f"## Contraseña\n\nPara recuperar la contraseña del portal estudiantil usted debe:\n\n{steps}"
+    answer = ExtractiveGenerator().generate("Olvidé la contraseña del portal estudiantil, ¿cómo la recupero?", [hit("faq", "Preguntas frecuentes", text, URL, "Contraseña")])
+    said = body(answer)
+    assert said.splitlines()[1].startswith("1. ") and len(said.split()) > 70, said
+    assert readiness_of(answer.flags)["flag"] == "listo", readiness_of(answer.flags)
