@@ -20,7 +20,8 @@ KINDS = ("consequence", "yes_no", "procedure", "date", "time", "amount", "place"
 
 _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("consequence", re.compile(r"\bque (?:pasa|sucede|ocurre|hago) (?:si|cuando)\b|\bconsecuencia|\bsancion|\bme (?:descubren|sorprenden|pillan)\b|\bque (?:pasa|sucede) con\b")),
-    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se pueden?|se podra|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|es compatible|son compatibles|cuenta|aplica|es necesario|necesito)\b")),
+    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se pueden?|se podra|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|es compatible|son compatibles|cuenta|aplica|es necesario|necesito)\b"
+                         r"|(?:^|[¿,.;]\s*)(?:y )?(?:el|la|los|las|este|esta) [^?]{0,60}?\b(?:es|son|sera|seran) (?:obligatori|compatible|necesari|valid|gratuit|opcional|optativ|acumulable)")),  # '¿La pasantía es obligatoria?' 
     ("procedure", re.compile(r"\bcomo (?:me |se |puedo |hago |debo |hay que |realizo |solicito |obtengo |genero |tramito |pago |reali|solicit|obten|inscrib|asign|recuper|acced|pued|hag|deb)|\bpasos?\b|\bprocedimiento|\bproceso (?:para|de)\b|\btramite (?:para|de)\b|\bque debo hacer\b|\bque tengo que hacer\b"
                              rf"|{_FIRST_PERSON_HOW}")),
     ("date", re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bvence|\bcon cuanto tiempo|\bantes de que\b|\bdentro de cuanto")),

@@ -38,6 +38,9 @@ UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 2
 _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
 _UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b"
                     r"|\b(?:cierre|cierra|vence|finaliza|termina)\W+(?:el )?(?:\w+ )?\d{1,2} de [a-z]+")  # a table's 'Cierre' column states the end date too
+NO_PREDICATE = 0.7  # score factor of a unit without the quality a '¿Es X…?' question asks about ('compatible', 'obligatoria')
+_PREDICATE_Q = re.compile(r"(?:^|[¿,.;]\s*)(?:y\s+)?(?:(?:la|el|las|los|este|esta)\s+[^?]{0,60}?\s+)?(?:es|son|sera|seran|esta|estan)\s+(?:(?:tambien|siempre|realmente)\s+)?([a-z]{5,})\b")
+_NOT_PREDICATE = frozenset({"posible", "necesario", "cierto", "verdad", "normal", "mejor", "igual", "mismo", "misma", "valido"})
 NO_STEPS = 0.8  # score factor of a unit that gives neither a step nor the papers to hand in, for a question asking how to do something
 CEILING = 0.7  # score factor of a unit that only states a ceiling ('hasta 3', 'como máximo 5') when the question asks how many are required
 _ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid")
@@ -214,6 +217,10 @@ class ExtractiveGenerator:
             for c in cands:
                 if ceiling_only(c.text):
                     c.score *= CEILING
+        if asked.yes_no and (said := predicate(question)):  # '¿Es compatible con…?': a unit that says whether it is compatible
+            for c in cands:
+                if said not in fold(c.text) or c.unit.kind in ("record", "row"):  # a plan's 'obligatorio' field is not a rule saying so
+                    c.score *= NO_PREDICATE
         if asked.kind == "procedure":  # '¿cómo lo pido?': a step, or the papers and form it is asked with, not what the thing is
             for c in cands:
                 if not gives_steps(c):
@@ -277,7 +284,7 @@ class ExtractiveGenerator:
             chosen = listed[1]
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
             steps = asked.kind == "procedure" and bool(listed[0]) and 2 * sum(gives_steps(c) for c in chosen) >= len(chosen)  # steps under the lead-in that names what they do (not a list of requirements)
-        elif asked.yes_no and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
+        elif asked.yes_no and not answers_predicate(question, chosen[0]) and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
             chosen = [rest[0], *rest[2]]  # a yes/no answer carries its rule's conditions and exceptions, not a neighbour
             for c in rest[2]:
                 c.before = None  # what it refers back to is the rule or a sentence said just before it
@@ -304,7 +311,7 @@ class ExtractiveGenerator:
         state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
-            answer = figure or (None if cut_denial(chosen[0], cands) else clause_yes_no(question, chosen))
+            answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
             if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
@@ -912,6 +919,34 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
 
 
 CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best
+
+
+def predicate(question: str) -> str | None:
+    """The quality a yes/no question asks about, as the stem a unit must say ('¿Es compatible con la beca…?' → 'compat',
+    '¿La pasantía es obligatoria?' → 'obliga'); None for other questions and for words any rule may answer ('¿es posible…?')."""
+    m = _PREDICATE_Q.search(fold(" ".join(asked_parts(question))))
+    if not m or m.group(1) in _NOT_PREDICATE:
+        return None
+    return m.group(1)[:6]
+
+
+def by_predicate(question: str, text: str) -> str | None:
+    """'yes'/'no' when the unit says the quality a '¿Es X…?' question asks about: 'es compatible con…' → yes, 'no es
+    compatible', 'incompatible' → no (the first mention decides); None when it does not say it."""
+    stem = predicate(question)
+    if stem is None:
+        return None
+    m = re.search(rf"\b(?:(no (?:es|son|sera|seran|esta|estan|resulta|resultan) )|(in|im))?{re.escape(stem)}", fold(text))
+    if m is None:
+        return None
+    return "no" if m.group(1) or m.group(2) else "yes"
+
+
+def answers_predicate(question: str, top: Candidate) -> bool:
+    """Whether the best unit, a list item, says itself the quality a '¿Es X…?' question asks about: it answers alone, and
+    the rest of its list (a catalogue of other things) is not a condition of it."""
+    stem = predicate(question)
+    return top.unit.kind == "item" and stem is not None and stem in fold(top.unit.text)
 
 
 def gives_steps(c: Candidate) -> bool:

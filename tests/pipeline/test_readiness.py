@@ -298,3 +298,34 @@ def test_a_procedure_said_whole_as_numbered_steps_may_be_longer_than_a_plain_ans
     said = body(answer)
     assert said.splitlines()[1].startswith("1. ") and len(said.split()) > 70, said
     assert readiness_of(answer.flags)["flag"] == "listo", readiness_of(answer.flags)
+
+
+CATALOGUE = (
+    "## ¿Qué becas hay?\n\n"
+    "La Facultad ofrece tres tipos de beca para estudiantes de grado:\n\n"
+    "1. Beca de Apoyo Económico: $ 8.500 por mes, de marzo a diciembre. Es la beca principal y es compatible con la Beca de Transporte.\n"
+    "2. Beca de Transporte: carga mensual en la tarjeta de transporte equivalente a 50 boletos, de marzo a diciembre.\n"
+    "3. Beca de Alimentación: tarjeta con una carga mensual de $ 3.000 para los comedores universitarios.\n\n"
+    "## Plazos\n\n"
+    "- Beca de Transporte, convocatoria extraordinaria: del 1 al 15 de agosto de 2027, solo si quedan cupos.\n"
+)
+
+
+def test_a_yes_no_question_about_a_quality_is_answered_by_the_unit_that_says_it_alone():
+    answer = ExtractiveGenerator(today=date(2026, 11, 20)).generate(
+        "¿La beca de transporte es compatible con la beca de apoyo económico?", [hit("becas", "Becas", CATALOGUE, URL, "Becas")])
+    said = body(answer)
+    assert said.startswith("Sí. ") and "es compatible con la Beca de Transporte" in said, said
+    assert "Alimentación" not in said and "agosto" not in said, said  # neither the rest of the catalogue nor a neighbour
+
+
+def test_the_quality_a_yes_no_question_asks_about_and_its_denial():
+    from pipeline.generation.extractive import by_predicate, predicate
+
+    assert predicate("¿Hasta cuándo hay plazo? ¿Es compatible con la beca de apoyo económico?") == "compat"
+    assert predicate("¿La pasantía es obligatoria?") == "obliga"
+    assert predicate("¿Es posible cambiar de carrera?") is None  # any rule may answer 'posible'
+    assert by_predicate("¿Es compatible con la beca?", "No es compatible con otra beca pública.") == "no"
+    assert by_predicate("¿Es compatible con la beca?", "Es incompatible con el Fondo de Solidaridad.") == "no"
+    assert by_predicate("¿Es compatible con la beca?", "Es la beca principal y es compatible con la de transporte.") == "yes"
+    assert by_predicate("¿Es compatible con la beca?", "Se paga de marzo a diciembre.") is None
