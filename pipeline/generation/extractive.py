@@ -268,7 +268,7 @@ class ExtractiveGenerator:
         if asked.kind in ("date", "time", "amount") and chosen:
             chosen = current_period(asked, chosen, cands)
         if asked.kind == "date" and chosen and (other := compared_row(question, chosen[0], cands, asked)) is not None and other not in chosen:
-            chosen = [*chosen, other]
+            chosen = [*chosen, *[c for c in rows_between(question, chosen[0], other, cands, asked) if c not in chosen], other]
         if not chosen:
             return self._no_info(hits, start, covs)
         chosen = with_antecedents(chosen, cands)
@@ -916,6 +916,29 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
         if set(query_keys(next(iter(u.fields.values()), ""))) & said and period_score(by_unit[id(u)].text, asked) >= 0:
             near.append((abs(i - at), by_unit[id(u)]))
     return min(near, key=lambda x: x[0])[1] if near else None
+
+
+_BEFORE_EVENT = re.compile(r"\bantes (?:de(?:l| que)?)\b")
+MAX_BETWEEN = 2  # rows between the asked event and the one the student compares with, said along
+
+
+def rows_between(question: str, top: Candidate, other: Candidate, cands: Sequence[Candidate], asked: Asked) -> list[Candidate]:
+    """The rows of the table between the asked event and a later one the student wants to do something before ('¿Cuándo
+    terminan las clases? Quiero viajar antes de los exámenes': the second midterms in between matter), in the table's
+    order, when there are at most MAX_BETWEEN of them and none is of a past period; none otherwise."""
+    remarks = " ".join(p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip() and p not in object_parts(question))
+    if not _BEFORE_EVENT.search(fold(remarks)) or top.chunk is not other.chunk:
+        return []
+    units = units_of(top.chunk)
+    at = {id(u): i for i, u in enumerate(units)}
+    lo, hi = at.get(id(top.unit)), at.get(id(other.unit))
+    if lo is None or hi is None or hi - lo - 1 < 1 or hi - lo - 1 > MAX_BETWEEN:
+        return []
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    between = [by_unit.get(id(u)) for u in units[lo + 1 : hi]]
+    if any(c is None or c.unit.kind != "row" or period_score(c.text, asked) < 0 for c in between):
+        return []
+    return between  # type: ignore[return-value]
 
 
 CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best

@@ -329,3 +329,12 @@ def test_the_quality_a_yes_no_question_asks_about_and_its_denial():
     assert by_predicate("¿Es compatible con la beca?", "Es incompatible con el Fondo de Solidaridad.") == "no"
     assert by_predicate("¿Es compatible con la beca?", "Es la beca principal y es compatible con la de transporte.") == "yes"
     assert by_predicate("¿Es compatible con la beca?", "Se paga de marzo a diciembre.") is None
+
+
+def test_what_falls_between_the_asked_event_and_the_one_the_student_wants_to_be_before_is_said():
+    gen = ExtractiveGenerator(today=date(2026, 8, 20))
+    hits = [hit("agenda", "Agenda", AGENDA, URL, "Agenda del segundo trimestre 2026")]
+    text = body(gen.generate("¿Cuándo empieza la semana de evaluaciones intermedias? Quiero viajar antes del turno de recuperatorios.", hits))
+    assert "14 al viernes 18 de septiembre" in text and "9 al viernes 13 de noviembre" in text and "23 de noviembre" in text, text  # the last evaluations lie in between
+    plain = body(gen.generate("¿Cuándo empieza la semana de evaluaciones intermedias? Me dijeron que es después del turno de recuperatorios.", hits))
+    assert "9 al viernes 13 de noviembre" not in plain, plain  # only 'antes de' asks for what lies in between
