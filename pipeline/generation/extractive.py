@@ -269,6 +269,8 @@ class ExtractiveGenerator:
             chosen = current_period(asked, chosen, cands)
         if asked.kind == "date" and chosen and (other := compared_row(question, chosen[0], cands, asked)) is not None and other not in chosen:
             chosen = [*chosen, *[c for c in rows_between(question, chosen[0], other, cands, asked) if c not in chosen], other]
+        if asked.kind == "amount" and chosen and (note := price_note(chosen[0], cands)) is not None and note not in chosen:
+            chosen = [*chosen, note]
         if not chosen:
             return self._no_info(hits, start, covs)
         chosen = with_antecedents(chosen, cands)
@@ -916,6 +918,27 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
         if set(query_keys(next(iter(u.fields.values()), ""))) & said and period_score(by_unit[id(u)].text, asked) >= 0:
             near.append((abs(i - at), by_unit[id(u)]))
     return min(near, key=lambda x: x[0])[1] if near else None
+
+
+_PRICE_NOTE = re.compile(r"\bdescuento|\bexonerad|\bexoneracion|\bbonificacion|\brebaja|\brecargo")
+
+
+def price_note(top: Candidate, cands: Sequence[Candidate]) -> Candidate | None:
+    """The sentence right after a table of prices that changes them for some students ('Los egresados de la Facultad
+    tienen un descuento del 20 %…'), said with the price a row gives: the row alone may not be what the student pays."""
+    if top.unit.kind != "row" or "amount" not in top.strong or re.search(r"\bgratuit|\bexonerad", fold(top.text)):
+        return None  # a free programme's row needs no discount
+    units = units_of(top.chunk)
+    at = next((i for i, u in enumerate(units) if u is top.unit), None)
+    if at is None:
+        return None
+    end = at
+    while end + 1 < len(units) and units[end + 1].kind == "row":
+        end += 1
+    after = units[end + 1] if end + 1 < len(units) else None
+    if after is None or after.kind != "sentence" or not _PRICE_NOTE.search(fold(after.text)):
+        return None
+    return next((c for c in cands if c.unit is after), None)
 
 
 _BEFORE_EVENT = re.compile(r"\bantes (?:de(?:l| que)?)\b")

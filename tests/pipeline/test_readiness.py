@@ -338,3 +338,23 @@ def test_what_falls_between_the_asked_event_and_the_one_the_student_wants_to_be_
     assert "14 al viernes 18 de septiembre" in text and "9 al viernes 13 de noviembre" in text and "23 de noviembre" in text, text  # the last evaluations lie in between
     plain = body(gen.generate("¿Cuándo empieza la semana de evaluaciones intermedias? Me dijeron que es después del turno de recuperatorios.", hits))
     assert "9 al viernes 13 de noviembre" not in plain, plain  # only 'antes de' asks for what lies in between
+
+
+PRICES = (
+    "## Programas 2027\n\n"
+    "| Programa | Duración | Costo |\n|---|---|---|\n"
+    "| Diploma en Ciencia de Datos | 1 año | 10 cuotas de $ 12.000 |\n"
+    "| Diploma en Ingeniería Vial | 1 año | 10 cuotas de $ 11.500 |\n"
+    "| Maestría en Software | 2 años | 20 cuotas de $ 14.500 |\n"
+    "| Doctorado en Ingeniería | 4 años | Gratuito |\n\n"
+    "Los egresados de la Facultad tienen un descuento del 20 % en los programas arancelados.\n\n"
+    "La Facultad ofrece además cursos de educación permanente.\n"
+)
+
+
+def test_a_price_from_a_table_carries_the_discount_said_under_it():
+    answer = ExtractiveGenerator(today=date(2026, 11, 17)).generate("¿Cuánto cuesta el Diploma en Ciencia de Datos?", [hit("posgrados", "Posgrados", PRICES, URL, "Programas 2027")])
+    said = body(answer)
+    assert "$ 12.000" in said and "descuento del 20 %" in said and "11.500" not in said and "educación permanente" not in said, said
+    free = body(ExtractiveGenerator(today=date(2026, 11, 17)).generate("¿El Doctorado en Ingeniería es gratis o se paga?", [hit("posgrados", "Posgrados", PRICES, URL, "Programas 2027")]))
+    assert "gratuito" in free and "descuento" not in free, free  # a free programme needs no discount
