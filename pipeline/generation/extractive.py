@@ -282,6 +282,9 @@ class ExtractiveGenerator:
         lead, by_docs, quoted, steps = None, False, "", False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
+        elif (variants := item_variants(question, asked, chosen[0], cands)) is not None:
+            chosen = variants  # the answer differs by variant and the question does not say which: each one, a line each
+            final = self._list_answer("", variants, d, numbered=False)
         elif (listed := whole_list(asked, chosen[0], cands, question)) is not None:
             chosen = listed[1]
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
@@ -918,6 +921,40 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
         if set(query_keys(next(iter(u.fields.values()), ""))) & said and period_score(by_unit[id(u)].text, asked) >= 0:
             near.append((abs(i - at), by_unit[id(u)]))
     return min(near, key=lambda x: x[0])[1] if near else None
+
+
+def item_variants(question: str, asked: Asked, top: Candidate, cands: Sequence[Candidate]) -> list[Candidate] | None:
+    """The variants of the asked thing that one list gives, when the question does not say which one is the student's
+    ('Escolaridad digital: …', 'Escolaridad en papel: …', 'Escolaridad completa: …' for '¿Cómo pido una escolaridad?'):
+    the items of the best item's list (its document, its heading; a list may span chunks) whose labels open with the same
+    word, a word of the question's object, one run of 2 to MAX_VARIANTS of them; None when the question names a variant's
+    own words or the list is not of variants."""
+    if top.unit.kind != "item" or not top.unit.context:
+        return None
+    seen: dict[str, Candidate] = {}
+    for c in cands:
+        if c.unit.kind == "item" and c.chunk.doc_id == top.chunk.doc_id and c.unit.context == top.unit.context:
+            seen.setdefault(c.unit.text, c)
+    items = sorted(seen.values(), key=lambda c: (c.chunk.position, c.unit.offset))
+    labels = [_label_words(c.unit.text) for c in items]
+    mine = _label_words(top.unit.text)
+    if not mine or any(not w for w in labels):
+        return None
+    same = [i for i, w in enumerate(labels) if w[0] == mine[0]]
+    if not 2 <= len(same) <= MAX_VARIANTS or same != list(range(same[0], same[-1] + 1)) or mine[0][:4] not in {k[:4] for k in asked.object_keys}:
+        return None
+    asked_words = {w[:5] for w in tokens(fold(question))}
+    if any(w[:5] in asked_words for i in same for w in labels[i][1:]):
+        return None  # the question names a variant ('la escolaridad completa'): that one answers
+    return [items[i] for i in same]
+
+
+def _label_words(text: str) -> list[str]:
+    """The content words of an item's 'Label:' (up to 6 words, a parenthesised aside dropped); [] without one."""
+    m = re.match(r"^([^:]{2,60}):\s", text)
+    if not m or len(m.group(1).split()) > 6:
+        return []
+    return [w for w in tokens(fold(re.sub(r"\([^)]*\)", " ", m.group(1)))) if len(w) > 2 and w not in {"del", "las", "los", "con", "para", "por"}]
 
 
 _PRICE_NOTE = re.compile(r"\bdescuento|\bexonerad|\bexoneracion|\bbonificacion|\brebaja|\brecargo")

@@ -358,3 +358,23 @@ def test_a_price_from_a_table_carries_the_discount_said_under_it():
     assert "$ 12.000" in said and "descuento del 20 %" in said and "11.500" not in said and "educación permanente" not in said, said
     free = body(ExtractiveGenerator(today=date(2026, 11, 17)).generate("¿El Doctorado en Ingeniería es gratis o se paga?", [hit("posgrados", "Posgrados", PRICES, URL, "Programas 2027")]))
     assert "gratuito" in free and "descuento" not in free, free  # a free programme needs no discount
+
+
+TRAMITES = (
+    "## Escolaridad\n\n"
+    "La escolaridad es el certificado oficial con todas las materias aprobadas.\n\n"
+    "- Escolaridad digital (con firma electrónica): se descarga desde el SIGE y se genera en el momento.\n"
+    "- Escolaridad en papel (sellada y firmada): se pide en el SIGE y se retira en Bedelía a los cinco días hábiles.\n"
+    "- Escolaridad completa: incluye los cursos reprobados. Se pide por correo y demora tres días hábiles.\n\n"
+    "## Constancia de estudiante\n\n"
+    "- Constancia simple: se descarga al instante desde el SIGE.\n"
+)
+
+
+def test_the_variants_one_list_gives_are_listed_when_the_question_does_not_say_which():
+    gen = ExtractiveGenerator()
+    hits = [hit("tramites", "Trámites", TRAMITES, URL, "Escolaridad")]
+    said = body(gen.generate("¿Cómo pido la escolaridad y cuánto demora?", hits))
+    assert "en el momento" in said and "cinco días hábiles" in said and "tres días hábiles" in said and "Constancia" not in said, said
+    one = body(gen.generate("¿Cuánto demora la escolaridad completa con los cursos reprobados?", hits))
+    assert "tres días hábiles" in one and "en el momento" not in one, one  # the question names its variant
