@@ -289,6 +289,10 @@ class ExtractiveGenerator:
             chosen = listed[1]
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
             steps = asked.kind == "procedure" and bool(listed[0]) and 2 * sum(gives_steps(c) for c in chosen) >= len(chosen)  # steps under the lead-in that names what they do (not a list of requirements)
+            if asked.kind == "procedure" and (tail := list_tail(chosen, cands)) is not None:  # where the listed papers go
+                said = self._render(tail, book, d)
+                final = d.concat([final, said], f"{final.conclusion}\n{said.conclusion}")
+                chosen = [*chosen, tail]
         elif asked.yes_no and not answers_predicate(question, chosen[0]) and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
             chosen = [rest[0], *rest[2]]  # a yes/no answer carries its rule's conditions and exceptions, not a neighbour
             for c in rest[2]:
@@ -921,6 +925,18 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
         if set(query_keys(next(iter(u.fields.values()), ""))) & said and period_score(by_unit[id(u)].text, asked) >= 0:
             near.append((abs(i - at), by_unit[id(u)]))
     return min(near, key=lambda x: x[0])[1] if near else None
+
+
+def list_tail(items: Sequence[Candidate], cands: Sequence[Candidate]) -> Candidate | None:
+    """The sentence right after a list of papers or steps, under the same heading, that says how or where they are handed in
+    ('La documentación se entrega en PDF por correo a …'): a procedure's list without it leaves the student asking where."""
+    last = items[-1] if items else None
+    if last is None or last.unit.kind != "item":
+        return None
+    after = [c for c in cands if c.chunk.doc_id == last.chunk.doc_id and c.unit.kind == "sentence" and c.unit.context == last.unit.context
+             and (c.chunk.position, c.unit.offset) > (last.chunk.position, last.unit.offset)]
+    nxt = min(after, key=lambda c: (c.chunk.position, c.unit.offset), default=None)
+    return nxt if nxt is not None and _SAYS_HOW.search(fold(nxt.unit.text)) else None
 
 
 def item_variants(question: str, asked: Asked, top: Candidate, cands: Sequence[Candidate]) -> list[Candidate] | None:

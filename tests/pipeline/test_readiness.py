@@ -275,7 +275,10 @@ STEPS_TEXT = (
     "## Documentación necesaria\n\n"
     "1. Formulario R-1 completo, con una fila por cada materia que querés revalidar.\n"
     "2. Escolaridad emitida por la universidad de origen, con notas y fechas de aprobación.\n"
-    "3. Programa de cada materia aprobada, sellado y firmado por la universidad de origen.\n"
+    "3. Programa de cada materia aprobada, sellado y firmado por la universidad de origen.\n\n"
+    "La documentación se entrega en formato PDF por correo a revalidas@x.example.\n\n"
+    "## Costo\n\n"
+    "El trámite es gratuito para materias aprobadas en universidades públicas.\n"
 )
 
 
@@ -283,6 +286,7 @@ def test_a_how_to_question_in_the_first_person_gets_the_papers_it_is_asked_with_
     answer = ExtractiveGenerator().generate("¿Cómo reválido una materia de otra universidad?", [hit("revalidas", "Reválidas", STEPS_TEXT, URL, "Reválidas")])
     said = body(answer)
     assert "Formulario R-1" in said and "es el reconocimiento" not in said, said
+    assert said.rstrip().endswith("por correo a revalidas@x.example."), said  # where the papers go, said after them
 
 
 def test_a_procedure_said_whole_as_numbered_steps_may_be_longer_than_a_plain_answer():
