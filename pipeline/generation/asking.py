@@ -9,13 +9,21 @@ from datetime import date
 from pipeline.generation.lexical import query_keys
 from pipeline.text import fold
 
+# '¿Cómo + a verb in the first person?' asks for the steps whatever the verb ('¿cómo reválido…?', '¿cómo pido…?', '¿cómo la
+# renuevo?'): a word in -o after 'cómo', optionally after an object pronoun, that is not a participle ('como egresado') nor
+# one of the words 'como' (unaccented once folded) introduces as a comparison or a role ('como mínimo', 'como requisito').
+_NOT_A_VERB = r"(?:minimo|maximo|requisito|ejemplo|nuevo|primero|segundo|tercero|ultimo|medio|mucho|poco|tanto|mismo|caso|resultado|titulo|grupo|plazo|modo|cuando|cuanto|dato|credito|curso|ciclo|punto|trabajo|tiempo|alumno|oyente|becario|auxiliar)"
+_FIRST_PERSON_HOW = rf"\bcomo (?:(?:lo|la|los|las|le|les|me|te|nos) )?(?!{_NOT_A_VERB}\b)[a-z]{{2,}}(?<!ad)o\b"
+
 # Kinds, most specific first: '¿qué pasa si repruebo?' is a consequence, '¿puedo asignarme...?' a yes/no question.
 KINDS = ("consequence", "yes_no", "procedure", "date", "time", "amount", "place", "role", "count", "requirement", "other")
 
 _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("consequence", re.compile(r"\bque (?:pasa|sucede|ocurre|hago) (?:si|cuando)\b|\bconsecuencia|\bsancion|\bme (?:descubren|sorprenden|pillan)\b|\bque (?:pasa|sucede) con\b")),
-    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se pueden?|se podra|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|es compatible|son compatibles|cuenta|aplica|es necesario|necesito)\b")),
-    ("procedure", re.compile(r"\bcomo (?:me |se |puedo |hago |debo |hay que |realizo |solicito |obtengo |genero |tramito |pago |reali|solicit|obten|inscrib|asign|recuper|acced|pued|hag|deb)|\bpasos?\b|\bprocedimiento|\bproceso (?:para|de)\b|\btramite (?:para|de)\b|\bque debo hacer\b|\bque tengo que hacer\b")),
+    ("yes_no", re.compile(r"(?:^|[¿,.;]\s*)(?:y )?(?:yo )?(?:puedo|me puedo|podria|se pueden?|se podra|es posible|tengo derecho|me corresponde|es cierto|es obligatori[oa]|tengo que|debo|hay que|existe|hay|se permite|me pueden|pueden|es valid[oa]|es compatible|son compatibles|cuenta|aplica|es necesario|necesito)\b"
+                         r"|(?:^|[¿,.;]\s*)(?:y )?(?:el|la|los|las|este|esta) [^?]{0,60}?\b(?:es|son|sera|seran) (?:obligatori|compatible|necesari|valid|gratuit|opcional|optativ|acumulable)")),  # '¿La pasantía es obligatoria?' 
+    ("procedure", re.compile(r"\bcomo (?:me |se |puedo |hago |debo |hay que |realizo |solicito |obtengo |genero |tramito |pago |reali|solicit|obten|inscrib|asign|recuper|acced|pued|hag|deb)|\bpasos?\b|\bprocedimiento|\bproceso (?:para|de)\b|\btramite (?:para|de)\b|\bque debo hacer\b|\bque tengo que hacer\b"
+                             rf"|{_FIRST_PERSON_HOW}")),
     ("date", re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bvence|\bcon cuanto tiempo|\bantes de que\b|\bdentro de cuanto")),
     ("time", re.compile(r"\bhorarios?\b|\ba que hora|\bhora\b|\batiende")),
     ("amount", re.compile(r"\bcuanto (?:sale|cuesta|vale|cobran|se paga|hay que pagar|pago|es el costo)|\bcosto|\bprecio|\barancel|\bcuota|\bgratis|\bgratuit|\bmonto")),

@@ -18,7 +18,7 @@ from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, pe
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, sub_items
-from pipeline.generation.ranking import UnitRanker, pair_context, rerank
+from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
 from pipeline.generation.selection import RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
@@ -38,6 +38,10 @@ UNTIL_BOOST = 1.2  # score factor of a unit that states an end date ('hasta el 2
 _UNTIL_Q = re.compile(r"\bhasta (?:cuando|que (?:dia|fecha))\b|\b(?:ultimo dia|fecha limite|plazo)\b")
 _UNTIL = re.compile(r"\bhasta el (?:\w+ )?\d{1,2} de [a-z]+|\bvence el\b|\bfecha limite\b|\bplazo (?:es|vence|hasta)\b"
                     r"|\b(?:cierre|cierra|vence|finaliza|termina)\W+(?:el )?(?:\w+ )?\d{1,2} de [a-z]+")  # a table's 'Cierre' column states the end date too
+NO_PREDICATE = 0.7  # score factor of a unit without the quality a '¿Es X…?' question asks about ('compatible', 'obligatoria')
+_PREDICATE_Q = re.compile(r"(?:^|[¿,.;]\s*)(?:y\s+)?(?:(?:la|el|las|los|este|esta)\s+[^?]{0,60}?\s+)?(?:es|son|sera|seran|esta|estan)\s+(?:(?:tambien|siempre|realmente)\s+)?([a-z]{5,})\b")
+_NOT_PREDICATE = frozenset({"posible", "necesario", "cierto", "verdad", "normal", "mejor", "igual", "mismo", "misma", "valido"})
+NO_STEPS = 0.8  # score factor of a unit that gives neither a step nor the papers to hand in, for a question asking how to do something
 CEILING = 0.7  # score factor of a unit that only states a ceiling ('hasta 3', 'como máximo 5') when the question asks how many are required
 _ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b")
@@ -217,6 +221,14 @@ class ExtractiveGenerator:
             for c in cands:
                 if ceiling_only(c.text):
                     c.score *= CEILING
+        if asked.yes_no and (said := predicate(question)):  # '¿Es compatible con…?': a unit that says whether it is compatible
+            for c in cands:
+                if said not in fold(c.text) or c.unit.kind in ("record", "row"):  # a plan's 'obligatorio' field is not a rule saying so
+                    c.score *= NO_PREDICATE
+        if asked.kind == "procedure":  # '¿cómo lo pido?': a step, or the papers and form it is asked with, not what the thing is
+            for c in cands:
+                if not gives_steps(c):
+                    c.score *= NO_STEPS
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
             for c in cands:
                 if period_score(c.text, asked) < 0:
@@ -260,7 +272,9 @@ class ExtractiveGenerator:
         if asked.kind in ("date", "time", "amount") and chosen:
             chosen = current_period(asked, chosen, cands)
         if asked.kind == "date" and chosen and (other := compared_row(question, chosen[0], cands, asked)) is not None and other not in chosen:
-            chosen = [*chosen, other]
+            chosen = [*chosen, *[c for c in rows_between(question, chosen[0], other, cands, asked) if c not in chosen], other]
+        if asked.kind == "amount" and chosen and (note := price_note(chosen[0], cands)) is not None and note not in chosen:
+            chosen = [*chosen, note]
         if not chosen:
             return self._no_info(hits, start, covs)
         chosen = with_antecedents(chosen, cands)
@@ -269,13 +283,21 @@ class ExtractiveGenerator:
         head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
         if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
             chosen = [c for c in chosen if c not in named_records] or chosen
-        lead, by_docs, quoted = None, False, ""
+        lead, by_docs, quoted, steps = None, False, "", False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
+        elif (variants := item_variants(question, asked, chosen[0], cands)) is not None:
+            chosen = variants  # the answer differs by variant and the question does not say which: each one, a line each
+            final = self._list_answer("", variants, d, numbered=False)
         elif (listed := whole_list(asked, chosen[0], cands, question)) is not None:
             chosen = listed[1]
             final = self._list_answer(*listed, d, numbered=asked.kind == "procedure")
-        elif asked.yes_no and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
+            steps = asked.kind == "procedure" and bool(listed[0]) and 2 * sum(gives_steps(c) for c in chosen) >= len(chosen)  # steps under the lead-in that names what they do (not a list of requirements)
+            if asked.kind == "procedure" and (tail := list_tail(chosen, cands)) is not None:  # where the listed papers go
+                said = self._render(tail, book, d)
+                final = d.concat([final, said], f"{final.conclusion}\n{said.conclusion}")
+                chosen = [*chosen, tail]
+        elif asked.yes_no and not answers_predicate(question, chosen[0]) and (rest := clause_rest(chosen[0], cands, chosen)) is not None:
             chosen = [rest[0], *rest[2]]  # a yes/no answer carries its rule's conditions and exceptions, not a neighbour
             for c in rest[2]:
                 c.before = None  # what it refers back to is the rule or a sentence said just before it
@@ -299,10 +321,10 @@ class ExtractiveGenerator:
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
-        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted)
+        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
-            answer = figure or (None if cut_denial(chosen[0], cands) else clause_yes_no(question, chosen))
+            answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
             if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None:
@@ -909,7 +931,141 @@ def compared_row(question: str, top: Candidate, cands: Sequence[Candidate], aske
     return min(near, key=lambda x: x[0])[1] if near else None
 
 
+def list_tail(items: Sequence[Candidate], cands: Sequence[Candidate]) -> Candidate | None:
+    """The sentence right after a list of papers or steps, under the same heading, that says how or where they are handed in
+    ('La documentación se entrega en PDF por correo a …'): a procedure's list without it leaves the student asking where."""
+    last = items[-1] if items else None
+    if last is None or last.unit.kind != "item":
+        return None
+    after = [c for c in cands if c.chunk.doc_id == last.chunk.doc_id and c.unit.kind == "sentence" and c.unit.context == last.unit.context
+             and (c.chunk.position, c.unit.offset) > (last.chunk.position, last.unit.offset)]
+    nxt = min(after, key=lambda c: (c.chunk.position, c.unit.offset), default=None)
+    return nxt if nxt is not None and _SAYS_HOW.search(fold(nxt.unit.text)) else None
+
+
+def item_variants(question: str, asked: Asked, top: Candidate, cands: Sequence[Candidate]) -> list[Candidate] | None:
+    """The variants of the asked thing that one list gives, when the question does not say which one is the student's
+    ('Escolaridad digital: …', 'Escolaridad en papel: …', 'Escolaridad completa: …' for '¿Cómo pido una escolaridad?'):
+    the items of the best item's list (its document, its heading; a list may span chunks) whose labels open with the same
+    word, a word of the question's object, one run of 2 to MAX_VARIANTS of them; None when the question names a variant's
+    own words or the list is not of variants."""
+    if top.unit.kind != "item" or not top.unit.context:
+        return None
+    seen: dict[str, Candidate] = {}
+    for c in cands:
+        if c.unit.kind == "item" and c.chunk.doc_id == top.chunk.doc_id and c.unit.context == top.unit.context:
+            seen.setdefault(c.unit.text, c)
+    items = sorted(seen.values(), key=lambda c: (c.chunk.position, c.unit.offset))
+    labels = [_label_words(c.unit.text) for c in items]
+    mine = _label_words(top.unit.text)
+    if not mine or any(not w for w in labels):
+        return None
+    same = [i for i, w in enumerate(labels) if w[0] == mine[0]]
+    if not 2 <= len(same) <= MAX_VARIANTS or same != list(range(same[0], same[-1] + 1)) or mine[0][:4] not in {k[:4] for k in asked.object_keys}:
+        return None
+    asked_words = {w[:5] for w in tokens(fold(question))}
+    if any(w[:5] in asked_words for i in same for w in labels[i][1:]):
+        return None  # the question names a variant ('la escolaridad completa'): that one answers
+    return [items[i] for i in same]
+
+
+def _label_words(text: str) -> list[str]:
+    """The content words of an item's 'Label:' (up to 6 words, a parenthesised aside dropped); [] without one."""
+    m = re.match(r"^([^:]{2,60}):\s", text)
+    if not m or len(m.group(1).split()) > 6:
+        return []
+    return [w for w in tokens(fold(re.sub(r"\([^)]*\)", " ", m.group(1)))) if len(w) > 2 and w not in {"del", "las", "los", "con", "para", "por"}]
+
+
+_PRICE_NOTE = re.compile(r"\bdescuento|\bexonerad|\bexoneracion|\bbonificacion|\brebaja|\brecargo")
+
+
+def price_note(top: Candidate, cands: Sequence[Candidate]) -> Candidate | None:
+    """The sentence right after a table of prices that changes them for some students ('Los egresados de la Facultad
+    tienen un descuento del 20 %…'), said with the price a row gives: the row alone may not be what the student pays."""
+    if top.unit.kind != "row" or "amount" not in top.strong or re.search(r"\bgratuit|\bexonerad", fold(top.text)):
+        return None  # a free programme's row needs no discount
+    units = units_of(top.chunk)
+    at = next((i for i, u in enumerate(units) if u is top.unit), None)
+    if at is None:
+        return None
+    end = at
+    while end + 1 < len(units) and units[end + 1].kind == "row":
+        end += 1
+    after = units[end + 1] if end + 1 < len(units) else None
+    if after is None or after.kind != "sentence" or not _PRICE_NOTE.search(fold(after.text)):
+        return None
+    return next((c for c in cands if c.unit is after), None)
+
+
+_BEFORE_EVENT = re.compile(r"\bantes (?:de(?:l| que)?)\b")
+MAX_BETWEEN = 2  # rows between the asked event and the one the student compares with, said along
+
+
+def rows_between(question: str, top: Candidate, other: Candidate, cands: Sequence[Candidate], asked: Asked) -> list[Candidate]:
+    """The rows of the table between the asked event and a later one the student wants to do something before ('¿Cuándo
+    terminan las clases? Quiero viajar antes de los exámenes': the second midterms in between matter), in the table's
+    order, when there are at most MAX_BETWEEN of them and none is of a past period; none otherwise."""
+    remarks = " ".join(p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip() and p not in object_parts(question))
+    if not _BEFORE_EVENT.search(fold(remarks)) or top.chunk is not other.chunk:
+        return []
+    units = units_of(top.chunk)
+    at = {id(u): i for i, u in enumerate(units)}
+    lo, hi = at.get(id(top.unit)), at.get(id(other.unit))
+    if lo is None or hi is None or hi - lo - 1 < 1 or hi - lo - 1 > MAX_BETWEEN:
+        return []
+    by_unit = {id(c.unit): c for c in cands if c.chunk is top.chunk}
+    between = [by_unit.get(id(u)) for u in units[lo + 1 : hi]]
+    if any(c is None or c.unit.kind != "row" or period_score(c.text, asked) < 0 for c in between):
+        return []
+    return between  # type: ignore[return-value]
+
+
 CURRENT_SHARE = 0.4  # a current-period unit replaces past-period ones when it scores this share of the best
+
+
+def predicate(question: str) -> str | None:
+    """The quality a yes/no question asks about, as the stem a unit must say ('¿Es compatible con la beca…?' → 'compat',
+    '¿La pasantía es obligatoria?' → 'obliga'); None for other questions and for words any rule may answer ('¿es posible…?')."""
+    m = _PREDICATE_Q.search(fold(" ".join(asked_parts(question))))
+    if not m or m.group(1) in _NOT_PREDICATE:
+        return None
+    return m.group(1)[:6]
+
+
+def by_predicate(question: str, text: str) -> str | None:
+    """'yes'/'no' when the unit says the quality a '¿Es X…?' question asks about: 'es compatible con…' → yes, 'no es
+    compatible', 'incompatible' → no (the first mention decides); None when it does not say it."""
+    stem = predicate(question)
+    if stem is None:
+        return None
+    m = re.search(rf"\b(?:(no (?:es|son|sera|seran|esta|estan|resulta|resultan) )|(in|im))?{re.escape(stem)}", fold(text))
+    if m is None:
+        return None
+    return "no" if m.group(1) or m.group(2) else "yes"
+
+
+def answers_predicate(question: str, top: Candidate) -> bool:
+    """Whether the best unit, a list item, says itself the quality a '¿Es X…?' question asks about: it answers alone, and
+    the rest of its list (a catalogue of other things) is not a condition of it."""
+    stem = predicate(question)
+    return top.unit.kind == "item" and stem is not None and stem in fold(top.unit.text)
+
+
+def gives_steps(c: Candidate) -> bool:
+    """Whether a unit tells how something is done: a step (an instruction, an item of a list of steps, a 'debe presentar…')
+    or the papers and forms it is asked with ('Documentación necesaria: formulario R-1…')."""
+    have, _ = unit_gives(c.unit.text, c.unit.kind, c.unit.context, c.strong, c.types)
+    return "procedure" in have or "documents" in c.strong or bool(_SAYS_HOW.search(fold(c.unit.text)))
+
+
+# Prose that says how a thing is done: who may or must ask for it and how ('los estudiantes podrán solicitar…, para lo cual
+# podrán generar la boleta…'), or where or by what it is asked ('se pide en el SIGE o por correo', 'se descarga desde…'). Folded.
+_SAYS_HOW = re.compile(
+    r"\b(?:debe|deben|debera|deberan|podra|podran|puede|pueden|podes|hay que|tiene que|tienen que|tenes que|se debe)\s+(?:\w+\s+)?"
+    r"(?:solicitar|presentar|generar|pagar|llenar|completar|ingresar|enviar|entregar|descargar|subir|realizar|acudir|inscribir\w*|asignar\w*|obtener\w*|tramitar|pedir\w*|retirar\w*)\b"
+    r"|\bse (?:pide|piden|solicita|solicitan|tramita|tramitan|descarga|descargan|presenta|presentan|envia|envian|entrega|entregan|gestiona|gestionan|retira|retiran|genera|paga) (?:en|por|con|a|al|desde|mediante|ante|llenando|completando)\b"
+)
 
 
 def ceiling_only(text: str) -> bool:

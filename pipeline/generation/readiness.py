@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pipeline.generation.asking import Asked, asked_parts, counted, kinds_asked, period_score
-from pipeline.generation.ranking import NEEDS, unit_gives
+from pipeline.generation.ranking import CONSEQUENCE, NEEDS, unit_gives
+from pipeline.generation.selection import defines
 from pipeline.text import fold
 from pipeline.texts import t
 
@@ -82,6 +83,7 @@ _GARBLED = (
     re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[A-Za-zÁÉÍÓÚÑáéíóúñ][a-záéíóúñ]{2,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
 )
 MAX_READY_WORDS = 70
+MAX_READY_STEPS_WORDS = 110  # a procedure said whole as its numbered steps: cutting a step would not make it sendable
 
 
 def garbled(text: str) -> bool:
@@ -89,17 +91,19 @@ def garbled(text: str) -> bool:
     return any(p.search(text) for p in _GARBLED)
 
 
-def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False, quoted: str = "") -> Readiness:
+def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False, quoted: str = "", steps: bool = False) -> Readiness:
     """`listo` only when the chosen units give the asked kind of answer, about the asked object, in a current period, read clean and short, and (with a learned ranker) confidently.
 
     `record`: the answer is a course record the question names (its object is the record itself).
     `quoted`: the part of `body` that is an article the answer defers to, said whole; it does not count towards the
-    length check (the answer itself may be short while the article it follows is long)."""
+    length check (the answer itself may be short while the article it follows is long).
+    `steps`: the body is a procedure's whole numbered list under the lead-in that names what it does: as long as its steps
+    (up to MAX_READY_STEPS_WORDS), and the object is looked for in the steps together, not in the first one alone."""
     obj = object_phrase(question)
     missing = None
     if body and garbled(body):
         missing = t("missing_garbled", lang)
-    elif body and (len(body.split()) - len(quoted.split()) > MAX_READY_WORDS or body.rstrip().endswith(":")):  # long, or a lead-in without what it announces
+    elif body and (len(body.split()) - len(quoted.split()) > (MAX_READY_STEPS_WORDS if steps else MAX_READY_WORDS) or body.rstrip().endswith(":")):  # long, or a lead-in without what it announces
         missing = t("missing_long", lang)
     elif record:
         pass
@@ -109,9 +113,13 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_object", lang).format(object=obj)
     elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq"):
         missing = t("missing_open", lang).format(object=obj)
+    elif asked.kind == "other" and chosen[0].unit.kind != "faq" and not defines(chosen[0].text, asked.object_keys):
+        missing = t("missing_definition", lang).format(object=obj)  # '¿qué es X?' answered by a passage that does not say what X is
+    elif asked.kind == "consequence" and not any(consequence_beyond(question, c.text) for c in chosen):
+        missing = t("missing_type", lang).format(what=t("what_consequence", lang), object=obj)
     elif asked.kind != "other" and not gives_type(asked, chosen) or (asked.kind == "count" and not record and not _counts(question, chosen)):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
-    elif object_share(asked, chosen) < MIN_OBJECT or object_share(asked, chosen[:1]) < MIN_OBJECT or object_share(asked, chosen[:1], own=True) < MIN_OWN_OBJECT:
+    elif object_share(asked, chosen) < MIN_OBJECT or not steps and (object_share(asked, chosen[:1]) < MIN_OBJECT or object_share(asked, chosen[:1], own=True) < MIN_OWN_OBJECT):
         missing = t("missing_object", lang).format(object=obj)
     elif any(period_score(c.text, asked) < 0 for c in chosen) and asked.kind in ("date", "time", "amount"):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
@@ -121,6 +129,17 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_type", lang).format(what=t(f"what_{part[1]}", lang), object=object_phrase(part[0]))
     ready = missing is None
     return Readiness(ready, missing, [] if ready else passages(cands, n_passages), evidence(asked, chosen, learned=learned, body=body, cands=cands))
+
+
+_CONDITION = re.compile(r"\b(?:si|cuando|en caso de que)\b([^?.;,]*)")
+
+
+def consequence_beyond(question: str, text: str) -> bool:
+    """Whether a unit states a consequence in words of its own, not only the situation the question describes: '¿qué pasa
+    si repruebo 3 veces…?' is not answered by '…el estudiante que haya reprobado…podrá inscribirse en otra carrera…' for
+    its 'reprobado' alone (the same stem, 4 letters, as a word of the question's 'si…' clause)."""
+    said = {w[:4] for clause in _CONDITION.findall(fold(question)) for w in re.findall(r"[a-z]{4,}", clause)}
+    return any(m.group(0).strip()[:4] not in said for m in CONSEQUENCE.finditer(fold(text)))
 
 
 def unanswered_part(question: str, asked: Asked, chosen: Sequence) -> tuple[str, str] | None:

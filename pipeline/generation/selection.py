@@ -10,6 +10,7 @@ import numpy as np
 from pipeline.chunking import Chunk
 from pipeline.generation.asking import asked_parts, counted, kind_of, object_keys
 from pipeline.generation.lexical import doc_keys, query_keys
+from pipeline.generation.ranking import NEEDS, unit_gives
 from pipeline.text import STOPWORDS_ES, fold, tokens
 from pipeline.units import Unit, extract_units, record_code, record_name, render
 
@@ -327,7 +328,7 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
             parts["rank"] = cfg.rank_weight / doc_rank[c.doc_id]
             if c.doc_id in named_docs:
                 parts["programme"] = cfg.programme_weight
-            if defining and _defines(f.text, okeys):
+            if defining and defines(f.text, okeys):
                 parts["definition"] = cfg.definition_weight
             if f.words > cfg.long_words:
                 parts["length"] = -min(0.3, cfg.long_penalty * (f.words - cfg.long_words))
@@ -366,6 +367,9 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     restricted = bool(RESTRICTED.search(fold(top.text)))
     alone = answers_alone(top, question, asked, cfg) and not restricted  # a special case alone hides the general rule
     rescue = cfg.rescue_ratio if top.doc_rank > 1 else cfg.keep_ratio
+    kind = kind_of(question)
+    kind_needs = (*NEEDS.get(kind, ()), *KIND_ALSO.get(kind, ())) if kind in KIND_CHECKED else ()
+    kind_gives = bool(kind_needs) and _gives_kind(top, kind_needs)
     for c in cands[1:]:
         if len(chosen) >= cfg.max_units or c.score < min(cfg.keep_ratio, rescue) * top.score:
             break
@@ -378,6 +382,8 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
         gain = sum(w for k, w in weights.items() if k in c.keys and k not in covered) / total
         if c.miss and met:
             continue  # the question's kind of answer is already given; this unit does not give it
+        if kind_gives and not _gives_kind(c, kind_needs) and not _listed_condition(c, top, asked):
+            continue  # a consequence, a rule or a step is asked and the best unit gives it: a unit that gives none is a neighbour ('Presentar documento de identificación…' beside '¿qué pasa si no me presento?')
         fills = bool((asked - met) & c.types)
         other_doc = c.chunk.doc_id != top.chunk.doc_id
         if other_doc and c.unit.kind in ("record", "row") and top.unit.kind in ("record", "row"):
@@ -420,14 +426,14 @@ def _not_the_record(cands: list[Candidate], okeys: tuple[str, ...]) -> None:
 
 
 _DEFINITION_Q = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)
-_DEFINES = re.compile(r"\b(?:es|son|consiste en|consisten en|se denomina|se denominan|se define como|se entiende por|se considera)\b")
+_DEFINES = re.compile(r"\b(?:es|son|consiste en|consisten en|comprende|comprenden|significa|significan|se refiere a|se refieren a|se denomina|se denominan|se define como|se entiende por|se considera)\b")
 
 
 _ARTICLE_HEAD = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*", re.IGNORECASE)
 _NAMING = re.compile(r"^(?:se denominan?|se define[n]? como|se entiende por|se considera[n]?)\b")
 
 
-def _defines(text: str, keys: tuple[str, ...]) -> bool:
+def defines(text: str, keys: tuple[str, ...]) -> bool:
     """Whether a unit opens by defining what the question names: 'Asignación es el procedimiento…' (the keys, then a
     defining verb within the first words) or 'Se denominan evaluaciones por suficiencia a…'."""
     head = _ARTICLE_HEAD.sub("", fold(text))[:200]
@@ -474,6 +480,23 @@ def answers_alone(top: Candidate, question: str, asked: set[str], cfg: Selection
     have = top.own or top.keys
     share = sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
     return share >= cfg.sufficient_object
+
+
+KIND_CHECKED = frozenset({"consequence", "yes_no", "procedure"})  # kinds whose answer a unit's own words show (a sanction, a may/must, a step), unlike a value's
+
+
+KIND_ALSO = {"consequence": ("permission",)}  # '¿qué pasa si no me presento?' is answered by what follows and by what the student may then do
+# Consequences stated as what will not be had or what is recorded ('no tendrán calificación', 'se anotará su inasistencia'). Folded.
+_CONSEQUENCE_MORE = re.compile(r"\bno tendran?\b|\bse (?:anotara|registrara|consignara|considerara|tendra por)\b|\bquedaran?\b")
+
+
+def _gives_kind(c: Candidate, needs: tuple[str, ...]) -> bool:
+    """Whether a unit gives one of the kinds of answer `needs` (ranking.NEEDS of the question's kind, and KIND_ALSO); the
+    papers to hand in count as a step of a procedure."""
+    have, _ = unit_gives(c.unit.text, c.unit.kind, c.unit.context, c.strong, c.types)
+    if "consequence" in needs and _CONSEQUENCE_MORE.search(fold(c.unit.text)):
+        have = have | {"consequence"}
+    return bool(set(needs) & have) or ("procedure" in needs and "documents" in c.strong)
 
 
 def _listed_condition(c: Candidate, top: Candidate, asked: set[str]) -> bool:

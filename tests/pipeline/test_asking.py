@@ -24,6 +24,11 @@ from pipeline.generation.asking import ask, kind_of, period_score
         ("¿Cuántos créditos necesito para graduarme?", "count"),
         ("¿Qué requisitos hay para el examen técnico profesional?", "requirement"),
         ("¿Qué es la asignación de cursos?", "other"),
+        ("¿Cómo reválido una materia de otra universidad?", "procedure"),  # a first-person verb after 'cómo', whatever the verb
+        ("Necesito una escolaridad para una empresa. ¿Cómo la pido y cuánto demora?", "procedure"),
+        ("como renuevo la beca?", "procedure"),
+        ("¿Cuánto tiempo tengo como máximo para entregar el informe?", "count"),  # 'como máximo' is not a verb
+        ("¿Cuento como egresado para el descuento?", "other"),  # a participle after 'como' is a role, not a step
     ],
 )
 def test_the_kind_of_answer_a_question_asks_for(question, kind):

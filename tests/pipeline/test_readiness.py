@@ -235,3 +235,150 @@ def test_a_yes_read_from_a_modal_verb_does_not_make_an_existence_question_ready(
     rules = "## Evaluación\n\nArtículo 40. El estudiante deberá aprobar la práctica antes de la evaluación de recuperación, en primera o segunda recuperación."
     answer = ExtractiveGenerator().generate("¿Hay primera y segunda recuperación?", [hit("normativo", "Normativo de evaluación", rules, URL, "Evaluación")])
     assert readiness_of(answer.flags)["flag"] == "necesita revisión", answer.text
+
+
+def test_a_definition_question_is_not_ready_with_a_passage_that_does_not_define_it():
+    text = "## Evaluación\n\nEl profesor debe disponer del tiempo necesario para el examen, tomando en consideración los principios de higiene mental y las normas pedagógicas adecuadas."
+    answer = ExtractiveGenerator().generate("¿Qué son los principios de higiene mental que se mencionan para el examen?", [hit("normativo", "Normativo", text, URL, "Evaluación")])
+    flag = readiness_of(answer.flags)
+    assert flag["flag"] == "necesita revisión" and flag["missing"].startswith("no encontré qué es"), flag
+    defined = "## Evaluación\n\nArtículo 8. Las actividades curriculares de cada curso comprenden ejercicios, comprobaciones de lectura y prácticas de laboratorio."
+    ok = ExtractiveGenerator().generate("¿Qué son las actividades curriculares?", [hit("normativo", "Normativo", defined, URL, "Evaluación")])
+    assert readiness_of(ok.flags)["flag"] == "listo"  # 'comprenden' defines as 'son' does
+
+
+def test_a_consequence_is_not_read_from_the_situation_the_student_describes():
+    text = ("## Repitencia\n\nArtículo 19. El estudiante que haya reprobado las veces permitidas en un curso podrá inscribirse una única vez "
+            "en otra carrera de la Facultad, siempre y cuando el curso reprobado no sea obligatorio en ella.")
+    gen = ExtractiveGenerator()
+    echo = readiness_of(gen.generate("¿Qué pasa si repruebo 3 veces un curso obligatorio?", [hit("normativo", "Normativo", text, URL, "Repitencia")]).flags)
+    assert echo["flag"] == "necesita revisión" and echo["missing"].startswith("no encontré qué consecuencia tiene"), echo
+    sanction = readiness_of(gen.generate("¿Qué pasa si me descubren copiando en un examen?", [hit("normativo", "Normativo de evaluación", RULES, URL, "Evaluación")]).flags)
+    assert sanction["flag"] == "listo"  # 'será sancionado con la anulación' is not what the student said
+
+
+def test_a_consequence_answer_leaves_out_a_neighbouring_requirement():
+    text = ("## Evaluación final\n\n"
+            "Artículo 77. Para tener derecho a la evaluación final el estudiante debe cumplir lo siguiente:\n\n"
+            "- Estar asignado en el curso.\n"
+            "- Presentar documento de identificación, de preferencia el Documento Personal de Identificación.\n\n"
+            "Artículo 78. Los estudiantes que no se presenten el día y hora señalada para la evaluación final no tendrán calificación en él, "
+            "y en el acta se anotará su inasistencia como No se presentó.")
+    answer = ExtractiveGenerator().generate("¿Qué pasa si no me presento el día y la hora de la evaluación final?", [hit("normativo", "Normativo", text, URL, "Evaluación final")])
+    said = body(answer)
+    assert "no tendrán calificación" in said and "documento de identificación" not in said, said
+
+
+STEPS_TEXT = (
+    "## Reválidas\n\n"
+    "La reválida es el reconocimiento de una materia aprobada en otra universidad como equivalente a una materia de tu carrera en la Facultad.\n\n"
+    "## Documentación necesaria\n\n"
+    "1. Formulario R-1 completo, con una fila por cada materia que querés revalidar.\n"
+    "2. Escolaridad emitida por la universidad de origen, con notas y fechas de aprobación.\n"
+    "3. Programa de cada materia aprobada, sellado y firmado por la universidad de origen.\n\n"
+    "La documentación se entrega en formato PDF por correo a revalidas@x.example.\n\n"
+    "## Costo\n\n"
+    "El trámite es gratuito para materias aprobadas en universidades públicas.\n"
+)
+
+
+def test_a_how_to_question_in_the_first_person_gets_the_papers_it_is_asked_with_not_the_definition():
+    answer = ExtractiveGenerator().generate("¿Cómo reválido una materia de otra universidad?", [hit("revalidas", "Reválidas", STEPS_TEXT, URL, "Reválidas")])
+    said = body(answer)
+    assert "Formulario R-1" in said and "es el reconocimiento" not in said, said
+    assert said.rstrip().endswith("por correo a revalidas@x.example."), said  # where the papers go, said after them
+
+
+def test_a_procedure_said_whole_as_numbered_steps_may_be_longer_than_a_plain_answer():
+    steps = "\n".join(f"- {s}" for s in (
+        "Ir a la página del portal estudiantil de la Facultad e iniciar sesión con el número de carné.",
+        "En el menú de inicio de sesión buscar la opción para recuperar el acceso al portal.",
+        "Ingresar el número de documento de identificación y presionar el botón Enviar.",
+        "Revisar el correo registrado en el portal y seguir los pasos que se indican en el mensaje recibido.",
+        "Ingresar de nuevo con la contraseña nueva y cambiarla por una propia desde el perfil.",
+    ))
+    text = f"## Contraseña\n\nPara recuperar la contraseña del portal estudiantil usted debe:\n\n{steps}"
+    answer = ExtractiveGenerator().generate("Olvidé la contraseña del portal estudiantil, ¿cómo la recupero?", [hit("faq", "Preguntas frecuentes", text, URL, "Contraseña")])
+    said = body(answer)
+    assert said.splitlines()[1].startswith("1. ") and len(said.split()) > 70, said
+    assert readiness_of(answer.flags)["flag"] == "listo", readiness_of(answer.flags)
+
+
+CATALOGUE = (
+    "## ¿Qué becas hay?\n\n"
+    "La Facultad ofrece tres tipos de beca para estudiantes de grado:\n\n"
+    "1. Beca de Apoyo Económico: $ 8.500 por mes, de marzo a diciembre. Es la beca principal y es compatible con la Beca de Transporte.\n"
+    "2. Beca de Transporte: carga mensual en la tarjeta de transporte equivalente a 50 boletos, de marzo a diciembre.\n"
+    "3. Beca de Alimentación: tarjeta con una carga mensual de $ 3.000 para los comedores universitarios.\n\n"
+    "## Plazos\n\n"
+    "- Beca de Transporte, convocatoria extraordinaria: del 1 al 15 de agosto de 2027, solo si quedan cupos.\n"
+)
+
+
+def test_a_yes_no_question_about_a_quality_is_answered_by_the_unit_that_says_it_alone():
+    answer = ExtractiveGenerator(today=date(2026, 11, 20)).generate(
+        "¿La beca de transporte es compatible con la beca de apoyo económico?", [hit("becas", "Becas", CATALOGUE, URL, "Becas")])
+    said = body(answer)
+    assert said.startswith("Sí. ") and "es compatible con la Beca de Transporte" in said, said
+    assert "Alimentación" not in said and "agosto" not in said, said  # neither the rest of the catalogue nor a neighbour
+
+
+def test_the_quality_a_yes_no_question_asks_about_and_its_denial():
+    from pipeline.generation.extractive import by_predicate, predicate
+
+    assert predicate("¿Hasta cuándo hay plazo? ¿Es compatible con la beca de apoyo económico?") == "compat"
+    assert predicate("¿La pasantía es obligatoria?") == "obliga"
+    assert predicate("¿Es posible cambiar de carrera?") is None  # any rule may answer 'posible'
+    assert by_predicate("¿Es compatible con la beca?", "No es compatible con otra beca pública.") == "no"
+    assert by_predicate("¿Es compatible con la beca?", "Es incompatible con el Fondo de Solidaridad.") == "no"
+    assert by_predicate("¿Es compatible con la beca?", "Es la beca principal y es compatible con la de transporte.") == "yes"
+    assert by_predicate("¿Es compatible con la beca?", "Se paga de marzo a diciembre.") is None
+
+
+def test_what_falls_between_the_asked_event_and_the_one_the_student_wants_to_be_before_is_said():
+    gen = ExtractiveGenerator(today=date(2026, 8, 20))
+    hits = [hit("agenda", "Agenda", AGENDA, URL, "Agenda del segundo trimestre 2026")]
+    text = body(gen.generate("¿Cuándo empieza la semana de evaluaciones intermedias? Quiero viajar antes del turno de recuperatorios.", hits))
+    assert "14 al viernes 18 de septiembre" in text and "9 al viernes 13 de noviembre" in text and "23 de noviembre" in text, text  # the last evaluations lie in between
+    plain = body(gen.generate("¿Cuándo empieza la semana de evaluaciones intermedias? Me dijeron que es después del turno de recuperatorios.", hits))
+    assert "9 al viernes 13 de noviembre" not in plain, plain  # only 'antes de' asks for what lies in between
+
+
+PRICES = (
+    "## Programas 2027\n\n"
+    "| Programa | Duración | Costo |\n|---|---|---|\n"
+    "| Diploma en Ciencia de Datos | 1 año | 10 cuotas de $ 12.000 |\n"
+    "| Diploma en Ingeniería Vial | 1 año | 10 cuotas de $ 11.500 |\n"
+    "| Maestría en Software | 2 años | 20 cuotas de $ 14.500 |\n"
+    "| Doctorado en Ingeniería | 4 años | Gratuito |\n\n"
+    "Los egresados de la Facultad tienen un descuento del 20 % en los programas arancelados.\n\n"
+    "La Facultad ofrece además cursos de educación permanente.\n"
+)
+
+
+def test_a_price_from_a_table_carries_the_discount_said_under_it():
+    answer = ExtractiveGenerator(today=date(2026, 11, 17)).generate("¿Cuánto cuesta el Diploma en Ciencia de Datos?", [hit("posgrados", "Posgrados", PRICES, URL, "Programas 2027")])
+    said = body(answer)
+    assert "$ 12.000" in said and "descuento del 20 %" in said and "11.500" not in said and "educación permanente" not in said, said
+    free = body(ExtractiveGenerator(today=date(2026, 11, 17)).generate("¿El Doctorado en Ingeniería es gratis o se paga?", [hit("posgrados", "Posgrados", PRICES, URL, "Programas 2027")]))
+    assert "gratuito" in free and "descuento" not in free, free  # a free programme needs no discount
+
+
+TRAMITES = (
+    "## Escolaridad\n\n"
+    "La escolaridad es el certificado oficial con todas las materias aprobadas.\n\n"
+    "- Escolaridad digital (con firma electrónica): se descarga desde el SIGE y se genera en el momento.\n"
+    "- Escolaridad en papel (sellada y firmada): se pide en el SIGE y se retira en Bedelía a los cinco días hábiles.\n"
+    "- Escolaridad completa: incluye los cursos reprobados. Se pide por correo y demora tres días hábiles.\n\n"
+    "## Constancia de estudiante\n\n"
+    "- Constancia simple: se descarga al instante desde el SIGE.\n"
+)
+
+
+def test_the_variants_one_list_gives_are_listed_when_the_question_does_not_say_which():
+    gen = ExtractiveGenerator()
+    hits = [hit("tramites", "Trámites", TRAMITES, URL, "Escolaridad")]
+    said = body(gen.generate("¿Cómo pido la escolaridad y cuánto demora?", hits))
+    assert "en el momento" in said and "cinco días hábiles" in said and "tres días hábiles" in said and "Constancia" not in said, said
+    one = body(gen.generate("¿Cuánto demora la escolaridad completa con los cursos reprobados?", hits))
+    assert "tres días hábiles" in one and "en el momento" not in one, one  # the question names its variant
