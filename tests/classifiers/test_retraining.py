@@ -25,6 +25,11 @@ GOOD_OUT = [
     "que opinas de la carrera de sistemas",
 ]
 
+PLAIN_OUT = [  # out of domain with the office's words and no request, institution or coursework cue
+    "antes de inscribirme a examenes: cual es la capital de australia", "la beca de transporte sirve para el bus de otra ciudad de mexico",
+    "cuantos creditos de tarjeta me da el banco por ser estudiante", "que clinica dental queda cerca de la facultad",
+]
+
 
 @pytest.fixture
 def setup(chunks, chunk_vectors, fake_embedder):
@@ -201,13 +206,15 @@ def test_below_the_minimum_of_decisions_the_classifier_stays_and_the_memory_alon
     """Twenty decisions cannot show out of fold that a retrained classifier is better: the gate in use is kept as it is,
     with the staff memory consulted first, so a correction still takes effect on close repeats; the report says why."""
     space, synthetic, gate = setup
-    staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT])
+    # the gate's own intents turn most of GOOD_OUT away already; these carry no such cue, so some reach the gate's classifier alone
+    out = GOOD_OUT + PLAIN_OUT
+    staff = _staff(gate, fake_embedder, [(t, 1) for t in GOOD_IN] + [(t, 0) for t in out])
     result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8), current=gate)
     assert result.verdict.adopted and result.kind == "memory", result.verdict.reason
     assert "fewer than 30 decisions" in result.verdict.reason and not result.memory_only["gain_required"]
     assert np.array_equal(result.gate.coef, gate.coef) and result.gate.threshold == gate.threshold and len(result.gate.memory) == len(staff)
     result.gate.save(tmp_path)
-    probes = [f"{t} gracias" for t in GOOD_OUT if gate.decide(f"{t} gracias", fake_embedder).in_domain]  # close repeats, unseen, the gate alone lets in
+    probes = [f"{t} gracias" for t in out if gate.decide(f"{t} gracias", fake_embedder).in_domain]  # close repeats, unseen, the gate alone lets in
     assert probes
     d = Gate.load(tmp_path).decide(probes[0], fake_embedder)
     assert not d.in_domain and d.remembered and d.remembered["label"] == 0
