@@ -120,7 +120,15 @@ def asking_sentences(text: str) -> list[str]:
     return [p for p in _pieces(text) if _asks(p)]
 
 
+_LABEL = re.compile(r"^(?:[^\W\d_]+[\s,]+){0,4}[^\W\d_]+\s*:\s*(?=¿)")  # "Y otra cosa: ¿…?", "Consulta: ¿…?"
+
+
 def asked_sentence(part: str) -> str:
-    """The question of a part, for the heading that introduces its answer in the reply."""
+    """The question of a part, for the heading that introduces its answer in the reply (without a short label that
+    only announces it, such as "Y otra cosa:")."""
     asking = asking_sentences(part)
-    return (asking[0] if asking else part).strip()
+    heading = (asking[0] if asking else part).strip()
+    if label := _LABEL.match(heading):
+        rest = heading[label.end() :]
+        heading = rest[:1] + rest[1:2].upper() + rest[2:]
+    return heading

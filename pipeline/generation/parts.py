@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from pipeline.derivation import Step
-from pipeline.generation import Answer, Reference
+from pipeline.generation import Answer, Reference, references_section
 from pipeline.generation.readiness import READINESS_FLAG, READY, parts_missing
 from pipeline.text import fold, tokens
 from pipeline.texts import t
@@ -23,6 +23,14 @@ def reply_body(answer: Answer, lang: str = "es") -> str:
     if text.endswith(closing):
         text = text[: -len(closing)].rstrip()
     return text
+
+
+def _body_alone(answer: Answer, lang: str) -> str:
+    """The answer's text without greeting, closing and its own list of references (a reply to several questions lists
+    its documents once, at the end)."""
+    body = reply_body(answer, lang)
+    own = "\n".join(references_section(answer.references, lang)).strip()
+    return body[: -len(own)].rstrip() if own and body.endswith(own) else body
 
 
 def _final(steps: list[Step]) -> Step | None:
@@ -109,15 +117,15 @@ def merged_readiness(answers: list[Answer], lang: str = "es") -> dict | None:
 
 
 def compose(headings: list[str], answers: list[Answer], lang: str = "es") -> Answer:
-    """The answers to the message's questions, numbered in the order asked; a part without information says so without
-    hiding the others, and a part another one already answers is said once."""
+    """The answers to the message's questions, numbered in the order asked, then the documents they cite, listed once;
+    a part without information says so without hiding the others, and a part another one already answers is said once."""
     headings, answers = _distinct(headings, answers, lang)
     if len(answers) == 1:
         return answers[0]
     sections, steps, hits, finals = [], [], [], []
     refs: dict[str, Reference] = {}
     for i, (heading, answer) in enumerate(zip(headings, answers), start=1):
-        body = reply_body(answer, lang) or t("no_info", lang)
+        body = _body_alone(answer, lang) or t("no_info", lang)
         sections.append(f"{i}. {heading}\n{body}")
         part_steps = _renumbered(answer.derivation, i, len(hits))
         final = _final(part_steps)
@@ -139,7 +147,7 @@ def compose(headings: list[str], answers: list[Answer], lang: str = "es") -> Ans
     for a in answers[1:]:
         usage = usage + a.usage
     return Answer(
-        text="\n".join([t("greeting", lang), "", "\n\n".join(sections), "", t("closing", lang)]),
+        text="\n".join([t("greeting", lang), "", "\n\n".join(sections), *references_section(list(refs.values()), lang), "", t("closing", lang)]),
         method=first.method,
         model=first.model,
         references=list(refs.values()),

@@ -1,4 +1,4 @@
-"""One reply from the answers to several questions: in order, each with its references; NoInfo does not hide the others."""
+"""One reply from the answers to several questions: in order, then the documents they cite, once; NoInfo does not hide the others."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def _answer(body, refs, hits, steps, no_info=False):
     return Answer(text=format_reply(body, refs), method="extractive", model="x", references=refs, no_info=no_info, derivation=steps, hits=hits)
 
 
-def test_answers_come_in_order_each_with_its_references_and_a_valid_derivation():
+def test_answers_come_in_order_then_their_references_once_and_a_valid_derivation():
     hits = exam_hits()
     exams = _answer("La inscripción es del 11 al 22 de enero.", [Reference("examenes", "Exámenes", "https://x/examenes")], hits[:1], [Step("s1", "Extract", ["1"], "del 11 al 22 de enero", is_final=True)])
     nothing = _answer(t("no_info"), [], [], [Step("s1", "NoInfo", [], t("no_info"), is_final=True)], no_info=True)
@@ -24,7 +24,10 @@ def test_answers_come_in_order_each_with_its_references_and_a_valid_derivation()
     assert text.startswith(t("greeting")) and text.rstrip().endswith(t("closing").splitlines()[-1])
     i1, i2, i3 = text.index("1. ¿Hasta cuándo me inscribo?"), text.index("2. ¿Hay gimnasio?"), text.index("3. ¿Cuándo piden las becas?")
     assert i1 < i2 < i3
-    assert "- Exámenes: https://x/examenes" in text[i1:i2] and "del 1 al 28 de febrero" in text[i3:] and "- Becas" in text[i3:]
+    assert "del 11 al 22 de enero" in text[i1:i2] and "del 1 al 28 de febrero" in text[i3:]
+    refs = text.index(t("references"))
+    assert text.count(t("references")) == 1 and refs > i3  # one list of documents, after the last answer, in the order cited
+    assert text[refs:].index("- Exámenes: https://x/examenes") < text[refs:].index("- Becas")
     assert t("no_info") in text[i2:i3]  # the part without information says so; the others are still answered
     assert not reply.no_info and [r.doc_id for r in reply.references] == ["examenes", "becas"]
     final = validate(reply.derivation, len(reply.hits))
@@ -58,3 +61,12 @@ def test_a_reply_to_several_questions_is_ready_only_when_every_part_is_and_says_
     assert flags[0]["missing"] == "pregunta 2: no encontré la fecha de «la convocatoria de becas»" and flags[0]["passages"] == [{"text": "Las becas tienen cupos."}]
     both = compose(["¿Hasta cuándo me inscribo?", "¿Cuándo abren las becas?"], [ready, _answer("Del 1 al 28 de febrero.", [], [], [Step("s1", "Extract", [], "z", is_final=True)])])
     assert [f["flag"] for f in both.extra_flags if f["kind"] == "readiness"] == ["listo"]
+
+
+def test_a_document_two_parts_cite_is_listed_once():
+    ref = Reference("examenes", "Exámenes", "https://x/examenes")
+    first = _answer("La inscripción es del 11 al 22 de enero.", [ref], [], [Step("s1", "Extract", [], "a", is_final=True)])
+    second = _answer("Los exámenes son del 1 al 20 de febrero.", [Reference("examenes", "Exámenes", "https://x/examenes")], [], [Step("s1", "Extract", [], "b", is_final=True)])
+    text = compose(["¿Hasta cuándo me inscribo?", "¿Cuándo son los exámenes?"], [first, second]).text
+    assert text.count("- Exámenes: https://x/examenes") == 1 and text.count(t("references")) == 1
+    assert text.index("2. ¿Cuándo son los exámenes?") < text.index(t("references"))

@@ -48,3 +48,10 @@ def test_a_long_list_of_questions_is_bounded():
     text = " ".join(f"¿Qué pasa con {w}?" for w in topics)
     parts = split_questions(text)
     assert len(parts) == 5 and "bedelia horario" in parts[-1] and "posgrados maestria" in parts[-1]
+
+
+def test_a_heading_drops_a_short_label_that_only_announces_the_question_and_keeps_a_condition():
+    assert asked_sentence("Y otra cosa: ¿cuándo abre la convocatoria de becas?") == "¿Cuándo abre la convocatoria de becas?"
+    assert asked_sentence("Consulta: ¿hay clases el sábado?") == "¿Hay clases el sábado?"
+    assert asked_sentence("Si repruebo el laboratorio, ¿pierdo el curso?") == "Si repruebo el laboratorio, ¿pierdo el curso?"
+    assert asked_sentence("Tengo esta duda con el plazo del 22 de enero de 2027: ¿se puede extender?").startswith("Tengo esta duda")

@@ -146,7 +146,7 @@ def test_a_closing_with_a_new_question_is_drafted(services):
         assert closing.state == states.DRAFTED and "bedelia_tramites" in [r["doc_id"] for r in _latest(s, closing).references]
 
 
-def test_several_questions_are_answered_in_order_each_with_its_references(services):
+def test_several_questions_are_answered_in_order_then_their_references_once(services):
     deliver(services, email("34_varias_preguntas.eml"))
     run_once(services)
     with Session(services.engine) as s:
@@ -155,7 +155,9 @@ def test_several_questions_are_answered_in_order_each_with_its_references(servic
     assert len(draft.context["parts"]) == 2
     first, second = draft.text.index("1. ¿Hasta cuándo me puedo inscribir"), draft.text.index("2. ")
     assert first < second
-    assert "Exámenes" in draft.text[first:second] and "Becas" in draft.text[second:]
+    refs = draft.text.index("Referencias:")
+    assert draft.text.count("Referencias:") == 1 and second < refs  # the documents are listed once, after the answers
+    assert "Exámenes" in draft.text[refs:] and "Becas" in draft.text[refs:]
     assert {r["doc_id"] for r in draft.references} >= {"examenes", "becas"}
     assert draft.derivation[-1]["rule"] == "Concat" and draft.derivation[-1]["is_final"]
 
