@@ -2,7 +2,8 @@
 
 Protocol:
   PYTHONPATH=$PWD python benchmarks/gate_learning.py [--data-dir /tmp/i28gl] [--splits 2] [--fresh-seeds 101,102]
-      [--fresh2-seeds 201,202] [--fresh3-seeds 301,302] [--parts tuning,fresh,fresh2,fresh3,dev_to_fresh,worse] [--out PATH]
+      [--fresh2-seeds 201,202] [--fresh3-seeds 301,302] [--fresh4-seeds 401,402]
+      [--parts tuning,fresh,fresh2,fresh3,fresh4,dev_to_fresh,worse] [--out PATH]
 The gate is trained offline from the FIUSAC text documents (shared corpora, read by path). The dev set
 benchmarks/data/gate_learning_dev.jsonl (informal in-domain messages and near-miss out-of-domain ones, written for this
 benchmark and used nowhere in training) is split in two halves, stratified, per seed:
@@ -25,6 +26,8 @@ first, and "memory_only_evidence" its out-of-fold verdict; "reach_out_of_fold" i
 fold on the seen half alone (what `gate retrain --json` reports), to set beside "reach", the same curve on the unseen half.
 "fresh3": a third fresh file (benchmarks/data/gate_learning_fresh3.jsonl, 202 messages by family) written in the fourth
 session before any of its runs, split with seeds 301 and 302, for confirmation only.
+"fresh4": a fourth fresh file (benchmarks/data/gate_learning_fresh_i28s.jsonl, 207 messages by family, among them public
+services) written before the intent-level learning was tried, split with seeds 401 and 402, the untouched check.
 "fresh2": a second, larger fresh file written in the third session (benchmarks/data/gate_learning_fresh2.jsonl: 119
 informal in-domain, 120 near misses and far ones, by family), never used for training or for choosing anything, split
 with seeds 201 and 202 (about 120 unseen messages per split); each total carries a 95% bootstrap interval of the fall
@@ -62,6 +65,7 @@ DEV = ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl"
 FRESH = ROOT / "benchmarks" / "data" / "gate_learning_fresh.jsonl"
 FRESH2 = ROOT / "benchmarks" / "data" / "gate_learning_fresh2.jsonl"
 FRESH3 = ROOT / "benchmarks" / "data" / "gate_learning_fresh3.jsonl"
+FRESH4 = ROOT / "benchmarks" / "data" / "gate_learning_fresh_i28s.jsonl"
 RADII = (0.86, 0.88, 0.9, 0.91, 0.92, 0.93, 0.94, 0.95, 0.96, 0.97, 0.98)
 
 
@@ -246,7 +250,8 @@ def main() -> None:
     ap.add_argument("--fresh-seeds", default="101,102", help="seeds of the fresh splits (never used to choose anything)")
     ap.add_argument("--fresh2-seeds", default="201,202", help="seeds of the splits of the second, larger fresh file")
     ap.add_argument("--fresh3-seeds", default="301,302", help="seeds of the splits of the third fresh file")
-    ap.add_argument("--parts", default="tuning,fresh,fresh2,fresh3,dev_to_fresh,worse", help="which parts to run")
+    ap.add_argument("--fresh4-seeds", default="401,402", help="seeds of the splits of the fourth fresh file")
+    ap.add_argument("--parts", default="tuning,fresh,fresh2,fresh3,fresh4,dev_to_fresh,worse", help="which parts to run")
     ap.add_argument("--staff-model", choices=("config", "on", "off"), default="config", help="the staff model: as configured (ORIENTA_GATE__STAFF_MODEL), or forced on/off")
     ap.add_argument("--brier-allowance", type=int, default=None, help="extra staff CV errors adoption lets through when the Brier interval is surely better (default: LearningOptions')")
     ap.add_argument("--correction-weight", type=float, default=None, help="weight of one staff correction (default: the setting)")
@@ -272,14 +277,14 @@ def main() -> None:
         options.confirmation_weight = args.confirmation_weight
     if args.brier_allowance is not None:
         options.brier_allowance = {"staff_decisions": args.brier_allowance} if args.brier_allowance else {}
-    rows, fresh, fresh2, fresh3 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2), read_jsonl(FRESH3)
+    rows, fresh, fresh2, fresh3, fresh4 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2), read_jsonl(FRESH3), read_jsonl(FRESH4)
     parts = {p.strip() for p in args.parts.split(",")}
-    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "n_fresh3": len(fresh3), "parts": sorted(parts),
+    result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "n_fresh3": len(fresh3), "n_fresh4": len(fresh4), "parts": sorted(parts),
                     "correction_weight": options.correction_weight, "confirmation_weight": options.confirmation_weight, "min_decisions": options.min_decisions, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c,
                     "brier_allowance": options.brier_allowance, "staff_model_in_guard": options.staff_model_in_guard}
     # 2b. the larger fresh files, kept out of all training and tuning: fresh2 (239 messages written in the third session)
     #     and fresh3 (202 messages written in the fourth, before any of its runs); about 100-120 unseen messages per split
-    for name, data, seed_list in (("fresh2", fresh2, args.fresh2_seeds), ("fresh3", fresh3, args.fresh3_seeds)):
+    for name, data, seed_list in (("fresh2", fresh2, args.fresh2_seeds), ("fresh3", fresh3, args.fresh3_seeds), ("fresh4", fresh4, args.fresh4_seeds)):
         if name not in parts:
             continue
         print(f"{name} splits (seeds {seed_list}):", flush=True)
