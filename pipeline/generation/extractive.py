@@ -17,7 +17,7 @@ from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
-from pipeline.generation.numbering import continued, sub_items
+from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
@@ -374,14 +374,13 @@ class ExtractiveGenerator:
     def _list_answer(self, lead: str, items: list[Candidate], d: _Steps, *, numbered: bool) -> Step:
         """A list said whole under its lead-in: numbered when it is a procedure; items after one ending in ':' are its sub-items."""
         parts = [d.extract(c.chunk, c.unit) for c in items]
-        lines, n, sub = [], 0, False
-        for c in items:
+        lines, n = [], 0
+        for c, sub in zip(items, nested(items), strict=True):
             if sub:
                 lines.append(f"   - {_item_text(c)}")
                 continue
             n += 1
             lines.append(f"{n}. {_item_text(c)}" if numbered else f"- {_item_text(c)}")
-            sub = c.unit.text.rstrip().endswith(":")
         lead = caps_lead(heading_case(lead))
         return d.concat(parts, (f"{lead}:\n" if lead else "") + "\n".join(lines))
 

@@ -477,3 +477,20 @@ def test_units_of_another_chunk_are_not_ordered_by_offsets_that_count_within_the
     asks = next(c for c in cands if c.text.startswith("Las solicitudes"))
     assert asks.unit.offset < covers.unit.offset  # offsets count within a chunk: another chunk's unit is not placed by them
     assert general_first([covers, asks]) == [covers, asks] and general_first([asks, covers]) == [asks, covers]  # the better chunk first
+
+
+def test_sub_items_end_where_the_outer_list_goes_on_with_its_next_letter():
+    text = (
+        "ARTÍCULO 30°. FALTA LEVE: se considera como falta leve:\n"
+        "a) Entregar los informes parciales después del tiempo establecido.\n"
+        "b) Ausentarse de la fuente de la práctica sin haber obtenido el permiso correspondiente.\n"
+        "c) Cuando el informe final no se entregue en un máximo de 60 días calendario la penalización será:\n"
+        "a) Retiro del Programa.\n"
+        "b) Suspensión de matrícula hasta por 2 años.\n"
+        "d) Asistir tarde a cualesquiera de los eventos o reuniones programados.\n"
+    )
+    hits = [hit("eps", "Normativo de EPS", text, "https://example.edu/eps")]
+    answer = ExtractiveGenerator().generate("¿Qué se considera una falta leve en el EPS?", hits)
+    lines = answer.text.splitlines()
+    assert "   - Retiro del Programa." in lines and "   - Suspensión de matrícula hasta por 2 años." in lines  # the penalty's own items
+    assert "- Asistir tarde a cualesquiera de los eventos o reuniones programados." in lines  # 'd)' is the fourth fault, not a penalty
