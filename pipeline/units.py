@@ -219,7 +219,8 @@ class _Builder:
             ctx = self.lead.rstrip(":") if short_lead else (self.faq[0] if self.faq else self.heading)
             self.emit("item", text, self.item_at, ctx)
             if self.faq:
-                self.faq_body.append(clean(text))
+                item = clean(text)
+                self.faq_body.append(f"\n- {item}" + ("" if re.search(r"[.!?:;]$", item) else "."))  # an item of the answer's list: a line of its own
             self.item = []
 
     def flush_record(self) -> None:
@@ -236,7 +237,10 @@ class _Builder:
     def flush_faq(self) -> None:
         if self.faq and self.faq_body:
             q, at = self.faq
-            self.units.append(Unit(kind="faq", text=clean(" ".join(self.faq_body)), context=q, offset=at))
+            body = "".join(x if x.startswith("\n") else f" {x}" for x in self.faq_body).strip()
+            if body.count("\n- ") < 2:
+                body = clean(body.replace("\n- ", " "))  # one item is not a list
+            self.units.append(Unit(kind="faq", text=body, context=q, offset=at))
         self.faq, self.faq_body = None, []
 
     def flush(self, *, faq: bool = False) -> None:

@@ -283,7 +283,7 @@ class ExtractiveGenerator:
         head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
         if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
             chosen = [c for c in chosen if c not in named_records] or chosen
-        lead, by_docs, quoted, steps = None, False, "", False
+        lead, by_docs, quoted, steps, pointed = None, False, "", False, False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
         elif (variants := item_variants(question, asked, chosen[0], cands)) is not None:
@@ -304,6 +304,7 @@ class ExtractiveGenerator:
             final = self._clause_answer(rest[0], rest[1:], book, d, cands)
         else:
             final = self._units_answer(chosen, book, d, cands)
+            pointed = bool(cut_leads(chosen))
             docs = {c.chunk.doc_id for c in chosen}
             if len(docs) == 1 and (ref := self.referenced_article(chosen, cands)) is not None:
                 own = final.conclusion
@@ -312,7 +313,7 @@ class ExtractiveGenerator:
             if len(docs) > 1:  # several sources: say whose is whose, each source named once
                 order = general_first(chosen)
                 said: dict[str, list[str]] = {}
-                for c, line in zip(order, final.conclusion.splitlines(), strict=True):
+                for c, line in zip(order, re.split(r"\n(?! )", final.conclusion), strict=True):  # a unit's nested list stays with it
                     said.setdefault(book.labels.get(c.chunk.doc_id, c.chunk.doc_title), []).append(line[2:])
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
                 by_docs = True
@@ -322,6 +323,8 @@ class ExtractiveGenerator:
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
+        if pointed and state.ready:
+            state = Readiness(False, t("missing_list", self.lang), passages(cands), state.evidence)  # the list the answer announces is not in the draft
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
             answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
@@ -419,9 +422,17 @@ class ExtractiveGenerator:
         if len(chosen) > 1 and ctx and all(c.unit.kind == "item" and c.unit.context == ctx and c.chunk.doc_id == chosen[0].chunk.doc_id for c in chosen):
             return self._list_answer(ctx.rstrip(": "), chosen, d, numbered=False)  # items of one list: their heading said once
         rendered = [self._render(c, book, d, _twins(c, cands)) for c in chosen]
+        cut = {id(c) for c in cut_leads(chosen)}
+        rendered = [self._pointed(c, r, d) if id(c) in cut else r for c, r in zip(chosen, rendered, strict=True)]
         if len(rendered) == 1:
             return rendered[0]
-        return d.concat(rendered, "\n".join(f"- {s.conclusion}" for s in rendered))
+        return d.concat(rendered, "\n".join(f"- {s.conclusion}".replace("\n", "\n   ") for s in rendered))  # a unit's own list nested under it
+
+    def _pointed(self, c: Candidate, said: Step, d: _Steps) -> Step:
+        """A lead-in said without the list it announces, pointing to where that list is: a draft never ends on '…las siguientes:'."""
+        n = _article_no(c)
+        where = t("list_in_article", self.lang).format(n=n) if n is not None else t("list_in_document", self.lang)
+        return d.add("Refine", [said.id], f"{said.conclusion.rstrip('.: ')} {where}.")
 
     def _record_answer(self, question: str, head: Candidate, book: RecordBook, d: _Steps) -> tuple[Step, str | None, str | None]:
         """A course record: the programme's own when the question names one, else per programme where the curricula differ."""
@@ -849,22 +860,22 @@ def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candida
     lead_c = by_unit.get(id(lead))
     rows = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
     if lead_c is None or lead_c.score < TABLE_LEAD * top.score or not 2 <= len(rows) <= MAX_LIST:
-        return None
+        return _variants_table(question, top, rows, lead.text.rstrip(": "))  # the lead-in scores low: the table whole all the same when no row is the student's by name
     return lead.text.rstrip(": "), rows
 
 
-def _variants_table(question: str, top: Candidate, rows: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+def _variants_table(question: str, top: Candidate, rows: list[Candidate], lead: str = "") -> tuple[str, list[Candidate]] | None:
     """A small table whose rows give one value per situation ('Régimen general: 60 créditos', 'Con promedio 9 o más: 75
-    créditos'), said whole under its heading when the question does not say which situation is the student's: one row
-    alone would give a value that may not apply."""
-    if not 2 <= len(rows) <= MAX_VARIANTS or not top.unit.context or any(len(r.unit.fields) != len(top.unit.fields) for r in rows):
+    créditos'), said whole under its lead-in or heading when the question does not say which situation is the student's:
+    one row alone would give a value that may not apply."""
+    if not 2 <= len(rows) <= MAX_VARIANTS or not (lead or top.unit.context) or any(len(r.unit.fields) != len(top.unit.fields) for r in rows):
         return None
     first = lambda c: next(iter(c.unit.fields.values()), "")  # noqa: E731 - the situation the row is about
     others = set().union(*(doc_keys(first(r)) for r in rows if r is not top), *(doc_keys(" ".join([*r.unit.fields][1:] + [*r.unit.fields.values()][1:])) for r in rows))
     own = set(query_keys(first(top))) - others
-    if not own or own & set(query_keys(question)):
-        return None  # the question names the row's own situation: that row answers
-    return top.unit.context, rows
+    if not (own or lead) or own & set(query_keys(question)):
+        return None  # the question names the row's own situation: that row answers (rows told apart by their figures alone are said whole under a lead-in)
+    return lead or top.unit.context, rows
 
 
 def _close_lead(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> bool:
@@ -886,6 +897,18 @@ def _led_in(units: list[Unit], at: int) -> bool:
     while i > 0 and units[i - 1].kind == "item" and units[i - 1].context == ctx:
         i -= 1
     return bool(ctx) and i > 0 and units[i - 1].kind == "sentence" and units[i - 1].text.rstrip(": ") == ctx.rstrip(": ")
+
+
+def cut_leads(chosen: Sequence[Candidate]) -> list[Candidate]:
+    """The lead-ins among the chosen units ('… alguna de las siguientes opciones:') whose list or table none of the chosen
+    units after them gives."""
+    return [
+        c
+        for c in chosen
+        if c.unit.kind in ("sentence", "item", "faq")
+        and c.unit.text.rstrip().endswith(":")
+        and not any(x.unit.kind in ("item", "row") and x.chunk is c.chunk and x.unit.offset > c.unit.offset for x in chosen)
+    ]
 
 
 def _item_text(c: Candidate) -> str:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from pipeline.derivation import validate
 from pipeline.generation.readiness import readiness_of
 from pipeline.generation.asking import ask
-from pipeline.generation.extractive import ExtractiveGenerator
+from pipeline.generation.extractive import ExtractiveGenerator, whole_list
 from pipeline.texts import t
 from tests.pipeline.generation_helpers import EXAMENES, hit
 
@@ -494,3 +495,35 @@ def test_sub_items_end_where_the_outer_list_goes_on_with_its_next_letter():
     lines = answer.text.splitlines()
     assert "   - Retiro del Programa." in lines and "   - Suspensión de matrícula hasta por 2 años." in lines  # the penalty's own items
     assert "- Asistir tarde a cualesquiera de los eventos o reuniones programados." in lines  # 'd)' is the fourth fault, not a penalty
+
+
+def test_a_table_a_pdf_flattened_is_said_whole_under_its_lead_in_when_no_row_is_named():
+    text = (
+        "Artículo 16°. Para cada ciclo lectivo (semestre) el estudiante tiene derecho\n"
+        "a asignarse un máximo de créditos, dependiendo la siguiente tabla:\n"
+        "PROMEDIO\nPromedio ≤70\n71 a 85\n86 a 100\nCRÉDITOS CLAR (MÁXIMOS)\n32\n37\n42\n"
+        "En los casos de estudiantes que cursen carreras simultáneas podrán\nasignarse 5 créditos adicionales en la tabla indicada.\n"
+    )
+    hits = [hit("normativo", "Normativo de evaluación", text, "https://example.edu/normativo", "Asignación")]
+    said = body(ExtractiveGenerator().generate("Tengo promedio de 90 y mi pensum es CLAR, ¿cuál es el máximo de créditos que puedo asignarme?", hits))
+    lines = said.splitlines()
+    assert lines[0].endswith("dependiendo la siguiente tabla:"), said  # the lead-in, then every row: the student's is among them
+    assert lines[1:4] == ["- Promedio ≤ 70: 32 créditos.", "- Promedio 71 a 85: 37 créditos.", "- Promedio 86 a 100: 42 créditos."], said
+    assert not re.search(r"\b\d{2} \d{2}\b", said)  # no run of stray numbers
+    gen, q = ExtractiveGenerator(), "¿Cuántos créditos me puedo asignar con 90 de promedio?"
+    cands = gen.rank(q, hits, gen.coverage(q, hits)[0], ask(q))
+    top = next(c for c in cands if c.unit.kind == "row")
+    for c in cands:
+        c.score = 1.0 if c is top else 0.1  # a lead-in that scores far below the row
+    lead, rows = whole_list(ask(q), top, cands, q)
+    assert lead.endswith("dependiendo la siguiente tabla") and [r.unit.fields["Créditos CLAR (máximos)"] for r in rows] == ["32", "37", "42"]
+
+
+def test_a_lead_in_said_without_its_list_points_to_where_the_list_is_and_is_not_ready():
+    text = "Artículo 63°. Cuando un estudiante ha completado los requisitos de cierre de pensum podrá graduarse mediante la aprobación de alguna de las siguientes opciones:"
+    hits = [hit("normativo", "Normativo de evaluación", text, "https://example.edu/normativo", "Artículo 63°")]
+    answer = ExtractiveGenerator().generate("¿Qué opciones tengo para graduarme después de cerrar pensum?", hits)
+    said = body(answer)
+    assert said.endswith("alguna de las siguientes opciones (la lista completa está en el artículo 63 del documento citado)."), said
+    assert readiness_of(answer.flags)["flag"] != "listo"
+

@@ -186,3 +186,23 @@ def test_an_address_that_completes_a_lead_in_is_kept_even_where_pages_repeat_it(
     assert "de SIIF: siif.usac.edu.gt/pagousac. Únicamente se aceptan pagos" in item.text
     assert item.text.endswith("Banrural o Bantrab, NO G&T.")  # a capitals line that ends the sentence is not a heading
     assert any(u.text.startswith("Nombre del archivo") and u.text.endswith(": Orden_#carné, Pago_#carné") for u in units)  # file names listed
+
+
+def test_an_faq_answer_keeps_its_list_as_lines():
+    text = (
+        "5. ¿Por qué no me han cargado cursos que Junta Directiva ya me aprobó?\n"
+        "Posibles causas por las que no se le han cargado los cursos que le aprobó son:\n"
+        "a. Datos incompletos (falta sección, el nombre o código de curso no coinciden)\n"
+        "b. Datos incorrectos (el curso no pertenece a la carrera)\n"
+        "c. La resolución no ha llegado a Centro de cálculo\n"
+        "6. ¿Tengo correo de ingeniería?\n"
+        "Si, a todos los estudiantes inscritos se les crea un correo institucional.\n"
+    )
+    faqs = [u for u in extract_units(text) if u.kind == "faq"]
+    assert faqs[0].text.splitlines() == [
+        "Posibles causas por las que no se le han cargado los cursos que le aprobó son:",
+        "- Datos incompletos (falta sección, el nombre o código de curso no coinciden).",
+        "- Datos incorrectos (el curso no pertenece a la carrera).",
+        "- La resolución no ha llegado a Centro de cálculo.",
+    ]
+    assert "\n" not in faqs[1].text
