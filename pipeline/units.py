@@ -177,6 +177,7 @@ class _Builder:
         self.lead = ""  # a sentence ending in ':' introduces the list that follows
         self.para: list[str] = []
         self.para_at = 0
+        self.para_lines: list[tuple[str, int]] = []  # the paragraph's lines as read, with their offsets
         self.item: list[str] = []
         self.item_at = 0
         self.record: list[tuple[str, str, int]] = []
@@ -200,8 +201,9 @@ class _Builder:
             self.units.append(Unit(kind="heading", text=self.heading, offset=self.para_at))
         if self.para:
             text = _end_addresses(clean(" ".join(self.para)))
-            offset = self.para_at
+            offset, line_no = self.para_at, 0
             for s in split_sentences(text):
+                offset, line_no = self._sentence_at(s, offset, line_no)
                 if s[:1].islower() and not self.units_in_para:  # a chunk or page cut mid-clause: no unit
                     self.units_in_para = True
                     continue
@@ -210,7 +212,19 @@ class _Builder:
             self.lead = text if text.endswith(":") else ""
             if self.faq:
                 self.faq_body.append(text)
-            self.para = []
+            self.para, self.para_lines = [], []
+
+    def _sentence_at(self, sentence: str, offset: int, line_no: int) -> tuple[int, int]:
+        """The offset of the line a paragraph's sentence starts on (searched from line `line_no` on), so that a long
+        paragraph's sentences belong to the chunks they are in; (offset, line_no) unchanged when it is not found."""
+        words = sentence.split()
+        for probe in (" ".join(words[:2]), words[0] if words else ""):
+            if len(probe) < 3:
+                continue
+            for k in range(line_no, len(self.para_lines)):
+                if probe in self.para_lines[k][0]:
+                    return self.para_lines[k][1], k
+        return offset, line_no
 
     def flush_item(self) -> None:
         if self.item:
@@ -230,8 +244,9 @@ class _Builder:
             self.emit("record", text, self.record[0][2], self.heading, fields)
         elif self.record:  # one or two 'clave: valor' lines are prose
             if not self.para:
-                self.para_at, self.units_in_para = self.record[0][2], False
+                self.para_at, self.units_in_para, self.para_lines = self.record[0][2], False, []
             self.para.extend(f"{k}: {v}" for k, v, _ in self.record)
+            self.para_lines.extend((f"{k}: {v}", at) for k, v, at in self.record)
         self.record = []
 
     def flush_faq(self) -> None:
@@ -320,8 +335,9 @@ class _Builder:
             return
         self.flush_item()
         if not self.para:
-            self.para_at, self.units_in_para = at, False
+            self.para_at, self.units_in_para, self.para_lines = at, False, []
         self.para.append(line)
+        self.para_lines.append((line, at))
 
     def emit_row(self, cells: list[str], at: int) -> None:
         if not any(cells):

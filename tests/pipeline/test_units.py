@@ -206,3 +206,14 @@ def test_an_faq_answer_keeps_its_list_as_lines():
         "- La resolución no ha llegado a Centro de cálculo.",
     ]
     assert "\n" not in faqs[1].text
+
+
+def test_each_sentence_of_a_long_paragraph_starts_where_its_line_is():
+    text = (
+        "Artículo 15°. El estudiante que así lo solicite podrá realizar el cambio de\n"
+        "una oportunidad de asignación ante Junta Directiva. Artículo 16°. Para cada\n"
+        "ciclo lectivo el estudiante tiene derecho a asignarse un máximo de créditos.\n"
+    )
+    units = extract_units(text)
+    assert [u.offset for u in units] == [0, text.index("una oportunidad")]  # the second sentence starts on the second line, not at the paragraph's start
+    assert units[1].text.startswith("Artículo 16°.")
