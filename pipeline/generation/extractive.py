@@ -809,6 +809,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
             follow.append(by_unit[id(u)])
         if follow and follow[-1].chunk is top.chunk and follow[-1].unit is units_of(top.chunk)[-1] and follow[0].unit.kind == "item":
             follow += continued(follow[-1], cands)  # the list goes on after a page break
+        if follow and follow[0].unit.kind == "row" and (row := row_in_range(question, follow, _first_field)) is not None:
+            follow = [row]  # the table's row whose span holds the student's figure
         return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
@@ -861,6 +863,8 @@ def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candida
     rows = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
     if lead_c is None or lead_c.score < TABLE_LEAD * top.score or not 2 <= len(rows) <= MAX_LIST:
         return _variants_table(question, top, rows, lead.text.rstrip(": "))  # the lead-in scores low: the table whole all the same when no row is the student's by name
+    if (row := row_in_range(question, rows, _first_field)) is not None:
+        return lead.text.rstrip(": "), [row]  # the student's figure ('promedio de 80') falls in one row's range ('71 a 85')
     return lead.text.rstrip(": "), rows
 
 
@@ -870,12 +874,53 @@ def _variants_table(question: str, top: Candidate, rows: list[Candidate], lead: 
     one row alone would give a value that may not apply."""
     if not 2 <= len(rows) <= MAX_VARIANTS or not (lead or top.unit.context) or any(len(r.unit.fields) != len(top.unit.fields) for r in rows):
         return None
-    first = lambda c: next(iter(c.unit.fields.values()), "")  # noqa: E731 - the situation the row is about
+    first = _first_field
     others = set().union(*(doc_keys(first(r)) for r in rows if r is not top), *(doc_keys(" ".join([*r.unit.fields][1:] + [*r.unit.fields.values()][1:])) for r in rows))
     own = set(query_keys(first(top))) - others
     if not (own or lead) or own & set(query_keys(question)):
         return None  # the question names the row's own situation: that row answers (rows told apart by their figures alone are said whole under a lead-in)
+    if lead and (row := row_in_range(question, rows, _first_field)) is not None:
+        return lead, [row]  # the student's figure ('promedio de 80') falls in one row's range ('71 a 85')
     return lead or top.unit.context, rows
+
+
+def _first_field(c: Candidate) -> str:
+    """A table row's first cell: the situation the row is about."""
+    return next(iter(c.unit.fields.values()), "")
+
+
+_SPAN = re.compile(r"(\d+(?:[.,]\d+)?)\s*(?:a|al|-|–|y|hasta)\s*(\d+(?:[.,]\d+)?)")  # '71 a 85', 'entre 61 y 70'
+_BOUND = re.compile(r"(≤|<|≥|>)\s*(\d+(?:[.,]\d+)?)|(\d+(?:[.,]\d+)?)\s*(≤|<|≥|>)")  # '≤ 70', '70 ≤ promedio'
+
+
+def _range(label: str) -> tuple[float, float] | None:
+    """The closed-open span of figures a row's label covers ('71 a 85' → 71..85, '70 ≤ promedio < 75' → 70..75, '≤ 70' → up to 70)."""
+    num = lambda x: float(x.replace(",", "."))  # noqa: E731
+    if m := _SPAN.search(label):
+        return num(m.group(1)), num(m.group(2)) + 0.999
+    lo, hi = float("-inf"), float("inf")
+    bounds = _BOUND.findall(label)
+    if not bounds:
+        return None
+    for op_after, value_after, value_before, op_before in bounds:
+        if op_after:  # '≤ 70' (the figure is at most 70) or '> 70'
+            v = num(value_after)
+            lo, hi = (lo, v + (0.999 if op_after == "≤" else 0)) if op_after in "≤<" else (v + (0 if op_after == "≥" else 1), hi)
+        else:  # '70 ≤ promedio' (the figure is at least 70)
+            v = num(value_before)
+            lo, hi = (v + (0 if op_before == "≤" else 1), hi) if op_before in "≤<" else (lo, v + (0.999 if op_before == "≥" else 0))
+    return lo, hi
+
+
+def row_in_range(question: str, rows: Sequence[Candidate], label) -> Candidate | None:
+    """The one row whose label's span holds a figure the question gives; None when no figure falls in exactly one."""
+    figures = [float(x) for x in re.findall(r"(?<![\d.,])(\d{1,3})(?!\d|[.,]\d)", question)]  # '80,' and '80?' are figures; '8.5' and '1,200' are not
+    spans = [(r, _range(label(r))) for r in rows]
+    for f in figures:
+        inside = [r for r, span in spans if span is not None and span[0] <= f < span[1]]
+        if len(inside) == 1:
+            return inside[0]
+    return None
 
 
 def _close_lead(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> bool:

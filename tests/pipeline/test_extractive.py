@@ -497,7 +497,7 @@ def test_sub_items_end_where_the_outer_list_goes_on_with_its_next_letter():
     assert "- Asistir tarde a cualesquiera de los eventos o reuniones programados." in lines  # 'd)' is the fourth fault, not a penalty
 
 
-def test_a_table_a_pdf_flattened_is_said_whole_under_its_lead_in_when_no_row_is_named():
+def test_a_table_a_pdf_flattened_is_said_under_its_lead_in_whole_or_by_the_row_that_holds_the_students_figure():
     text = (
         "Artículo 16°. Para cada ciclo lectivo (semestre) el estudiante tiene derecho\n"
         "a asignarse un máximo de créditos, dependiendo la siguiente tabla:\n"
@@ -507,16 +507,36 @@ def test_a_table_a_pdf_flattened_is_said_whole_under_its_lead_in_when_no_row_is_
     hits = [hit("normativo", "Normativo de evaluación", text, "https://example.edu/normativo", "Asignación")]
     said = body(ExtractiveGenerator().generate("Tengo promedio de 90 y mi pensum es CLAR, ¿cuál es el máximo de créditos que puedo asignarme?", hits))
     lines = said.splitlines()
-    assert lines[0].endswith("dependiendo la siguiente tabla:"), said  # the lead-in, then every row: the student's is among them
-    assert lines[1:4] == ["- Promedio ≤ 70: 32 créditos.", "- Promedio 71 a 85: 37 créditos.", "- Promedio 86 a 100: 42 créditos."], said
+    assert lines[0].endswith("dependiendo la siguiente tabla:") and lines[1:] == ["- Promedio 86 a 100: 42 créditos."], said  # the row whose span holds 90
     assert not re.search(r"\b\d{2} \d{2}\b", said)  # no run of stray numbers
-    gen, q = ExtractiveGenerator(), "¿Cuántos créditos me puedo asignar con 90 de promedio?"
+    gen = ExtractiveGenerator()
+    for q, want in (("¿Cuál es el máximo de créditos que me puedo asignar por semestre?", ["32", "37", "42"]), ("Con 80 de promedio, ¿cuántos créditos me puedo asignar?", ["37"])):
+        cands = gen.rank(q, hits, gen.coverage(q, hits)[0], ask(q))
+        top = next(c for c in cands if c.unit.kind == "row")
+        for c in cands:
+            c.score = 1.0 if c is top else 0.1  # a lead-in that scores far below the row
+        lead, rows = whole_list(ask(q), top, cands, q)
+        assert lead.endswith("dependiendo la siguiente tabla") and [r.unit.fields["Créditos CLAR (máximos)"] for r in rows] == want, q
+
+
+def test_a_lead_in_that_announces_a_table_is_said_with_the_row_that_holds_the_students_figure():
+    text = (
+        "Artículo 16°. Para cada ciclo lectivo el estudiante tiene derecho a asignarse un máximo de créditos, dependiendo la siguiente tabla:\n"
+        "PROMEDIO\nPromedio ≤70\n71 a 85\n86 a 100\nCRÉDITOS CLAR (MÁXIMOS)\n32\n37\n42\n"
+    )
+    hits = [hit("normativo", "Normativo de evaluación", text, "https://example.edu/normativo", "Asignación")]
+    gen, q = ExtractiveGenerator(), "Tengo promedio de 80, ¿cuántos créditos me puedo asignar en el semestre?"
     cands = gen.rank(q, hits, gen.coverage(q, hits)[0], ask(q))
-    top = next(c for c in cands if c.unit.kind == "row")
-    for c in cands:
-        c.score = 1.0 if c is top else 0.1  # a lead-in that scores far below the row
-    lead, rows = whole_list(ask(q), top, cands, q)
-    assert lead.endswith("dependiendo la siguiente tabla") and [r.unit.fields["Créditos CLAR (máximos)"] for r in rows] == ["32", "37", "42"]
+    lead = next(c for c in cands if c.unit.kind == "sentence")
+    said, rows = whole_list(ask(q), lead, cands, q)
+    assert said.endswith("dependiendo la siguiente tabla") and [r.unit.fields["Créditos CLAR (máximos)"] for r in rows] == ["37"]
+
+
+def test_a_rows_span_is_read_from_its_label():
+    from pipeline.generation.extractive import _range
+
+    assert _range("Promedio 71 a 85") == (71.0, 85.999) and _range("Entre 61 y 70") == (61.0, 70.999)
+    assert _range("70 ≤ promedio < 75") == (70.0, 75.0) and _range("Promedio ≤ 70")[1] == 70.999 and _range("Materias básicas") is None
 
 
 def test_a_lead_in_said_without_its_list_points_to_where_the_list_is_and_is_not_ready():
