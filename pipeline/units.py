@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from pipeline.flat_tables import rebuild_tables
 from pipeline.headings import boundary
 from pipeline.text import STOPWORDS_ES
 
-UNITS_VERSION = 4  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value)
+UNITS_VERSION = 5  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -85,6 +86,8 @@ _TABLE = re.compile(r"^\|.*\|$")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?$")
 _FIELD = re.compile(r"^([A-Za-zÁÉÍÓÚáéíóúñÑ_][A-Za-zÁÉÍÓÚáéíóúñÑ_ ]{1,24}):\s*(.*)$")
 _ITEM = re.compile(r"^(?:[-•*▪●]|\d{1,3}[.)]|[a-zA-Z]\.\)|[a-zA-Z]\.\d{1,2}\.?|[a-zA-Z][.)]|[IVXivx]{1,4}[.)])\s+(.+)$")  # 'a.)' and 'c.1' as PDFs of regulations number them
+_URL_ONLY = re.compile(r"^(?:https?://|www\.)?[\w-]+(?:\.[\w-]+)+(?:/\S*)?$", re.IGNORECASE)  # a line that is only a web address ('siif.usac.edu.gt/pagousac')
+_NAMED = re.compile(r"^[^\s:]*[._#/][^\s:]*$")  # one token that names an address or a file ('siif.usac.edu.gt/pagousac', 'Solvencia_#carné')
 _FAQ = re.compile(r"^(?:\d{1,3}\s*[.)-]\s*)?(¿.+)$")
 _SENT = re.compile(r"(?<=[.!?])[\"»”)]?\s+(?=[¿¡\"«(]?[A-ZÁÉÍÓÚÑ0-9])")
 _ABBREV = re.compile(r"(?:\b(?:art|arts|av|avda|no|núm|num|lic|ing|dr|dra|sr|sra|inc|lit|ej|etc|pág|tel|ext|aprox|máx|mín|prof|ref)|\b[A-Za-z]|^\S+\s+\d+[º°o]?)\.$", re.IGNORECASE)  # 'Art.', 'ARTÍCULO 5.' do not end a sentence
@@ -156,6 +159,14 @@ def _cells(line: str) -> list[str]:
     return [clean(c) for c in line.strip().strip("|").split("|")]
 
 
+_ADDRESS_THEN = re.compile(r"(?<=:\s)((?:https?://|www\.)?[\w-]+(?:\.[\w-]+)+(?:/[^\s:]*)?)\s+(?=[A-ZÁÉÍÓÚÑ¿¡])")
+
+
+def _end_addresses(text: str) -> str:
+    """A web address that completes a lead-in ends its sentence ('… de SIIF: siif.usac.edu.gt/pagousac. Únicamente …')."""
+    return _ADDRESS_THEN.sub(r"\1. ", text)
+
+
 class _Builder:
     """Walks a document's lines once and emits units with their character offsets."""
 
@@ -166,6 +177,7 @@ class _Builder:
         self.lead = ""  # a sentence ending in ':' introduces the list that follows
         self.para: list[str] = []
         self.para_at = 0
+        self.para_lines: list[tuple[str, int]] = []  # the paragraph's lines as read, with their offsets
         self.item: list[str] = []
         self.item_at = 0
         self.record: list[tuple[str, str, int]] = []
@@ -188,9 +200,10 @@ class _Builder:
             self.heading = clean(self.para.pop(0))  # a short unpunctuated line opening a paragraph is its title
             self.units.append(Unit(kind="heading", text=self.heading, offset=self.para_at))
         if self.para:
-            text = clean(" ".join(self.para))
-            offset = self.para_at
+            text = _end_addresses(clean(" ".join(self.para)))
+            offset, line_no = self.para_at, 0
             for s in split_sentences(text):
+                offset, line_no = self._sentence_at(s, offset, line_no)
                 if s[:1].islower() and not self.units_in_para:  # a chunk or page cut mid-clause: no unit
                     self.units_in_para = True
                     continue
@@ -199,16 +212,29 @@ class _Builder:
             self.lead = text if text.endswith(":") else ""
             if self.faq:
                 self.faq_body.append(text)
-            self.para = []
+            self.para, self.para_lines = [], []
+
+    def _sentence_at(self, sentence: str, offset: int, line_no: int) -> tuple[int, int]:
+        """The offset of the line a paragraph's sentence starts on (searched from line `line_no` on), so that a long
+        paragraph's sentences belong to the chunks they are in; (offset, line_no) unchanged when it is not found."""
+        words = sentence.split()
+        for probe in (" ".join(words[:2]), words[0] if words else ""):
+            if len(probe) < 3:
+                continue
+            for k in range(line_no, len(self.para_lines)):
+                if probe in self.para_lines[k][0]:
+                    return self.para_lines[k][1], k
+        return offset, line_no
 
     def flush_item(self) -> None:
         if self.item:
-            text = " ".join(self.item)
+            text = _end_addresses(" ".join(self.item))
             short_lead = self.lead and len(self.lead.split()) <= 8
             ctx = self.lead.rstrip(":") if short_lead else (self.faq[0] if self.faq else self.heading)
             self.emit("item", text, self.item_at, ctx)
             if self.faq:
-                self.faq_body.append(clean(text))
+                item = clean(text)
+                self.faq_body.append(f"\n- {item}" + ("" if re.search(r"[.!?:;]$", item) else "."))  # an item of the answer's list: a line of its own
             self.item = []
 
     def flush_record(self) -> None:
@@ -218,14 +244,18 @@ class _Builder:
             self.emit("record", text, self.record[0][2], self.heading, fields)
         elif self.record:  # one or two 'clave: valor' lines are prose
             if not self.para:
-                self.para_at, self.units_in_para = self.record[0][2], False
+                self.para_at, self.units_in_para, self.para_lines = self.record[0][2], False, []
             self.para.extend(f"{k}: {v}" for k, v, _ in self.record)
+            self.para_lines.extend((f"{k}: {v}", at) for k, v, at in self.record)
         self.record = []
 
     def flush_faq(self) -> None:
         if self.faq and self.faq_body:
             q, at = self.faq
-            self.units.append(Unit(kind="faq", text=clean(" ".join(self.faq_body)), context=q, offset=at))
+            body = "".join(x if x.startswith("\n") else f" {x}" for x in self.faq_body).strip()
+            if body.count("\n- ") < 2:
+                body = clean(body.replace("\n- ", " "))  # one item is not a list
+            self.units.append(Unit(kind="faq", text=body, context=q, offset=at))
         self.faq, self.faq_body = None, []
 
     def flush(self, *, faq: bool = False) -> None:
@@ -242,6 +272,14 @@ class _Builder:
             if not _PAGE.match(line):
                 self.header = []
             return
+        open_lines = self.item or self.para
+        if open_lines and _NAMED.match(line) and (open_lines[-1].endswith(":") or _NAMED.match(open_lines[-1].rstrip(","))):
+            # what a lead-in points to ('… desde su usuario de SIIF:' / 'siif.usac.edu.gt/pagousac', '… en formato.PDF:' /
+            # 'Solvencia_#carné') ends its sentence, even where pages repeat it; several names are listed with commas
+            if not open_lines[-1].endswith(":"):
+                open_lines[-1] += ","
+            open_lines.append(line)
+            return
         if line in self.skip:
             return
         if _TABLE.match(line):
@@ -257,7 +295,8 @@ class _Builder:
         if self.header and not _TABLE.match(line):
             self.header = []
         heading = _is_heading(line) or _article_title(line)
-        if heading and not _FIELD.match(line):
+        wraps = bool(open_lines) and open_lines[-1].endswith(",") and line.endswith(".")  # 'agencias virtuales de Banrural y Bantrab,' / 'NO G&T.': the sentence goes on
+        if heading and not _FIELD.match(line) and not wraps:
             self.flush(faq=True)
             self.heading, self.lead = heading, ""
             self.units.append(Unit(kind="heading", text=heading, offset=at))
@@ -296,8 +335,9 @@ class _Builder:
             return
         self.flush_item()
         if not self.para:
-            self.para_at, self.units_in_para = at, False
+            self.para_at, self.units_in_para, self.para_lines = at, False, []
         self.para.append(line)
+        self.para_lines.append((line, at))
 
     def emit_row(self, cells: list[str], at: int) -> None:
         if not any(cells):
@@ -311,10 +351,12 @@ class _Builder:
 def extract_units(text: str, *, skip: set[str] | None = None) -> list[Unit]:
     """Typed, clean units of `text`, each with the offset where it starts."""
     b = _Builder(skip if skip is not None else furniture(text))
-    pos = 0
+    lines, pos = [], 0
     for raw in text.splitlines(keepends=True):
-        b.line(raw, pos)
+        lines.append((raw, pos))
         pos += len(raw)
+    for line, at in rebuild_tables(lines):
+        b.line(line, at)
     b.flush(faq=True)
     return _with_values(b.units)
 
@@ -384,6 +426,8 @@ def _field_phrase(key: str, value: str, *, row: bool = False) -> tuple[int, str]
         return 0, f"{v} crédito" if v == "1" else f"{v} créditos"
     if k == "obligatorio" and v.lower() in ("sí", "si", "no"):
         return 0, "obligatorio" if v.lower() != "no" else "no obligatorio"
+    if re.fullmatch(r"col\d+", k):
+        return 1, v  # a column without a header: its value alone
     label = _LABELS.get(k, k.replace("_", " "))
     if k.startswith(("prerequisit", "prerrequisit")):
         v = _and(v)

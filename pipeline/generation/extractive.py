@@ -17,7 +17,7 @@ from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
 from pipeline.generation.lexical import doc_keys, query_keys
-from pipeline.generation.numbering import continued, sub_items
+from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
@@ -283,7 +283,7 @@ class ExtractiveGenerator:
         head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
         if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
             chosen = [c for c in chosen if c not in named_records] or chosen
-        lead, by_docs, quoted, steps = None, False, "", False
+        lead, by_docs, quoted, steps, pointed = None, False, "", False, False
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             final, lead, _ = self._record_answer(question, head, book, d)
         elif (variants := item_variants(question, asked, chosen[0], cands)) is not None:
@@ -304,6 +304,7 @@ class ExtractiveGenerator:
             final = self._clause_answer(rest[0], rest[1:], book, d, cands)
         else:
             final = self._units_answer(chosen, book, d, cands)
+            pointed = bool(cut_leads(chosen))
             docs = {c.chunk.doc_id for c in chosen}
             if len(docs) == 1 and (ref := self.referenced_article(chosen, cands)) is not None:
                 own = final.conclusion
@@ -312,7 +313,7 @@ class ExtractiveGenerator:
             if len(docs) > 1:  # several sources: say whose is whose, each source named once
                 order = general_first(chosen)
                 said: dict[str, list[str]] = {}
-                for c, line in zip(order, final.conclusion.splitlines(), strict=True):
+                for c, line in zip(order, re.split(r"\n(?! )", final.conclusion), strict=True):  # a unit's nested list stays with it
                     said.setdefault(book.labels.get(c.chunk.doc_id, c.chunk.doc_title), []).append(line[2:])
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
                 by_docs = True
@@ -322,6 +323,8 @@ class ExtractiveGenerator:
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
+        if pointed and state.ready:
+            state = Readiness(False, t("missing_list", self.lang), passages(cands), state.evidence)  # the list the answer announces is not in the draft
         if asked.yes_no and (lead is None or by_docs) and not named_record:
             figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
             answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
@@ -374,14 +377,13 @@ class ExtractiveGenerator:
     def _list_answer(self, lead: str, items: list[Candidate], d: _Steps, *, numbered: bool) -> Step:
         """A list said whole under its lead-in: numbered when it is a procedure; items after one ending in ':' are its sub-items."""
         parts = [d.extract(c.chunk, c.unit) for c in items]
-        lines, n, sub = [], 0, False
-        for c in items:
+        lines, n = [], 0
+        for c, sub in zip(items, nested(items), strict=True):
             if sub:
                 lines.append(f"   - {_item_text(c)}")
                 continue
             n += 1
             lines.append(f"{n}. {_item_text(c)}" if numbered else f"- {_item_text(c)}")
-            sub = c.unit.text.rstrip().endswith(":")
         lead = caps_lead(heading_case(lead))
         return d.concat(parts, (f"{lead}:\n" if lead else "") + "\n".join(lines))
 
@@ -420,9 +422,17 @@ class ExtractiveGenerator:
         if len(chosen) > 1 and ctx and all(c.unit.kind == "item" and c.unit.context == ctx and c.chunk.doc_id == chosen[0].chunk.doc_id for c in chosen):
             return self._list_answer(ctx.rstrip(": "), chosen, d, numbered=False)  # items of one list: their heading said once
         rendered = [self._render(c, book, d, _twins(c, cands)) for c in chosen]
+        cut = {id(c) for c in cut_leads(chosen)}
+        rendered = [self._pointed(c, r, d) if id(c) in cut else r for c, r in zip(chosen, rendered, strict=True)]
         if len(rendered) == 1:
             return rendered[0]
-        return d.concat(rendered, "\n".join(f"- {s.conclusion}" for s in rendered))
+        return d.concat(rendered, "\n".join(f"- {s.conclusion}".replace("\n", "\n   ") for s in rendered))  # a unit's own list nested under it
+
+    def _pointed(self, c: Candidate, said: Step, d: _Steps) -> Step:
+        """A lead-in said without the list it announces, pointing to where that list is: a draft never ends on '…las siguientes:'."""
+        n = _article_no(c)
+        where = t("list_in_article", self.lang).format(n=n) if n is not None else t("list_in_document", self.lang)
+        return d.add("Refine", [said.id], f"{said.conclusion.rstrip('.: ')} {where}.")
 
     def _record_answer(self, question: str, head: Candidate, book: RecordBook, d: _Steps) -> tuple[Step, str | None, str | None]:
         """A course record: the programme's own when the question names one, else per programme where the curricula differ."""
@@ -799,6 +809,8 @@ def whole_list(asked: Asked, top: Candidate, cands: list[Candidate], question: s
             follow.append(by_unit[id(u)])
         if follow and follow[-1].chunk is top.chunk and follow[-1].unit is units_of(top.chunk)[-1] and follow[0].unit.kind == "item":
             follow += continued(follow[-1], cands)  # the list goes on after a page break
+        if follow and follow[0].unit.kind == "row" and (row := row_in_range(question, follow, _first_field)) is not None:
+            follow = [row]  # the table's row whose span holds the student's figure
         return (_with_antecedent(units, at, top.unit.text.rstrip(": ")), follow) if 1 <= len(follow) <= MAX_LIST else None
     if top.unit.kind != "item":
         return None
@@ -850,22 +862,65 @@ def _whole_table(top: Candidate, units: list[Unit], at: int, cands: list[Candida
     lead_c = by_unit.get(id(lead))
     rows = [by_unit[id(u)] for u in units[lo : hi + 1] if id(u) in by_unit]
     if lead_c is None or lead_c.score < TABLE_LEAD * top.score or not 2 <= len(rows) <= MAX_LIST:
-        return None
+        return _variants_table(question, top, rows, lead.text.rstrip(": "))  # the lead-in scores low: the table whole all the same when no row is the student's by name
+    if (row := row_in_range(question, rows, _first_field)) is not None:
+        return lead.text.rstrip(": "), [row]  # the student's figure ('promedio de 80') falls in one row's range ('71 a 85')
     return lead.text.rstrip(": "), rows
 
 
-def _variants_table(question: str, top: Candidate, rows: list[Candidate]) -> tuple[str, list[Candidate]] | None:
+def _variants_table(question: str, top: Candidate, rows: list[Candidate], lead: str = "") -> tuple[str, list[Candidate]] | None:
     """A small table whose rows give one value per situation ('Régimen general: 60 créditos', 'Con promedio 9 o más: 75
-    créditos'), said whole under its heading when the question does not say which situation is the student's: one row
-    alone would give a value that may not apply."""
-    if not 2 <= len(rows) <= MAX_VARIANTS or not top.unit.context or any(len(r.unit.fields) != len(top.unit.fields) for r in rows):
+    créditos'), said whole under its lead-in or heading when the question does not say which situation is the student's:
+    one row alone would give a value that may not apply."""
+    if not 2 <= len(rows) <= MAX_VARIANTS or not (lead or top.unit.context) or any(len(r.unit.fields) != len(top.unit.fields) for r in rows):
         return None
-    first = lambda c: next(iter(c.unit.fields.values()), "")  # noqa: E731 - the situation the row is about
+    first = _first_field
     others = set().union(*(doc_keys(first(r)) for r in rows if r is not top), *(doc_keys(" ".join([*r.unit.fields][1:] + [*r.unit.fields.values()][1:])) for r in rows))
     own = set(query_keys(first(top))) - others
-    if not own or own & set(query_keys(question)):
-        return None  # the question names the row's own situation: that row answers
-    return top.unit.context, rows
+    if not (own or lead) or own & set(query_keys(question)):
+        return None  # the question names the row's own situation: that row answers (rows told apart by their figures alone are said whole under a lead-in)
+    if lead and (row := row_in_range(question, rows, _first_field)) is not None:
+        return lead, [row]  # the student's figure ('promedio de 80') falls in one row's range ('71 a 85')
+    return lead or top.unit.context, rows
+
+
+def _first_field(c: Candidate) -> str:
+    """A table row's first cell: the situation the row is about."""
+    return next(iter(c.unit.fields.values()), "")
+
+
+_SPAN = re.compile(r"(\d+(?:[.,]\d+)?)\s*(?:a|al|-|–|y|hasta)\s*(\d+(?:[.,]\d+)?)")  # '71 a 85', 'entre 61 y 70'
+_BOUND = re.compile(r"(≤|<|≥|>)\s*(\d+(?:[.,]\d+)?)|(\d+(?:[.,]\d+)?)\s*(≤|<|≥|>)")  # '≤ 70', '70 ≤ promedio'
+
+
+def _range(label: str) -> tuple[float, float] | None:
+    """The closed-open span of figures a row's label covers ('71 a 85' → 71..85, '70 ≤ promedio < 75' → 70..75, '≤ 70' → up to 70)."""
+    num = lambda x: float(x.replace(",", "."))  # noqa: E731
+    if m := _SPAN.search(label):
+        return num(m.group(1)), num(m.group(2)) + 0.999
+    lo, hi = float("-inf"), float("inf")
+    bounds = _BOUND.findall(label)
+    if not bounds:
+        return None
+    for op_after, value_after, value_before, op_before in bounds:
+        if op_after:  # '≤ 70' (the figure is at most 70) or '> 70'
+            v = num(value_after)
+            lo, hi = (lo, v + (0.999 if op_after == "≤" else 0)) if op_after in "≤<" else (v + (0 if op_after == "≥" else 1), hi)
+        else:  # '70 ≤ promedio' (the figure is at least 70)
+            v = num(value_before)
+            lo, hi = (v + (0 if op_before == "≤" else 1), hi) if op_before in "≤<" else (lo, v + (0.999 if op_before == "≥" else 0))
+    return lo, hi
+
+
+def row_in_range(question: str, rows: Sequence[Candidate], label) -> Candidate | None:
+    """The one row whose label's span holds a figure the question gives; None when no figure falls in exactly one."""
+    figures = [float(x) for x in re.findall(r"(?<![\d.,])(\d{1,3})(?!\d|[.,]\d)", question)]  # '80,' and '80?' are figures; '8.5' and '1,200' are not
+    spans = [(r, _range(label(r))) for r in rows]
+    for f in figures:
+        inside = [r for r, span in spans if span is not None and span[0] <= f < span[1]]
+        if len(inside) == 1:
+            return inside[0]
+    return None
 
 
 def _close_lead(top: Candidate, units: list[Unit], at: int, cands: list[Candidate]) -> bool:
@@ -887,6 +942,18 @@ def _led_in(units: list[Unit], at: int) -> bool:
     while i > 0 and units[i - 1].kind == "item" and units[i - 1].context == ctx:
         i -= 1
     return bool(ctx) and i > 0 and units[i - 1].kind == "sentence" and units[i - 1].text.rstrip(": ") == ctx.rstrip(": ")
+
+
+def cut_leads(chosen: Sequence[Candidate]) -> list[Candidate]:
+    """The lead-ins among the chosen units ('… alguna de las siguientes opciones:') whose list or table none of the chosen
+    units after them gives."""
+    return [
+        c
+        for c in chosen
+        if c.unit.kind in ("sentence", "item", "faq")
+        and c.unit.text.rstrip().endswith(":")
+        and not any(x.unit.kind in ("item", "row") and x.chunk is c.chunk and x.unit.offset > c.unit.offset for x in chosen)
+    ]
 
 
 def _item_text(c: Candidate) -> str:

@@ -78,3 +78,21 @@ def _follows(prev: str | None, value: str) -> bool:
     if prev.isdigit() and value.isdigit():
         return int(value) == int(prev) + 1
     return prev in _LETTERS[:-1] and value == _LETTERS[_LETTERS.index(prev) + 1]
+
+
+def nested(items: list[Candidate]) -> list[bool]:
+    """Which items of a list are sub-items: those after an item ending in ':', until one numbered like it and next in its
+    sequence ('c) … la penalización será:', 'a) Retiro…', 'b) Suspensión…', then 'd) Asistir tarde…' back at its level);
+    without markers to tell, every item after it."""
+    out: list[bool] = []
+    parent: Candidate | None = None
+    for c in items:
+        if parent is not None:
+            style, value = _marker_style(c.chunk.text, c.unit.text), _marker_value(c.chunk.text, c.unit.text)
+            own = _marker_style(parent.chunk.text, parent.unit.text), _marker_value(parent.chunk.text, parent.unit.text)
+            if style is None or style != own[0] or value is None or not _follows(own[1], value):
+                out.append(True)
+                continue
+        out.append(False)
+        parent = c if c.unit.text.rstrip().endswith(":") else None
+    return out

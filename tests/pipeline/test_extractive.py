@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from pipeline.derivation import validate
 from pipeline.generation.readiness import readiness_of
 from pipeline.generation.asking import ask
-from pipeline.generation.extractive import ExtractiveGenerator
+from pipeline.generation.extractive import ExtractiveGenerator, whole_list
 from pipeline.texts import t
 from tests.pipeline.generation_helpers import EXAMENES, hit
 
@@ -477,3 +478,72 @@ def test_units_of_another_chunk_are_not_ordered_by_offsets_that_count_within_the
     asks = next(c for c in cands if c.text.startswith("Las solicitudes"))
     assert asks.unit.offset < covers.unit.offset  # offsets count within a chunk: another chunk's unit is not placed by them
     assert general_first([covers, asks]) == [covers, asks] and general_first([asks, covers]) == [asks, covers]  # the better chunk first
+
+
+def test_sub_items_end_where_the_outer_list_goes_on_with_its_next_letter():
+    text = (
+        "ARTÍCULO 30°. FALTA LEVE: se considera como falta leve:\n"
+        "a) Entregar los informes parciales después del tiempo establecido.\n"
+        "b) Ausentarse de la fuente de la práctica sin haber obtenido el permiso correspondiente.\n"
+        "c) Cuando el informe final no se entregue en un máximo de 60 días calendario la penalización será:\n"
+        "a) Retiro del Programa.\n"
+        "b) Suspensión de matrícula hasta por 2 años.\n"
+        "d) Asistir tarde a cualesquiera de los eventos o reuniones programados.\n"
+    )
+    hits = [hit("eps", "Normativo de EPS", text, "https://example.edu/eps")]
+    answer = ExtractiveGenerator().generate("¿Qué se considera una falta leve en el EPS?", hits)
+    lines = answer.text.splitlines()
+    assert "   - Retiro del Programa." in lines and "   - Suspensión de matrícula hasta por 2 años." in lines  # the penalty's own items
+    assert "- Asistir tarde a cualesquiera de los eventos o reuniones programados." in lines  # 'd)' is the fourth fault, not a penalty
+
+
+def test_a_table_a_pdf_flattened_is_said_under_its_lead_in_whole_or_by_the_row_that_holds_the_students_figure():
+    text = (
+        "Artículo 16°. Para cada ciclo lectivo (semestre) el estudiante tiene derecho\n"
+        "a asignarse un máximo de créditos, dependiendo la siguiente tabla:\n"
+        "PROMEDIO\nPromedio ≤70\n71 a 85\n86 a 100\nCRÉDITOS CLAR (MÁXIMOS)\n32\n37\n42\n"
+        "En los casos de estudiantes que cursen carreras simultáneas podrán\nasignarse 5 créditos adicionales en la tabla indicada.\n"
+    )
+    hits = [hit("normativo", "Normativo de evaluación", text, "https://example.edu/normativo", "Asignación")]
+    said = body(ExtractiveGenerator().generate("Tengo promedio de 90 y mi pensum es CLAR, ¿cuál es el máximo de créditos que puedo asignarme?", hits))
+    lines = said.splitlines()
+    assert lines[0].endswith("dependiendo la siguiente tabla:") and lines[1:] == ["- Promedio 86 a 100: 42 créditos."], said  # the row whose span holds 90
+    assert not re.search(r"\b\d{2} \d{2}\b", said)  # no run of stray numbers
+    gen = ExtractiveGenerator()
+    for q, want in (("¿Cuál es el máximo de créditos que me puedo asignar por semestre?", ["32", "37", "42"]), ("Con 80 de promedio, ¿cuántos créditos me puedo asignar?", ["37"])):
+        cands = gen.rank(q, hits, gen.coverage(q, hits)[0], ask(q))
+        top = next(c for c in cands if c.unit.kind == "row")
+        for c in cands:
+            c.score = 1.0 if c is top else 0.1  # a lead-in that scores far below the row
+        lead, rows = whole_list(ask(q), top, cands, q)
+        assert lead.endswith("dependiendo la siguiente tabla") and [r.unit.fields["Créditos CLAR (máximos)"] for r in rows] == want, q
+
+
+def test_a_lead_in_that_announces_a_table_is_said_with_the_row_that_holds_the_students_figure():
+    text = (
+        "Artículo 16°. Para cada ciclo lectivo el estudiante tiene derecho a asignarse un máximo de créditos, dependiendo la siguiente tabla:\n"
+        "PROMEDIO\nPromedio ≤70\n71 a 85\n86 a 100\nCRÉDITOS CLAR (MÁXIMOS)\n32\n37\n42\n"
+    )
+    hits = [hit("normativo", "Normativo de evaluación", text, "https://example.edu/normativo", "Asignación")]
+    gen, q = ExtractiveGenerator(), "Tengo promedio de 80, ¿cuántos créditos me puedo asignar en el semestre?"
+    cands = gen.rank(q, hits, gen.coverage(q, hits)[0], ask(q))
+    lead = next(c for c in cands if c.unit.kind == "sentence")
+    said, rows = whole_list(ask(q), lead, cands, q)
+    assert said.endswith("dependiendo la siguiente tabla") and [r.unit.fields["Créditos CLAR (máximos)"] for r in rows] == ["37"]
+
+
+def test_a_rows_span_is_read_from_its_label():
+    from pipeline.generation.extractive import _range
+
+    assert _range("Promedio 71 a 85") == (71.0, 85.999) and _range("Entre 61 y 70") == (61.0, 70.999)
+    assert _range("70 ≤ promedio < 75") == (70.0, 75.0) and _range("Promedio ≤ 70")[1] == 70.999 and _range("Materias básicas") is None
+
+
+def test_a_lead_in_said_without_its_list_points_to_where_the_list_is_and_is_not_ready():
+    text = "Artículo 63°. Cuando un estudiante ha completado los requisitos de cierre de pensum podrá graduarse mediante la aprobación de alguna de las siguientes opciones:"
+    hits = [hit("normativo", "Normativo de evaluación", text, "https://example.edu/normativo", "Artículo 63°")]
+    answer = ExtractiveGenerator().generate("¿Qué opciones tengo para graduarme después de cerrar pensum?", hits)
+    said = body(answer)
+    assert said.endswith("alguna de las siguientes opciones (la lista completa está en el artículo 63 del documento citado)."), said
+    assert readiness_of(answer.flags)["flag"] != "listo"
+

@@ -139,3 +139,81 @@ def test_a_line_that_wraps_mid_phrase_is_not_taken_for_a_running_header():
     pages = [f"--- Página {i} ---\nFACULTAD DE INGENIERÍA\nOrden de pago y boleta de pago de\nAlquiler de Toga número {i} por Q.{i}0.00.\n" for i in range(1, 5)]
     skip = furniture("".join(pages))
     assert "FACULTAD DE INGENIERÍA" in skip and "Orden de pago y boleta de pago de" not in skip
+
+
+FLAT_TABLE = """Artículo 16°. Para cada ciclo lectivo (semestre) el estudiante tiene derecho
+a asignarse un máximo de créditos, dependiendo la siguiente tabla:
+PROMEDIΟ
+Promedio ≤70
+71 a 85
+86 a 100
+CRÉDITOS CLAR (MÁXIMOS)
+32
+37
+42
+DICUA CAROT
+En los casos de estudiantes que cursen carreras simultáneas podrán
+asignarse 5 créditos adicionales en la tabla indicada.
+"""
+
+
+def test_a_table_flattened_column_by_column_is_read_back_as_rows():
+    units = extract_units(FLAT_TABLE)
+    assert kinds(units) == ["sentence", "row", "row", "row", "sentence"]
+    assert units[0].text.endswith("dependiendo la siguiente tabla:")  # the lead-in ends before the table, not run into its numbers
+    assert [render(u) for u in units[1:4]] == ["Promedio ≤ 70: 32 créditos.", "Promedio 71 a 85: 37 créditos.", "Promedio 86 a 100: 42 créditos."]
+    assert units[4].text.startswith("En los casos de estudiantes")  # the stamp's letters after the values are not text
+
+
+def test_a_flattened_table_with_stamp_letters_and_a_cut_header_takes_its_measure_from_the_lead_in():
+    text = "El estudiante tiene derecho a asignarse un máximo de créditos,\nsegún la siguiente distribución:\nPromedio\npromedio<70\nCOA\néditos (máximos)\n70≤ promedio <75 ISTISEIVIND\n75≤ promedio <85\n85≤ promedio ≤100\n36\n40\n44\n48\nEn los casos de carreras simultáneas podrán asignarse 10 créditos adicionales.\n"
+    rows = [render(u) for u in extract_units(text) if u.kind == "row"]
+    assert rows == ["Promedio < 70: 36 créditos.", "70 ≤ promedio < 75: 40 créditos.", "75 ≤ promedio < 85: 44 créditos.", "85 ≤ promedio ≤ 100: 48 créditos."]
+
+
+def test_lines_of_numbers_that_are_not_one_value_per_label_stay_prose():
+    text = "Los requisitos son los siguientes:\nInscripción 2025\n12\n15\nFin de la lista con más palabras en esta línea.\n"
+    assert not [u for u in extract_units(text) if u.kind == "row"]
+
+
+def test_an_address_that_completes_a_lead_in_is_kept_even_where_pages_repeat_it():
+    page = "- Orden de pago de Examen Privado de Q.250.00. Generar el pago\nindividual desde su usuario de SIIF:\nsiif.usac.edu.gt/pagousac\nÚnicamente se aceptan pagos en Agencias\nBancarias Banrural o Bantrab,\nNO G&T.\nNombre del archivo en .PDF:\nOrden_#carné\nPago_#carné\n"
+    others = [f"La solvencia número {n} se genera en el portal de pagos.\nsiif.usac.edu.gt/pagousac\n" for n in range(2, 5)]
+    text = "".join(f"--- Página {n} ---\n{body}\n" for n, body in enumerate([page, *others], start=1))
+    assert "siif.usac.edu.gt/pagousac" in furniture(text)  # repeated on every page
+    units = extract_units(text)
+    item = next(u for u in units if u.kind == "item")
+    assert "de SIIF: siif.usac.edu.gt/pagousac. Únicamente se aceptan pagos" in item.text
+    assert item.text.endswith("Banrural o Bantrab, NO G&T.")  # a capitals line that ends the sentence is not a heading
+    assert any(u.text.startswith("Nombre del archivo") and u.text.endswith(": Orden_#carné, Pago_#carné") for u in units)  # file names listed
+
+
+def test_an_faq_answer_keeps_its_list_as_lines():
+    text = (
+        "5. ¿Por qué no me han cargado cursos que Junta Directiva ya me aprobó?\n"
+        "Posibles causas por las que no se le han cargado los cursos que le aprobó son:\n"
+        "a. Datos incompletos (falta sección, el nombre o código de curso no coinciden)\n"
+        "b. Datos incorrectos (el curso no pertenece a la carrera)\n"
+        "c. La resolución no ha llegado a Centro de cálculo\n"
+        "6. ¿Tengo correo de ingeniería?\n"
+        "Si, a todos los estudiantes inscritos se les crea un correo institucional.\n"
+    )
+    faqs = [u for u in extract_units(text) if u.kind == "faq"]
+    assert faqs[0].text.splitlines() == [
+        "Posibles causas por las que no se le han cargado los cursos que le aprobó son:",
+        "- Datos incompletos (falta sección, el nombre o código de curso no coinciden).",
+        "- Datos incorrectos (el curso no pertenece a la carrera).",
+        "- La resolución no ha llegado a Centro de cálculo.",
+    ]
+    assert "\n" not in faqs[1].text
+
+
+def test_each_sentence_of_a_long_paragraph_starts_where_its_line_is():
+    text = (
+        "Artículo 15°. El estudiante que así lo solicite podrá realizar el cambio de\n"
+        "una oportunidad de asignación ante Junta Directiva. Artículo 16°. Para cada\n"
+        "ciclo lectivo el estudiante tiene derecho a asignarse un máximo de créditos.\n"
+    )
+    units = extract_units(text)
+    assert [u.offset for u in units] == [0, text.index("una oportunidad")]  # the second sentence starts on the second line, not at the paragraph's start
+    assert units[1].text.startswith("Artículo 16°.")
