@@ -46,6 +46,8 @@ CEILING = 0.7  # score factor of a unit that only states a ceiling ('hasta 3', '
 _ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b")
 _CEILING_BEFORE = re.compile(r"\b(?:hasta|maxim[oa]s?|como maximo|un maximo de|maximo de|no mas de|a lo sumo|como mucho|tope de|limite de)(?: de)?(?: (?:un|una|los|las|el|la))?\W*$")
+OTHER_FAQ = 0.85  # score factor of a unit of an FAQ entry whose own question names less than MIN_FAQ_OBJECT of what is asked: the entry answers its question, not this one
+MIN_FAQ_OBJECT = 0.5
 OTHER_PROGRAMME = 0.6  # score factor of a unit of a programme whose name holds the one the question names, and more ('Mecánica' is not 'Mecánica Industrial')
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
@@ -229,6 +231,9 @@ class ExtractiveGenerator:
             for c in cands:
                 if not gives_steps(c):
                     c.score *= NO_STEPS
+        for c in cands:  # an FAQ answer read for another question ('¿Hay primera y segunda retrasada?' under '¿Cuáles son las restricciones para llevar retrasada única?')
+            if (c.unit.context or "").startswith("¿") and faq_share(asked, c.unit.context) < MIN_FAQ_OBJECT:
+                c.score *= OTHER_FAQ
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
             for c in cands:
                 if period_score(c.text, asked) < 0:
@@ -502,6 +507,14 @@ _POINTS_BACK = re.compile(
 )
 _HEAD_OF_ARTICLE = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*(?:[A-ZÁÉÍÓÚÑ ]{3,}:\s*)?", re.IGNORECASE)
 ANTECEDENT_WORDS = 60  # a longer sentence before is not said along
+
+
+def faq_share(asked: Asked, faq_question: str) -> float:
+    """The share of the asked object's keys an FAQ entry's own question names (1 when the question names no object)."""
+    if not asked.object_keys:
+        return 1.0
+    have = doc_keys(faq_question)
+    return sum(1 for k in asked.object_keys if k in have or k[:4] in have) / len(asked.object_keys)
 
 
 def points_back(text: str) -> bool:
