@@ -328,7 +328,7 @@ class ExtractiveGenerator:
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
         if asked.yes_no and (lead is None or by_docs) and not named_record:
-            figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
+            figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen]) or by_requirement(question, [c.text for c in chosen])
             answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
             if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
@@ -681,6 +681,26 @@ def by_condition(question: str, texts: Sequence[str]) -> str | None:
     for text in texts:
         if any(m[:4] in did for m in _NOT_DONE.findall(fold(text))):
             return "no"
+    return None
+
+
+_WITHOUT = re.compile(r"\bsin (?:haber(?:lo|la|los|las)? )?([a-z]{4,})((?: [a-z]+){1,4})")  # 'sin haber aprobado las prácticas intermedias' (folded)
+_REQUIRED = r"\b(?:debera[n]?|debe[n]?|tiene[n]? que|es necesario|es requisito|se requiere|haber(?:lo|la|los|las)?) "
+
+
+def by_requirement(question: str, texts: Sequence[str]) -> str | None:
+    """'no' when the student asks to do something without what a rule requires ('¿Puedo llevar cursos de octavo sin haber
+    aprobado las prácticas intermedias?' against 'deberá aprobar prácticas intermedias como requisito para…'): the rule's
+    'deberá' reads as a yes to the rule, not to the question."""
+    m = _WITHOUT.search(fold(question))
+    if m is None:
+        return None
+    act, what = m.group(1)[:4], set(query_keys(m.group(2)))
+    for text in texts:
+        t = fold(text)
+        for r in re.finditer(_REQUIRED + r"(?:\w+ ){0,1}(" + re.escape(act) + r"[a-z]*)((?: [a-z]+){1,6})", t):
+            if what & set(query_keys(r.group(2))):
+                return "no"
     return None
 
 

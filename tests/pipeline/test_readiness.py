@@ -423,3 +423,11 @@ def test_an_faq_answer_to_another_question_does_not_crowd_out_the_article_that_a
     hits = [hit("faq", "Preguntas frecuentes", faq, URL, "Preguntas frecuentes"), hit("normativo", "Normativo", rules, URL, "Zona", pos=1)]
     answer = ExtractiveGenerator().generate("¿Cuál es la zona mínima para tener derecho a examen final?", hits)
     assert "36 puntos" in answer.text and "normativo" in [r.doc_id for r in answer.references], answer.text
+
+
+def test_asking_to_go_on_without_what_a_rule_requires_is_answered_no():
+    text = ("## Prácticas intermedias\n\nArtículo 12. Requisitos para la práctica intermedia: tener aprobados 120 créditos.\n\n"
+            "El estudiante deberá aprobar prácticas intermedias como requisito para poder llevar cualquier curso obligatorio del octavo semestre de cualquier carrera.\n")
+    answer = ExtractiveGenerator().generate("¿Puedo llevar cursos de octavo semestre sin haber aprobado las prácticas intermedias?", [hit("practicas", "Normativo de prácticas", text, URL, "Prácticas")])
+    body = answer.text.split("\n\n")[1]
+    assert body.startswith("No.") and "deberá aprobar prácticas intermedias" in answer.text, answer.text
