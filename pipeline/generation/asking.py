@@ -36,14 +36,13 @@ _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
 )
 
 # Words that say which kind of answer is wanted, not what it is about ('fecha', 'costo', 'requisitos', 'pasos').
-_TYPE_WORDS = frozenset(
-    query_keys(
-        "fecha fechas plazo plazos costo costos precio cuota cuotas monto requisito requisitos prerrequisito prerrequisitos pasos paso "
-        "procedimiento proceso tramite lugar sitio oficina horario horarios hora pasa sucede ocurre consecuencia consecuencias "
-        "necesito necesita debo tengo puedo podria posible obligatorio permite saber quisiera gustaria informacion favor despues luego ahora "
-        "dia dias cuantos cuantas minimo maximo existe"
-    )
+TYPE_WORDS = tuple(
+    "fecha fechas plazo plazos costo costos precio cuota cuotas monto requisito requisitos prerrequisito prerrequisitos pasos paso "
+    "procedimiento proceso tramite lugar sitio oficina horario horarios hora pasa sucede ocurre consecuencia consecuencias "
+    "necesito necesita debo tengo puedo podria posible obligatorio permite saber quisiera gustaria informacion favor despues luego ahora "
+    "dia dias cuantos cuantas minimo maximo existe".split()
 )
+_TYPE_WORDS = frozenset(query_keys(" ".join(TYPE_WORDS)))
 
 _INTERROGATIVE = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánt[oa]s?|quién(?:es)?|cuál(?:es)?)\b", re.IGNORECASE)  # accented: "qué" asks, "que" does not
 _YEAR = re.compile(r"\b(20\d{2})\b")

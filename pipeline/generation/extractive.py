@@ -46,6 +46,8 @@ CEILING = 0.7  # score factor of a unit that only states a ceiling ('hasta 3', '
 _ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid")
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b")
 _CEILING_BEFORE = re.compile(r"\b(?:hasta|maxim[oa]s?|como maximo|un maximo de|maximo de|no mas de|a lo sumo|como mucho|tope de|limite de)(?: de)?(?: (?:un|una|los|las|el|la))?\W*$")
+OTHER_FAQ = 0.85  # score factor of a unit of an FAQ entry whose own question names less than MIN_FAQ_OBJECT of what is asked: the entry answers its question, not this one
+MIN_FAQ_OBJECT = 0.5
 OTHER_PROGRAMME = 0.6  # score factor of a unit of a programme whose name holds the one the question names, and more ('Mecánica' is not 'Mecánica Industrial')
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
@@ -229,6 +231,9 @@ class ExtractiveGenerator:
             for c in cands:
                 if not gives_steps(c):
                     c.score *= NO_STEPS
+        for c in cands:  # an FAQ answer read for another question ('¿Hay primera y segunda retrasada?' under '¿Cuáles son las restricciones para llevar retrasada única?')
+            if (c.unit.context or "").startswith("¿") and faq_share(asked, c.unit.context) < MIN_FAQ_OBJECT:
+                c.score *= OTHER_FAQ
         if asked.kind in ("date", "time", "amount"):  # a fact of a past period only when the question names it
             for c in cands:
                 if period_score(c.text, asked) < 0:
@@ -326,7 +331,7 @@ class ExtractiveGenerator:
         if pointed and state.ready:
             state = Readiness(False, t("missing_list", self.lang), passages(cands), state.evidence)  # the list the answer announces is not in the draft
         if asked.yes_no and (lead is None or by_docs) and not named_record:
-            figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen])
+            figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen]) or by_requirement(question, [c.text for c in chosen])
             answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
             if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
@@ -514,6 +519,14 @@ _HEAD_OF_ARTICLE = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*(?:[A
 ANTECEDENT_WORDS = 60  # a longer sentence before is not said along
 
 
+def faq_share(asked: Asked, faq_question: str) -> float:
+    """The share of the asked object's keys an FAQ entry's own question names (1 when the question names no object)."""
+    if not asked.object_keys:
+        return 1.0
+    have = doc_keys(faq_question)
+    return sum(1 for k in asked.object_keys if k in have or k[:4] in have) / len(asked.object_keys)
+
+
 def points_back(text: str) -> bool:
     """Whether a sentence opens by referring to the one before it."""
     return bool(_POINTS_BACK.match(_HEAD_OF_ARTICLE.sub("", text.strip()).lower()))
@@ -678,6 +691,26 @@ def by_condition(question: str, texts: Sequence[str]) -> str | None:
     for text in texts:
         if any(m[:4] in did for m in _NOT_DONE.findall(fold(text))):
             return "no"
+    return None
+
+
+_WITHOUT = re.compile(r"\bsin (?:haber(?:lo|la|los|las)? )?([a-z]{4,})((?: [a-z]+){1,4})")  # 'sin haber aprobado las prácticas intermedias' (folded)
+_REQUIRED = r"\b(?:debera[n]?|debe[n]?|tiene[n]? que|es necesario|es requisito|se requiere|haber(?:lo|la|los|las)?) "
+
+
+def by_requirement(question: str, texts: Sequence[str]) -> str | None:
+    """'no' when the student asks to do something without what a rule requires ('¿Puedo llevar cursos de octavo sin haber
+    aprobado las prácticas intermedias?' against 'deberá aprobar prácticas intermedias como requisito para…'): the rule's
+    'deberá' reads as a yes to the rule, not to the question."""
+    m = _WITHOUT.search(fold(question))
+    if m is None:
+        return None
+    act, what = m.group(1)[:4], set(query_keys(m.group(2)))
+    for text in texts:
+        t = fold(text)
+        for r in re.finditer(_REQUIRED + r"(?:\w+ ){0,1}(" + re.escape(act) + r"[a-z]*)((?: [a-z]+){1,6})", t):
+            if what & set(query_keys(r.group(2))):
+                return "no"
     return None
 
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import numpy as np
 
-from pipeline.generation.asking import Asked, object_parts, period_score
-from pipeline.generation.lexical import FUNCTION_WORDS, doc_keys, query_keys
+from pipeline.generation.asking import TYPE_WORDS, Asked, object_parts, period_score
+from pipeline.generation.lexical import FUNCTION_WORDS, derived, doc_keys, family, query_keys
 from pipeline.text import STOPWORDS_ES, fold, stem, tokens
 
-RANKER_VERSION = 3  # 3: the "hand" feature includes the word-match rerank (rerank below), whose terms are features (WORDS)
+RANKER_VERSION = 4  # 3: the "hand" feature includes the word-match rerank (rerank below), whose terms are features (WORDS); 4: those terms match derivation families (lexical.family)
 
 # What a unit gives beyond selection.ANSWER_TYPES (on the folded unit): a consequence, a permission or a prohibition, a step.
 CONSEQUENCE = re.compile(r"sancion|sancionad|perdera|pierde[n]? |anulad|anulara|se anula|reprobad|no tendra derecho|suspension|suspendid|expulsi|cero puntos|nota de cero|debera repetir|quedara|se le aplicara|causa de|perdida de")
@@ -70,46 +70,57 @@ _Q_KINDS = ("date", "amount", "procedure", "yes_no", "consequence", "requirement
 # precision@1 0.506 -> 0.541 out of fold (0.577 with these weights, chosen on all of them), course plans 0.647 -> 0.654.
 RERANK = {"object_own": 0.4, "object_heading": 0.4, "phrase": 0.1, "log_words": 0.06}
 PHRASE_WINDOW = 3  # two of the question's adjacent words count as said together within this many words
-# Words that say which kind of answer is wanted, not what it is about (asking._TYPE_WORDS, as whole words).
-_TYPE_STEMS = frozenset(
-    stem(w)
-    for w in (
-        "fecha fechas plazo plazos costo costos precio cuota cuotas monto requisito requisitos prerrequisito prerrequisitos pasos paso "
-        "procedimiento proceso tramite lugar sitio oficina horario horarios hora pasa sucede ocurre consecuencia consecuencias "
-        "necesito necesita debo tengo puedo podria posible obligatorio permite saber quisiera gustaria informacion favor despues luego ahora "
-        "dia dias cuantos cuantas minimo maximo existe"
-    ).split()
-)
-_STEMS: dict[str, tuple[str, ...]] = {}
+FAMILY_CREDIT = 0.5  # a word found only as another word of its derivation family, through a derivation (renovarla / Renovaciones), counts this much of a match
+_TYPE_STEMS = frozenset(family(w) for w in TYPE_WORDS)  # the words that only say the kind of answer (asking.TYPE_WORDS), as families
+_STEMS: dict[str, tuple[tuple[str, str, bool], ...]] = {}
 
 
-def word_stems(text: str) -> tuple[str, ...]:
-    """The text's content words, stemmed whole (not cut to a prefix), in order; cached by text."""
+def word_forms(text: str) -> tuple[tuple[str, str, bool], ...]:
+    """The text's content words, each as (its whole stem, not cut to a prefix; its derivation family, lexical.family; whether
+    it meets that family through a derivation, lexical.derived), in order; cached by text."""
     out = _STEMS.get(text)
     if out is None:
         if len(_STEMS) >= 200_000:
             _STEMS.clear()
-        out = _STEMS[text] = tuple(stem(w) for w in tokens(text) if w not in STOPWORDS_ES and w not in FUNCTION_WORDS and len(w) > 2 and not w.isdigit())
+        out = _STEMS[text] = tuple((stem(w), family(w), derived(w)) for w in tokens(text) if w not in STOPWORDS_ES and w not in FUNCTION_WORDS and len(w) > 2 and not w.isdigit())
     return out
 
 
+def word_stems(text: str) -> tuple[str, ...]:
+    """The text's content words, stemmed whole (not cut to a prefix), in order."""
+    return tuple(s for s, _, _ in word_forms(text))
+
+
+def _matches(obj: Sequence[tuple[str, str, bool]], forms: Iterable[tuple[str, str, bool]]) -> np.ndarray:
+    """Per object word, 1 when the text says it (the same stem); FAMILY_CREDIT when it says another word of its family and one
+    of the two is a derivation (renovar / renovaciones, not cursan / cursos); else 0."""
+    stems, families = set(), {}
+    for s, f, d in forms:
+        stems.add(s)
+        families[f] = families.get(f, False) or d
+    return np.array([1.0 if s in stems else FAMILY_CREDIT if f in families and (d or families[f]) else 0.0 for s, f, d in obj])
+
+
 def rerank_terms(question: str, cands: Sequence) -> np.ndarray:
-    """Per candidate, the rerank's terms (RERANK order): the idf-weighted share of the question's object stems in the unit's own
+    """Per candidate, the rerank's terms (RERANK order): the idf-weighted share of the question's object words in the unit's own
     text, the share found only in its heading (its context and section), the share of the question's adjacent word pairs said
-    together, and log(1 + words). Idf is over these candidates: a word every candidate says is the topic, not the object."""
-    seq = word_stems(" ".join(object_parts(question)))
-    obj = [s for s in dict.fromkeys(seq) if s not in _TYPE_STEMS]
+    together, and log(1 + words). A word is found as itself, or for part of its weight as another word of its derivation family
+    (FAMILY_CREDIT). Idf is over these candidates: a word every candidate says is the topic, not the object."""
+    forms = word_forms(" ".join(object_parts(question)))
+    seq = [s for s, _, _ in forms]
+    obj = [(s, f, d) for s, (f, d) in {s: (f, d) for s, f, d in forms}.items() if f not in _TYPE_STEMS]
     pairs = {(a, b) for a, b in zip(seq, seq[1:], strict=False) if a != b}
-    own = [set(word_stems(c.unit.text)) for c in cands]
-    ctx = [set(word_stems(f"{c.unit.context or ''} {c.chunk.section or ''}")) for c in cands]
     n = len(cands)
-    df = {s: sum(1 for o, x in zip(own, ctx, strict=True) if s in o or s in x) for s in obj}
-    w = {s: math.log((n + 1) / (df[s] + 0.5)) for s in obj}
-    total = sum(w.values()) or 1.0
     out = np.zeros((n, len(RERANK)), dtype=np.float64)
+    if obj:
+        own = np.stack([_matches(obj, word_forms(c.unit.text)) for c in cands])
+        ctx = np.stack([_matches(obj, word_forms(f"{c.unit.context or ''} {c.chunk.section or ''}")) for c in cands])
+        df = ((own > 0) | (ctx > 0)).sum(axis=0)
+        w = np.log((n + 1) / (df + 0.5))
+        total = float(w.sum()) or 1.0
+        out[:, 0] = own @ w / total
+        out[:, 1] = np.clip(ctx - own, 0.0, None) @ w / total
     for i, c in enumerate(cands):
-        out[i, 0] = sum(w[s] for s in obj if s in own[i]) / total
-        out[i, 1] = sum(w[s] for s in obj if s in ctx[i] and s not in own[i]) / total
         if pairs:
             at: dict[str, list[int]] = {}
             for j, s in enumerate(word_stems(f"{c.unit.text} {c.unit.context or ''}")):

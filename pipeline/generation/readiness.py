@@ -21,6 +21,8 @@ MIN_OWN_OBJECT = 0.5  # ... and the best unit itself, without its headings (a he
 MIN_CONFIDENCE = 0.5  # the learned ranker's probability for the best unit
 _LEAD = re.compile(r"^\s*(?:¿\s*)?(?:y\s+)?(?:(?:cu[aá]ndo|c[oó]mo|qu[eé]|d[oó]nde|cu[aá]nt[oa]s?|qui[eé]n(?:es)?|cu[aá]l(?:es)?|por\s+qu[eé])\s+)+", re.IGNORECASE)
 
+_BARE_ANSWER = re.compile(r"^\s*(s[ií]|no)\s*[,.;:]", re.IGNORECASE)  # an FAQ answer's opening 'Sí,' / 'No.': the answer to its own yes/no question
+_WH = re.compile(r"(?:\b(?:qué|cómo|cuándo|dónde|cuánt[oa]s?|quién(?:es)?|cuál(?:es)?)|¿\s*(?:y\s+)?(?:que|como|cuando|donde|cuant[oa]s?|quien(?:es)?|cual(?:es)?))\b[^?]*\?", re.IGNORECASE)  # a question word (unaccented only where it opens the question): not a yes/no question
 _VERBS = frozenset("vale valen cuesta cuestan sale salen cobran pasa sucede ocurre si puedo podria tengo debo necesito es son hay se me y yo".split())
 
 
@@ -80,6 +82,7 @@ _GARBLED = (
     re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b"),
     re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
     re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
+    re.compile(r"(?<![\w.+-])@[a-z0-9-]+\.[a-z]"),  # an e-mail address whose user part was lost ('la cuenta es @ingenieria.usac.edu.gt')
     re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[A-Za-zÁÉÍÓÚÑáéíóúñ][a-záéíóúñ]{2,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
 )
 MAX_READY_WORDS = 70
@@ -107,6 +110,8 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_long", lang)
     elif record:
         pass
+    elif body and not asked.yes_no and (opening := _BARE_ANSWER.match(body)) and _WH.search(" ".join(asked_parts(question))):
+        missing = t("missing_other_question", lang).format(opening=opening.group(1))  # '¿Qué contraseña uso…?' answered by '¿Tengo correo…?' 's 'Si, …'
     elif len({c.chunk.doc_id for c in chosen}) > 1:
         missing = t("missing_sources", lang)  # a second document's passage beside the first: one of them is usually a neighbour
     elif not chosen:

@@ -186,3 +186,45 @@ def test_the_rerank_read_on_feature_rows_adds_its_terms_to_prose_and_leaves_reco
     assert int(np.argmax(with_rerank(x, dict.fromkeys(RERANK, 0.0)))) == 0  # no weight: the hand score's order
     x[0, FEATURES.index("u_record")] = 1.0  # the hand score's best is a course record: left to the hand score
     assert int(np.argmax(with_rerank(x))) == 0
+
+
+def test_the_rerank_matches_a_verb_with_its_nouns_of_the_same_family():
+    from pipeline.generation.ranking import rerank
+
+    q = "¿Hasta cuándo hay plazo para renovar la beca?"
+    new = _fake("Nuevas solicitudes: del 1 al 28 de febrero de 2027.", 1.16, context="Plazos de la convocatoria")
+    renewal = _fake("Renovaciones: del 1 al 31 de marzo de 2027.", 1.15, context="Plazos de la convocatoria", offset=10)
+    cands = [new, renewal]
+    rerank(q, cands)
+    assert cands[0] is renewal  # 'renovarla' is the act the 'Renovaciones' line dates
+
+
+def test_derivation_families_join_a_verb_and_its_nouns_and_keep_look_alikes_apart():
+    from pipeline.generation.lexical import family
+
+    for words in (("renovar", "renovarla", "renovacion", "renovaciones", "renuevo"), ("inscribir", "inscripcion", "inscripciones", "anotarme"),
+                  ("suspender", "suspension"), ("repetir", "repeticion"), ("examen", "examenes"), ("cerrar", "cierre"), ("graduarse", "graduacion")):
+        assert len({family(w) for w in words}) == 1, words
+    assert family("general") != family("generar") and family("formato") != family("formulario")
+
+
+def test_a_common_verb_and_its_plain_noun_are_not_taken_for_the_object():
+    from pipeline.generation.ranking import rerank_terms
+
+    q = "¿Cuántos CLAR se cursan?"
+    courses = _fake("Cursos del área social humanística: 8 CLAR de 10 disponibles.", 1.0)
+    per_term = _fake("Recuerda 30 créditos CLAR por semestre.", 1.0)
+    t = rerank_terms(q, [courses, per_term])
+    assert t[0, 0] == pytest.approx(t[1, 0])  # 'cursan' and 'Cursos' share a family, but neither is a derivation of the other
+
+
+def test_the_words_that_only_say_the_kind_of_answer_are_not_the_object_for_keys_nor_for_the_rerank():
+    from pipeline.generation.asking import object_keys
+    from pipeline.generation.ranking import rerank_terms
+
+    q = "¿Cuál es el plazo de la renovación?"
+    assert object_keys(q) == ("renova",)
+    deadline = _fake("Los plazos se publican en el calendario.", 1.0)
+    renewal = _fake("Las renovaciones se piden en marzo.", 1.0)
+    t = rerank_terms(q, [deadline, renewal])
+    assert t[0, 0] == 0.0 and t[1, 0] == pytest.approx(1.0)  # 'plazos' says the kind of answer, 'renovaciones' the object

@@ -382,3 +382,52 @@ def test_the_variants_one_list_gives_are_listed_when_the_question_does_not_say_w
     assert "en el momento" in said and "cinco días hábiles" in said and "tres días hábiles" in said and "Constancia" not in said, said
     one = body(gen.generate("¿Cuánto demora la escolaridad completa con los cursos reprobados?", hits))
     assert "tres días hábiles" in one and "en el momento" not in one, one  # the question names its variant
+
+
+FAQ = (
+    "## Preguntas frecuentes\n\n"
+    "3. ¿Tengo correo de ingeniería?\n"
+    "Si, a todos los estudiantes inscritos se les crea un correo institucional; la contraseña para ingresar es la misma que la del portal estudiantil.\n"
+)
+
+
+def test_an_faq_answer_opening_with_a_yes_is_not_ready_for_a_question_that_did_not_ask_yes_or_no():
+    hits = [hit("faq", "Preguntas frecuentes", FAQ, URL, "Preguntas frecuentes")]
+    other = readiness_of(ExtractiveGenerator().generate("¿Qué contraseña uso para mi correo de ingeniería?", hits).flags)
+    assert other["flag"] == "necesita revisión" and other["missing"].startswith("el pasaje responde otra pregunta"), other
+    same = readiness_of(ExtractiveGenerator().generate("¿Tengo correo de ingeniería?", hits).flags)
+    assert not (same.get("missing") or "").startswith("el pasaje responde otra pregunta")  # a yes/no question is answered by its 'Sí'
+
+
+def test_an_address_that_lost_its_user_part_is_debris():
+    from pipeline.generation.readiness import garbled
+
+    assert garbled("La cuenta es @ingenieria.usac.edu.gt.")
+    assert not garbled("Escribí a biblioteca@ingenieria.usac.edu.gt con tu carné.")
+
+
+def test_honours_are_found_where_the_documents_name_them_cum_laude():
+    text = (
+        "## De la graduación y distinciones\n\n"
+        "Artículo 63. Cuando un estudiante ha completado los requisitos de cierre de pensum podrá graduarse mediante un examen general.\n\n"
+        "Artículo 64. El estudiante que al cerrar pensum haya alcanzado un promedio general de 85 puntos recibirá la distinción académica de Cum Laude.\n"
+    )
+    answer = ExtractiveGenerator().generate("¿Puedo graduarme con honores?", [hit("normativo", "Normativo", text, URL, "Graduación")])
+    assert not answer.no_info and "85 puntos" in answer.text, answer.text
+
+
+def test_an_faq_answer_to_another_question_does_not_crowd_out_the_article_that_answers():
+    faq = ("## Preguntas frecuentes\n\n6. ¿Cuáles son las restricciones para llevar retrasada única?\n"
+           "Haber llevado el curso el semestre anterior y haber llegado a zona mínima. Para el congelado, se deberá llegar a zona mínima de congelamiento (45 puntos) para tener derecho a examen.\n")
+    rules = "## De la zona\n\nArtículo 58. Para tener derecho a la evaluación final o de recuperación, el estudiante debe tener la zona mínima de 36 puntos.\n"
+    hits = [hit("faq", "Preguntas frecuentes", faq, URL, "Preguntas frecuentes"), hit("normativo", "Normativo", rules, URL, "Zona", pos=1)]
+    answer = ExtractiveGenerator().generate("¿Cuál es la zona mínima para tener derecho a examen final?", hits)
+    assert "36 puntos" in answer.text and "normativo" in [r.doc_id for r in answer.references], answer.text
+
+
+def test_asking_to_go_on_without_what_a_rule_requires_is_answered_no():
+    text = ("## Prácticas intermedias\n\nArtículo 12. Requisitos para la práctica intermedia: tener aprobados 120 créditos.\n\n"
+            "El estudiante deberá aprobar prácticas intermedias como requisito para poder llevar cualquier curso obligatorio del octavo semestre de cualquier carrera.\n")
+    answer = ExtractiveGenerator().generate("¿Puedo llevar cursos de octavo semestre sin haber aprobado las prácticas intermedias?", [hit("practicas", "Normativo de prácticas", text, URL, "Prácticas")])
+    body = answer.text.split("\n\n")[1]
+    assert body.startswith("No.") and "deberá aprobar prácticas intermedias" in answer.text, answer.text

@@ -124,3 +124,21 @@ def test_a_draft_a_person_would_edit_does_not_state_every_must_say_fact():
     assert all(says(price_only + " Los egresados tienen un descuento del 20 %.", f) for f in by_key["08_diploma_ciencia_datos.eml"]["must_say"])
     repeat = next(e for e in sample.expected()["week2"]["slack"] if e.get("repeat_of") == "13_fin_de_clases.eml")
     assert all(says(classes_only, f) for f in repeat["must_say"])  # asked without the trip, the end of classes is the answer
+
+
+def test_a_draft_without_the_windows_the_exception_or_where_to_send_is_edited():
+    """Drafts a person edits although they gave the first facts: the reválida without its submission windows, the credit cap
+    without how to ask for an exception, the papers without where they go and the fee."""
+    by_key = sample.expectations()
+    revalida = ("Para materias de universidades privadas se abona una tasa de $ 1.200 por solicitud. Se pide con el formulario R-1, "
+                "con la escolaridad y el programa de cada materia, enviados en PDF a revalidas@ingenieria.example.edu.uy.")
+    cap = "El máximo es de 60 créditos por semestre; con promedio de 9 o más y al menos 90 créditos aprobados, hasta 75 créditos."
+    papers = "Tenés que presentar el formulario R-1, la escolaridad y el programa, apostillados por ser de una universidad extranjera."
+    for key, draft, rest in (
+        ("03_revalida_otra_universidad.eml", revalida, " Se reciben del 1 al 31 de marzo y del 1 al 30 de septiembre."),
+        ("10_maximo_creditos_semestre.eml", cap, " Para pedir una excepción, una nota fundamentada a la Comisión de Carrera."),
+        ("32_adjunto_programa_revalida.eml", papers, " Se envían a revalidas@ingenieria.example.edu.uy del 1 al 31 de marzo o del 1 al 30 de septiembre; tasa de $ 1.200."),
+    ):
+        must = by_key[key]["must_say"]
+        assert not all(says(draft, f) for f in must), key
+        assert all(says(draft + rest, f) for f in must), key
