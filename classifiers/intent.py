@@ -43,6 +43,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
 NAMES = tuple(n for n, _ in FEATURES)
 
 _INSTITUTION = re.compile(r"\b(facultad|universidad|escuela|colegio|instituto|academia|ministerio|camara)\s+(?:de|del)\s+((?:(?:la|las|los|el)\s+)?[a-z0-9ñ]+(?:\s+(?:y\s+)?[a-z0-9ñ]+){0,2})")
+_CLAUSE_WORDS = frozenset({"que", "como", "donde", "cuando", "si", "quien", "cual"})
 _BODIES = {"colegio", "ministerio", "camara", "academia"}  # professional and public bodies: never the office's business
 _STOP = {"de", "del", "la", "las", "los", "el", "en", "y", "mi", "su", "tu", "esta", "este", "que", "para", "a", "o", "no", "si"}
 _FIELD_CONTEXT = r"(?:carrera|facultad|escuela|licenciatura|pensum|admision|estudiantes?|estudiar|estudio|ingreso|inscripcion)\s+(?:de\s+|en\s+|a\s+|para\s+)?"
@@ -323,6 +324,8 @@ class IntentModel:
         """(other, own) institution mentions in a folded text."""
         other = own = 0
         for m in _INSTITUTION.finditer(folded):
+            if m.group(2).split()[0] in _CLAUSE_WORDS:  # "se asegura la Facultad de que ...": a clause follows, not a name
+                continue
             tail = _tail(m)
             unknown_second = len(tail) > 1 and tail[1] not in self.own_words and tail[1] not in self._vocab
             if m.group(1) in _BODIES or (tail and (tail[0] not in self.own_words or unknown_second)):
@@ -351,7 +354,8 @@ class IntentModel:
                 continue
             r = cased[m.start(4) : m.end(4)]
             thing_of = bool(_URL_LIKE.match(folded, m.end(4)))  # "la URL del portal", "la mariano de ..." is rarer than a web address
-            acronym = r.isupper() and 2 <= len(r) <= 6 and not thing_of
+            # a university is feminine ("la UVG"); an acronym after "el" names an exam, a programme or a body ("el ETP", "el IGSS")
+            acronym = r.isupper() and 2 <= len(r) <= 6 and not thing_of and article != "el"
             capital = r[:1].isupper() and not r.isupper() and m.start() > 0
             placed = bool(_NAME_PLACE.search(folded[max(0, m.start() - 12) : m.start()]))
             if title:
