@@ -81,6 +81,7 @@ _JOB_SEARCH = re.compile(
     r"\b(salario\w*|salarial|sueldo\w*|cv|curriculum|hoja de vida|empleo\w*|trabajo de(?! graduacion)|busco trabajo|"
     rf"(?:hay|busco|buscan|necesitan|conocen|saben de|sabe de|consigo|conseguir|encontrar|ofrecen|ofertas? de)\s+(?:un\s+|una\s+|algun\s+|alguna\s+)?(?:trabajo|empleo|chamba|plazas?|puesto|vacantes?|pasantias?){_NOT_PRACTICE}|"
     r"(?:cuanto|cuantos)\s+(?:les?\s+)?(?:gana|ganan|cobra|cobran|pagan|paga)\s+(?:un|una|los|las|a\s+los|a\s+las|al)\s|"  # a person's pay; "me cobraron", "ganar el curso" are not
+    r"(?:puesto|plaza|vacante)\s+(?:en|de)\s+(?:una|un|alguna|algun)\s+(?:empresa|compania|fabrica|constructora|banco|ingenio|maquila)|(?:les|le)\s+pagan\s+(?:mas|menos|bien|mal)|"  # a position in a company; a profession's pay
     rf"contrat(?:a|an|ando|en|e)|entrevista\w*|oferta\w* laboral\w*|salida laboral|chamba\w*|vacante\w*|plaza de{_NOT_PRACTICE}|plazas (?:de|para|en){_NOT_PRACTICE}|freelance|linkedin|pretension salarial)\b"
 )
 # The student's own work life (a boss, overtime, part-time hours): beside a question for the office it is context ("mi jefe

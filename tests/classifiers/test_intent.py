@@ -218,6 +218,7 @@ def test_an_unknown_word_before_de_is_no_institution(intent):
 @pytest.mark.parametrize("text,value", [
     ("me revisan mi hoja de vida para aplicar a un banco", 2), ("que empresas estan contratando ingenieros", 2),
     ("mi jefe no me deja salir temprano para el examen, que hago", 1), ("donde busco plaza para el EPS", 0), ("busco plaza de ingeniero junior", 2),
+    ("me recomiendan para un puesto en alguna constructora?", 2), ("a los civiles les pagan mejor que a los industriales? les pagan mas?", 2), ("en el eps me pagan algo?", 0),
 ])
 def test_a_job_search_is_told_from_the_students_own_work(intent, text, value):
     assert feats(intent, text)["jobs"] == value, text
