@@ -24,6 +24,10 @@ questions, as before: "best_segment"):
   - benchmarks/data/gate_near_miss_fresh_i22g2.jsonl: 120 fresh messages written before the fifth round (60 informal
     FIUSAC questions by family; 60 near misses: padded writing, homework and coding requests, other universities and other
     USAC faculties, jobs, services, general engineering, translation); never used for training or choosing.
+  - benchmarks/data/gate_near_miss_fresh_i22x.jsonl: 120 fresh messages written before the sixth round (60 informal FIUSAC
+    messages incl. office business the documents may lack: a section or schedule change, a lost card, a reprinted receipt;
+    60 near misses: other universities and USAC faculties, services, personal errands, jobs and CV, padded writing,
+    homework and coding requests, translation); never used for training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -96,6 +100,8 @@ def main() -> None:
     sets["fresh_i22s"] = ([r["text"] for r in fresh4], [int(r["label"] == "in") for r in fresh4], [r["family"] for r in fresh4])
     fresh5 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22g2.jsonl")  # written for issue 22's fifth round; never trained on
     sets["fresh_i22g2"] = ([r["text"] for r in fresh5], [int(r["label"] == "in") for r in fresh5], [r["family"] for r in fresh5])
+    fresh6 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22x.jsonl")  # written for issue 22's sixth round; never trained on
+    sets["fresh_i22x"] = ([r["text"] for r in fresh6], [int(r["label"] == "in") for r in fresh6], [r["family"] for r in fresh6])
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}

@@ -22,7 +22,7 @@ from pipeline.embeddings import Embedder
 from pipeline.redaction import strip_placeholders
 
 MODELS = ("svm", "logreg", "knn")
-FORMAT_VERSION = 6  # 4: two more intent features (personal, encyclopedic); 5: one more (problem); 6: three more (named_institution, transfer_in, computes); a gate saved before has fewer columns
+FORMAT_VERSION = 7  # 4: two more intent features (personal, encyclopedic); 5: one more (problem); 6: three more (named_institution, transfer_in, computes); 7: one more (provider); a gate saved before has fewer columns
 
 
 ANSWERABLE, NO_INFO, OUT_OF_DOMAIN = "answerable", "no_info", "out_of_domain"
@@ -134,7 +134,12 @@ from pipeline.text import fold  # noqa: E402
 WHOLE, QUESTION, REQUEST, MAKES_TEXT = "whole", "question", "request", "request_text"
 # Intents that say whose business a message is, beside another institution named: a message with one of them must clear
 # the higher bar (Gate.elsewhere_bar). Not the cues the office's own questions share (content words, campus places, history).
-ELSEWHERE_INTENTS = ("jobs", "coding", "opinion", "course_content", "computes")
+ELSEWHERE_INTENTS = ("jobs", "coding", "opinion", "course_content", "computes", "provider")
+# The cues among them that name whose business the message is, not only what it asks (intent, least value): code, an
+# outside provider, a job search (2; the student's own work life is 1). With one of them, or another institution named, a
+# message is out of the office's domain whatever its score: the office's vocabulary around it does not make it the office's.
+DECISIVE = (("coding", 1.0), ("provider", 1.0), ("jobs", 2.0))
+UNDER = 0.999  # a decided message's score is scaled just under the threshold (order kept)
 REQUESTS = (REQUEST, MAKES_TEXT)
 
 
@@ -217,29 +222,34 @@ def judge_segments(p: np.ndarray, owner: Sequence[int], kinds: Sequence[str], n:
 
 
 def elsewhere_bar(score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str], *, names: Sequence[str], threshold: float) -> tuple[np.ndarray, np.ndarray]:
-    """(scores, where the bar decided): a message that names another institution (a faculty, university or body the
-    documents do not name as their own) and is not a student coming from it to this office's procedure asks, most
-    often, about that institution's business. Its words are the office's (an EPS, a retrasada, vacations), so the
-    classifier, which weighs vocabulary, rates it as it rates the office's own questions; the structure says whose
-    business it is. Such a message passes only with in-domain evidence halfway from the threshold to certainty
-    (`elsewhere_threshold`); below that, its score is scaled under the threshold (order kept). The same holds for the
-    other intents that say the business is someone else's whatever the words around them (ELSEWHERE_INTENTS: a job
-    search, code, an opinion, a course's subject matter, a calculation), never seen on the office's own questions."""
+    """(scores, where the structure decided against the threshold): a message that names another institution (a faculty,
+    university or body the documents do not name as their own) and is not a student coming from it to this office's
+    procedure, nor a document the office issues for it, asks about that institution's business. Its words are the office's
+    (an EPS, a retrasada, the portal), so the classifier, which weighs vocabulary, rates it as it rates the office's own
+    questions; the structure says whose business it is, and the message is out whatever its score (scaled under the
+    threshold, order kept). So is a message with a DECISIVE cue (code, an outside provider, a job search). The other
+    intents that suggest someone else's business (ELSEWHERE_INTENTS: an opinion, a course's subject matter, a
+    calculation, the student's own work life) are sometimes context for the office's question, so such a message passes
+    only with in-domain evidence halfway from the threshold to certainty (`elsewhere_threshold`)."""
     score = np.asarray(score, dtype=float).copy()
     barred = np.zeros(len(score), dtype=bool)
     if "other_institution" not in names or dense.shape[0] == 0:
         return score, barred
     other, named, transfer = (names.index(n) for n in ("other_institution", "named_institution", "transfer_in"))
     outside = [names.index(n) for n in ELSEWHERE_INTENTS if n in names]
+    decisive = [(names.index(n), least) for n, least in DECISIVE if n in names]
     bar = (1.0 + threshold) / 2.0
     seen: set[int] = set()
     for i, (o, k) in enumerate(zip(owner, kinds)):
         if k != WHOLE or o in seen:
             continue
         seen.add(o)
-        elsewhere = ((dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0) or any(dense[i, j] > 0 for j in outside)
-        if elsewhere and score[o] < bar:
-            barred[o] = score[o] >= threshold  # the bar decided: the threshold alone would have let it in
+        institution = (dense[i, other] > 0 or dense[i, named] > 0) and dense[i, transfer] == 0
+        if institution or any(dense[i, j] >= least for j, least in decisive):
+            barred[o] = score[o] >= threshold  # the structure decided: the threshold alone would have let it in
+            score[o] = score[o] * threshold * UNDER
+        elif any(dense[i, j] > 0 for j in outside) and score[o] < bar:
+            barred[o] = score[o] >= threshold
             score[o] = score[o] * threshold / bar
     return score, barred
 
@@ -316,7 +326,7 @@ class Gate:
 
     @property
     def elsewhere_threshold(self) -> float:
-        """The bar for a message that names another institution: halfway between the threshold and certainty."""
+        """The bar for a message with an intent that suggests someone else's business: halfway between the threshold and certainty."""
         return (1.0 + self.threshold) / 2.0
 
     def elsewhere_bar(self, score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -385,7 +395,7 @@ class Gate:
             if remembered is not None:
                 reasons.append(remembered_reason(remembered))
             if barred[o]:
-                reasons.append(f"asunto de otros (otra institución, trabajo, código, opinión, materia o cálculo): pasa con {self.elsewhere_threshold:.2f} y tiene {raw[o]:.2f} ({raw[o] - self.elsewhere_threshold:+.2f})")
+                reasons.append(f"asunto de otros (otra institución, empleo, código, un proveedor de fuera, opinión, materia o cálculo): no basta el vocabulario de la oficina (puntaje {raw[o]:.2f}, umbral {self.threshold:.2f})")
             if kinds[i] in REQUESTS:
                 reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + ("; escribir un texto por el estudiante no es tarea de la oficina (-∞)" if kinds[i] == MAKES_TEXT else ""))
             if explain:

@@ -30,7 +30,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("request", "pide producir algo (hazme, redactá, resolvé)"),
     ("coding", "pide código o programación"),
     ("opinion", "pide una opinión o conversación"),
-    ("jobs", "pregunta por trabajo o salario"),
+    ("jobs", "pregunta por trabajo o salario (2: busca empleo, un CV, un sueldo; 1: su propio trabajo)"),
     ("campus", "lugar, servicio u horario del campus"),
     ("personal", "habla de su propio caso (mi, puedo, tengo, me piden)"),
     ("encyclopedic", "pregunta de enciclopedia (quién fundó, en qué año, qué tipo de)"),
@@ -38,10 +38,12 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("named_institution", "nombra una institución por su nombre o su sigla (la Mariano, la UVG)"),
     ("transfer_in", "viene de otra institución a un trámite de aquí (equivalencias, traslado)"),
     ("computes", "pide un cálculo con cantidades (metros, litros, por ciento)"),
+    ("provider", "busca un proveedor de fuera (qué clínica, qué taller, algo barato)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
 
 _INSTITUTION = re.compile(r"\b(facultad|universidad|escuela|colegio|instituto|academia|ministerio|camara)\s+(?:de|del)\s+((?:(?:la|las|los|el)\s+)?[a-z0-9ñ]+(?:\s+(?:y\s+)?[a-z0-9ñ]+){0,2})")
+_CLAUSE_WORDS = frozenset({"que", "como", "donde", "cuando", "si", "quien", "cual"})
 _BODIES = {"colegio", "ministerio", "camara", "academia"}  # professional and public bodies: never the office's business
 _STOP = {"de", "del", "la", "las", "los", "el", "en", "y", "mi", "su", "tu", "esta", "este", "que", "para", "a", "o", "no", "si"}
 _FIELD_CONTEXT = r"(?:carrera|facultad|escuela|licenciatura|pensum|admision|estudiantes?|estudiar|estudio|ingreso|inscripcion)\s+(?:de\s+|en\s+|a\s+|para\s+)?"
@@ -64,20 +66,27 @@ _ADMIN = re.compile(
     r"portal|usuario|contrasena|correo|constancia|obligatori\w*|repetir|desist\w*|baja|cupo\w*|convocatoria\w*|boleta\w*|recibo\w*|link|enlace|"
     r"no (?:me )?(?:abre|carga|deja|aparece\w*|llega)|bloque\w*|reposicion|extravi\w*)\b"
 )
+_AGO = r"(?!\s+(?:\d+|un|una|unos|unas|dos|tres|cuatro|cinco|varios|varias|algunos|algunas|mucho|poco)?\s*(?:a[nñ]os?|mes|meses|semanas?|dias?|horas?|rato|tiempo|semestres?)\b)"  # "hace 3 años": a time ago
 _REQUEST = re.compile(
-    r"(?:^|[,.!¡]\s*|\b(?:porfa|por favor|podrias|podes|puedes|me puedes|me podes)\s+)(haz\w*|hace(?:me|nos)?|hac[eé]\w*|redact\w*|escrib[ie]\w*|resuelv\w*|resolv[eé]\w*|traduc\w*|"
+    r"(?:^|[,.!¡]\s*|\b(?:porfa|por favor|podrias|podes|puedes|me puedes|me podes)\s+)(haz\w*|hace(?:me|nos)?\b" + _AGO + r"|hac[eé]\w*(?<!hace)(?<!hacé)|redact\w*|escrib[ie]\w*|resuelv\w*|resolv[eé]\w*|traduc\w*|"
     r"resum\w*|corrig\w*|correg\w*|genera\w*|crea(?:me)?|dame|arma(?:me)?|program\w*|dise[nñ]a\w*|elabora\w*|pasame|completa\w*)\b"
 )
 # "código" is code unless it is one of the office's codes: a course's, a payment's, a verification code sent by mail.
 _CODING = re.compile(r"\b(python|java|javascript|c\+\+|sql|html|css|php|django|react|arduino|codigo(?!\s+(?:del?|para)\s+(?:(?:la|el|mi)\s+)?(?:curso|verificacion|pago|estudiante|carrera|asignatura|seguridad|acceso|confirmacion|boleta|orden|registro|carne|seccion))|script|programa que|compila\w*|puntero\w*|bug|excepcion|nullpointer\w*|segmentation|api|crud|github|lenguaje c)\b")
 _OPINION = re.compile(r"\b(opin\w*|crees|creés|piensas|pensas|que es mejor|cual es mejor|vale la pena|recomiendas|recomendas|recomiendan|te gusta\w*|como estas|admiras|tu favorit\w*|ideas? (?:de|para) (?:temas?|tesis|proyecto)|mas futuro|va a desaparecer)\b")
-_JOBS = re.compile(
-    r"\b(salario\w*|salarial|sueldo\w*|cv|curriculum|empleo\w*|trabajo de(?! graduacion)|trabajar (?:en|como|de)|busco trabajo|"
-    r"(?:hay|busco|buscan|necesitan|conocen|saben de|sabe de|consigo|conseguir|encontrar|ofrecen|ofertas? de)\s+(?:un\s+|una\s+|algun\s+|alguna\s+)?(?:trabajo|empleo|chamba|plazas?|puesto|vacantes?|pasantias?)|"
+# A job search or a job's pay (a CV, a salary, who hires, vacancies): someone else's business whatever else is said. A place
+# for the office's own supervised practice ("busco plaza para el EPS") is not one.
+_NOT_PRACTICE = r"(?!\s+(?:para|de|en)\s+(?:(?:el|la|las|los|mi|mis)\s+)?(?:eps|practica\w*|ehps)\b)"
+_JOB_SEARCH = re.compile(
+    r"\b(salario\w*|salarial|sueldo\w*|cv|curriculum|hoja de vida|empleo\w*|trabajo de(?! graduacion)|busco trabajo|"
+    rf"(?:hay|busco|buscan|necesitan|conocen|saben de|sabe de|consigo|conseguir|encontrar|ofrecen|ofertas? de)\s+(?:un\s+|una\s+|algun\s+|alguna\s+)?(?:trabajo|empleo|chamba|plazas?|puesto|vacantes?|pasantias?){_NOT_PRACTICE}|"
     r"(?:cuanto|cuantos)\s+(?:les?\s+)?(?:gana|ganan|cobra|cobran|pagan|paga)\s+(?:un|una|los|las|a\s+los|a\s+las|al)\s|"  # a person's pay; "me cobraron", "ganar el curso" are not
-    r"contrat(?:a|an|ando|en|e)|entrevista\w*|oferta\w* laboral\w*|salida laboral|chamba\w*|vacante\w*|plaza de|plazas (?:de|para|en)|freelance|linkedin|"
-    r"aguinaldo|despid\w*|despedir\w*|mi jefe|horas extra|medio tiempo|pretension salarial)\b"
+    r"(?:puesto|plaza|vacante)\s+(?:en|de)\s+(?:una|un|alguna|algun)\s+(?:empresa|compania|fabrica|constructora|banco|ingenio|maquila)|(?:les|le)\s+pagan\s+(?:mas|menos|bien|mal)|"  # a position in a company; a profession's pay
+    rf"contrat(?:a|an|ando|en|e)|entrevista\w*|oferta\w* laboral\w*|salida laboral|chamba\w*|vacante\w*|plaza de{_NOT_PRACTICE}|plazas (?:de|para|en){_NOT_PRACTICE}|freelance|linkedin|pretension salarial)\b"
 )
+# The student's own work life (a boss, overtime, part-time hours): beside a question for the office it is context ("mi jefe
+# no me deja salir para el examen"), so it only raises the bar.
+_WORK_LIFE = re.compile(r"\b(trabajar (?:en|como|de)|aguinaldo|despid\w*|despedir\w*|mi jefe|horas extra|medio tiempo)\b")
 _CAMPUS = re.compile(r"\b(salon|aula|edificio|cafeteria|cantina|comedor|biblioteca|parqueo|estacionamiento|lockers?|casilleros?|wifi|impri\w*|fotocopi\w*|bano\w*|enfermeria|clinica|gimnasio|a que hora (?:abre|cierra|atiende)\w*|horario de atencion|objetos perdidos|telefono|ascensor|rampa|cajero|ventanilla|permiso\w*)\b")
 
 # A student asks about their own case, in the first person or addressing the office; a quiz question asks about the world.
@@ -114,6 +123,9 @@ _FEMININE_ANYWAY = frozenset({
 })
 _OWN_INSTITUTION = re.compile(r"\b(?:la|esta|mi) (?:facultad|facu|universidad|escuela)\b(?! de)")
 _URL_LIKE = re.compile(r"\s+(?:de|del)\s+[a-z]")  # "la URL del portal": a web address, not a university
+# How students shorten the kind of an institution: "el Tec de Monterrey", "la uni", "el poli" name an institution as a
+# university's own name does, whatever follows.
+_SHORT_INSTITUTION = frozenset({"tec", "uni", "poli", "insti", "tecnologico", "politecnico"})
 # Where a lower-case name can stand: after a preposition ("en la mariano", "de la landivar"), not where "la" is a pronoun
 # before a verb ("¿dónde la saco?", "creo que la sumaron mal", "¿la pido en ventanilla?").
 _NAME_PLACE = re.compile(r"\b(?:en|de|a|para|por|con|desde|sobre|entre|hacia)\s+$")
@@ -131,6 +143,13 @@ _MOTION = re.compile(
     r"\b(?:pas(?:ar|o|e|a)|traslad\w*|cambi(?:ar|o|e|a)|entr(?:ar|o|e)|ingres(?:ar|o|e)|inscrib\w*|venir)(?:me|se|nos|te)?\s+"
     r"(?:(?:de|desde)\s+(?:(?:la|el)\s+)?\w+(?:\s+\w+)?\s+)?(?:a|para)\s+(?:(?:la|el|esta)\s+)?([a-z]+)"
 )
+# An institution a document of the office goes to ("una constancia de inscripción para el IGSS", "la carta de cursos
+# aprobados para la embajada"): the office is asked to issue it for the student, so naming the recipient is no sign of
+# someone else's business. From "para" to the end of its clause.
+_RECIPIENT = re.compile(
+    r"\b(?:constancia|certificacion|certificado|carta|papel|documento|solvencia|cierre|record|historial|comprobante|copia|fotocopia)s?\b"
+    r"[^.?!;]{0,60}?\b(para)\s+(?:el|la|los|las|un|una|mi|su)\s+[^.?!;,]*"
+)
 _HERE = re.compile(r"\b(?:aca|aqui|esta facultad|con ustedes)\b")
 _OWN_PLACES = frozenset({"facultad", "facu", "u", "universidad", "aca", "aqui"})
 
@@ -144,6 +163,15 @@ _UNIT = (
 _QUANTITY = re.compile(rf"\b\d+(?:[.,]\d+)?\s*{_UNIT}(?![\w/])")
 _ARITHMETIC = re.compile(r"\d\s*[-+*/^=]\s*[\d(x]|\bx\s*[-+*/^=]|\b\d+\s+(?:por|entre|menos|mas|dividido|elevado)\s+(?:a\s+(?:la\s+)?)?\d|\b(?:derivad|integral|raiz)\w*\s+de\s+\S*\d")
 _PERCENT_OF = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+(?:de|del)\s+(?:\w+\s+){0,2}?\d|\b\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+de\s+(?:descuento|interes|aumento|impuesto|ganancia)")
+
+# A student choosing an outside provider for a personal need: which clinic, workshop or shop, or the cheap one. The office
+# provides its own services and recommends no business; asked about on campus ("¿hay enfermería en la facultad?") a
+# service is a campus question and does not fire this. A bank is left out: the office's fees are paid at one.
+_PROVIDER = re.compile(
+    r"\b(?:(?:mas\s+)?barat(?:o|a|os|as|isim\w*)|"
+    r"(?:que|cual|cuales|en\s+que|a\s+que|algun|alguna)\s+(?:clinica|hospital|sanatorio|taller|tienda|farmacia|restaurante|hotel|hospedaje|"
+    r"abogado|dentista|doctor|medico|psicologo|notario|aseguradora|cooperativa|agencia|compania|ferreteria|mecanico|optica|veterinaria)s?)\b"
+)
 
 # Generic course names used when the documents list none (a small office may not publish its curriculum).
 GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Lineal", "Programación 1", "Estadística", "Dibujo Técnico", "Economía")
@@ -249,7 +277,9 @@ class IntentModel:
             fields = rare = None
             if self.other_fields:
                 fields = re.compile(rf"\b(?:{_FIELD_CONTEXT}|{_BELONGING})(?:{'|'.join(map(re.escape, self.other_fields))})\b")
-                rare_words = [f for f in self.other_fields if _zipf(f) < RARE_ZIPF]
+                # a rare field word that is also a campus place ("la enfermería", the infirmary) names the field only as a
+                # field of study ("estudia enfermería"), never alone
+                rare_words = [f for f in self.other_fields if _zipf(f) < RARE_ZIPF and not _CAMPUS.fullmatch(f)]
                 rare = re.compile(rf"\b(?:{'|'.join(map(re.escape, rare_words))})\b") if rare_words else None
             names = tuple((name, re.compile(rf"\b{re.escape(name)}\b")) for name in self.other_names if len(name) >= 4)
             if self.study_fields:
@@ -295,6 +325,8 @@ class IntentModel:
         """(other, own) institution mentions in a folded text."""
         other = own = 0
         for m in _INSTITUTION.finditer(folded):
+            if m.group(2).split()[0] in _CLAUSE_WORDS:  # "se asegura la Facultad de que ...": a clause follows, not a name
+                continue
             tail = _tail(m)
             unknown_second = len(tail) > 1 and tail[1] not in self.own_words and tail[1] not in self._vocab
             if m.group(1) in _BODIES or (tail and (tail[0] not in self.own_words or unknown_second)):
@@ -323,7 +355,8 @@ class IntentModel:
                 continue
             r = cased[m.start(4) : m.end(4)]
             thing_of = bool(_URL_LIKE.match(folded, m.end(4)))  # "la URL del portal", "la mariano de ..." is rarer than a web address
-            acronym = r.isupper() and 2 <= len(r) <= 6 and not thing_of
+            # a university is feminine ("la UVG"); an acronym after "el" names an exam, a programme or a body ("el ETP", "el IGSS")
+            acronym = r.isupper() and 2 <= len(r) <= 6 and not thing_of and article != "el"
             capital = r[:1].isupper() and not r.isupper() and m.start() > 0
             placed = bool(_NAME_PLACE.search(folded[max(0, m.start() - 12) : m.start()]))
             if title:
@@ -333,7 +366,8 @@ class IntentModel:
             else:
                 unknown_short = len(w) <= 5 and _zipf(w) < 2.6 and not r.isupper()
                 mismatch = article == "la" and w not in _FEMININE_ANYWAY and bool(_NOT_FEMININE.search(w))
-                named = acronym or capital or (placed and not thing_of and not r.isupper() and (unknown_short or mismatch))
+                short_kind = w in _SHORT_INSTITUTION  # "el tec de monterrey", "en la uni": the kind of institution, shortened
+                named = acronym or capital or short_kind or (placed and not thing_of and not r.isupper() and (unknown_short or mismatch))
             found += bool(named)
         return found
 
@@ -355,8 +389,14 @@ class IntentModel:
     def row(self, text: str) -> list[float]:
         raw = " ".join(text.split())
         f = fold(raw)
-        other, own = self.institution_mentions(f)
-        named, transfer = self.named_institutions(raw, f), self.transfer_in(f)
+        f_inst, raw_inst = f, raw
+        for m in _RECIPIENT.finditer(f):  # the recipient of a document the office issues: not whose business is asked
+            blank = " " * (m.end() - m.start(1))
+            f_inst = f_inst[: m.start(1)] + blank + f_inst[m.end() :]
+            if len(raw_inst) == len(f):
+                raw_inst = raw_inst[: m.start(1)] + blank + raw_inst[m.end() :]
+        other, own = self.institution_mentions(f_inst)
+        named, transfer = self.named_institutions(raw_inst, f_inst), self.transfer_in(f)
         if transfer:  # the other institution is where the student comes from, not whose business is asked
             other = named = 0
         course = bool(self._courses and self._courses.search(f))
@@ -367,10 +407,11 @@ class IntentModel:
         return [
             float(min(other, 2)), float(min(own, 2)), course_content, float(min(content, 4)), float(min(admin, 4)),
             float(bool(_REQUEST.search(f))), float(min(len(_CODING.findall(f)), 2)), float(bool(_OPINION.search(f))),
-            float(bool(_JOBS.search(f))), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
+            2.0 if _JOB_SEARCH.search(f) else float(bool(_WORK_LIFE.search(f))), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
             float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
             float(min(named, 2)), float(transfer),
             float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)), 3)),
+            float(bool(_PROVIDER.search(f))),
         ]
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:

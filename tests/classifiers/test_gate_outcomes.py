@@ -58,9 +58,11 @@ def test_the_information_boundary_is_learned_and_saved(trained, tmp_path):
     assert [(d.outcome, round(d.score, 6), d.reasons) for d in again.outcomes(texts, embedder)] == [(d.outcome, round(d.score, 6), d.reasons) for d in gate.outcomes(texts, embedder)]
 
 
-def test_naming_another_institution_raises_the_bar_but_a_transfer_student_keeps_it(trained):
-    """A message naming another institution (or looking for a job) passes only halfway from the threshold to certainty; a student coming from
-    that institution to this office's procedure, and a message naming none, are judged at the threshold as before."""
+def test_another_institutions_business_is_out_whatever_its_score_but_a_transfer_student_keeps_the_threshold(trained):
+    """A message naming another institution, or looking for a job, is out whatever its score (order kept); one whose intent
+    only suggests someone else's business (the student's own work life) passes halfway from the threshold to certainty; a
+    student coming from another institution to this office's procedure, and a message naming none, are judged at the
+    threshold as before."""
     import numpy as np
 
     from classifiers.gate import message_segments
@@ -71,19 +73,20 @@ def test_naming_another_institution_raises_the_bar_but_a_transfer_student_keeps_
         "vengo de la Universidad Galileo, ¿cómo pido equivalencias de mis cursos aquí?",
         "¿cuántas retrasadas dan por semestre?",
         "¿cuánto gana un ingeniero recién graduado en una empresa?",  # a job search: someone else's business too
+        "mi jefe no me deja salir temprano, ¿cuántas retrasadas dan por semestre?",  # the student's own work: context
     ]
     kinds: list[str] = []
     segments, owner = message_segments(texts, kinds=kinds)
     dense, sparse = gate.space.transform(segments, embedder=embedder)
     bar = gate.elsewhere_threshold
     assert gate.threshold < bar < 1.0
-    for raw in (bar - 1e-3, bar + 1e-3, gate.threshold + 1e-3):
+    for raw in (gate.threshold + 1e-3, bar - 1e-3, bar + 1e-3, 0.999):
         score, barred = gate.elsewhere_bar(np.full(len(texts), raw), dense, owner, kinds)
         assert not barred[1] and not barred[2] and score[1] == score[2] == raw
-        assert barred[0] == barred[3] == (gate.threshold <= raw < bar)
-        assert (score[0] >= gate.threshold) == (raw >= bar)  # below the bar it falls under the threshold
-    lowered, _ = gate.elsewhere_bar(np.array([0.2, 0.2, 0.2, 0.2]), dense, owner, kinds)
-    higher, _ = gate.elsewhere_bar(np.array([0.4, 0.2, 0.2, 0.2]), dense, owner, kinds)
-    assert lowered[0] < higher[0], "the order of scores is kept"
+        assert barred[0] and barred[3] and score[0] < gate.threshold and score[3] < gate.threshold
+        assert barred[4] == (raw < bar) and (score[4] >= gate.threshold) == (raw >= bar)
+    lowered, _ = gate.elsewhere_bar(np.array([0.2, 0.2, 0.2, 0.2, 0.2]), dense, owner, kinds)
+    higher, _ = gate.elsewhere_bar(np.array([0.9, 0.2, 0.2, 0.9, 0.2]), dense, owner, kinds)
+    assert lowered[0] < higher[0] and lowered[3] < higher[3], "the order of scores is kept"
     d = gate.decide(texts[0], embedder)
-    assert not d.in_domain or d.score >= bar
+    assert not d.in_domain

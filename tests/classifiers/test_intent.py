@@ -204,3 +204,50 @@ def test_paying_a_fee_or_passing_a_course_is_no_job(intent, text):
 ])
 def test_the_offices_codes_are_not_code(intent, text, fires):
     assert (feats(intent, text)["coding"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text", ["en el tec de monterrey cuanto cuesta el semestre", "sabes si en el tec de costa rica hay practica supervisada", "el poli tiene examen de admision?"])
+def test_an_institution_named_by_its_kind_shortened_is_an_institution(intent, text):
+    assert feats(intent, text)["named_institution"] > 0, text
+
+
+def test_an_unknown_word_before_de_is_no_institution(intent):
+    assert feats(intent, "gracias por la info de ayer, una ultima cosa: el cierre tiene costo?")["named_institution"] == 0
+
+
+@pytest.mark.parametrize("text,value", [
+    ("me revisan mi hoja de vida para aplicar a un banco", 2), ("que empresas estan contratando ingenieros", 2),
+    ("mi jefe no me deja salir temprano para el examen, que hago", 1), ("donde busco plaza para el EPS", 0), ("busco plaza de ingeniero junior", 2),
+    ("me recomiendan para un puesto en alguna constructora?", 2), ("a los civiles les pagan mejor que a los industriales? les pagan mas?", 2), ("en el eps me pagan algo?", 0),
+])
+def test_a_job_search_is_told_from_the_students_own_work(intent, text, value):
+    assert feats(intent, text)["jobs"] == value, text
+
+
+@pytest.mark.parametrize("text,fires", [("hace 3 años deje la carrera, como vuelvo", False), ("hace una semana pague y no aparece", False), ("hazme un resumen del reglamento", True)])
+def test_hace_with_a_time_is_no_request(intent, text, fires):
+    assert (feats(intent, text)["request"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text", [
+    "me pueden dar constancia de inscripcion para el IGSS",  # the recipient of a document the office issues
+    "necesito una certificacion de cursos para la embajada de Canada",
+    "donde queda la enfermeria de la facultad",  # a campus place, not the field of study
+    "si mi EPS sustituye el ETP, hay requisito adicional?",  # an acronym after "el": an exam, a programme or a body, not a university
+    "como se asegura la Facultad de que los lugares de practica son adecuados?",  # "de que": a clause, not a name
+])
+def test_a_recipient_of_an_office_document_or_a_campus_place_is_no_other_institution(intent, text):
+    f = feats(intent, text)
+    assert f["named_institution"] == 0 and f["other_institution"] == 0, text
+
+
+def test_the_same_institution_asked_about_is_still_another_institution(intent):
+    assert feats(intent, "mi hermana quiere estudiar enfermeria, que examen le piden")["other_institution"] > 0
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("que taller me arregla la laptop", True), ("donde venden calculadoras baratas", True), ("en que clinica me atienden un domingo", True),
+    ("hay enfermeria en la facultad?", False), ("donde pago la boleta de inscripcion, en que banco?", False), ("cuanto cuesta la retrasada", False),
+])
+def test_choosing_an_outside_provider(intent, text, fires):
+    assert (feats(intent, text)["provider"] > 0) == fires, text

@@ -174,7 +174,10 @@ def test_a_staff_model_that_fails_its_in_domain_guard_is_not_adopted(setup, fake
     strict = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model_in_guard={"staff_decisions": -1.0, "synthetic_heldout": -1.0}, offer_memory_alone=False))
     g = strict.figures["staff_model_in_domain_guard"]
     assert g["refused"] and not strict.verdict.adopted
-    assert "staff model turns away" in strict.verdict.reason or "worse" in strict.verdict.reason or "turns more cases away" in strict.verdict.reason, strict.verdict.reason
+    reason = strict.verdict.reason
+    # the verdict names the first refusal: a gate that already judges every staff decision right has nothing to gain first
+    nothing_to_fix = strict.verdict.sets["staff_decisions"].errors_before == 0
+    assert "staff model turns away" in reason or "worse" in reason or "turns more cases away" in reason or (nothing_to_fix and "no gain" in reason), reason
 
 
 def test_repeated_texts_get_the_features_each_would_get_on_its_own(setup, fake_embedder):
