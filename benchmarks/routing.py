@@ -98,7 +98,7 @@ def ten_office_router(router: Router, services: Services) -> Router:
     wording = Wording.fit([q for n in names for q in questions[n]], [n for n in names for _ in questions[n]], names)
     return Router(
         offices=names, office_vectors=[np.stack([v for _, v in groups[n]]) for n in names], lexicon=lexicon, gate=router.gate,
-        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32), wording=wording,
+        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32), wording=wording, general=router.general,
     )
 
 
