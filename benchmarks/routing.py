@@ -5,7 +5,9 @@ evaluacion_promocion), EPS and internships (normativo_eps, normativo_practicas_f
 (guia_graduacion_privado_2025); preguntas_frecuentes is a shared campus document every office reads. The router is
 trained from the offices' documents only (synthetic questions, `orienta offices train-router`); it is evaluated on
 fiusac/qa_dev.jsonl (office from the question's document; questions about the shared document left out: any office
-may answer them) and on ood/squad_es_dev.jsonl (office null). None of these questions is trained on.
+may answer them) and on ood/squad_es_dev.jsonl (office null), and on the fresh sets benchmarks/data/routing_fresh_*.jsonl
+(informal questions per office and out-of-domain ones, written before the router changes they measure). None of these
+questions is trained on.
 
   .venv/bin/python benchmarks/routing.py [--data-dir /tmp/r27/campus]
 
@@ -46,6 +48,7 @@ from review.offices import add_office, find_office  # noqa: E402
 SHARED = next((p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if p.exists()), ROOT.parent / "shared")  # a worktree sits one level deeper
 FIUSAC = SHARED / "corpora" / "fiusac"
 OOD = SHARED / "corpora" / "ood" / "squad_es_dev.jsonl"
+FRESH = sorted((ROOT / "benchmarks" / "data").glob("routing_fresh_*.jsonl"))  # held-out sets written before router changes
 SHARED_DOC = "preguntas_frecuentes"
 
 
@@ -95,7 +98,7 @@ def ten_office_router(router: Router, services: Services) -> Router:
     wording = Wording.fit([q for n in names for q in questions[n]], [n for n in names for _ in questions[n]], names)
     return Router(
         offices=names, office_vectors=[np.stack([v for _, v in groups[n]]) for n in names], lexicon=lexicon, gate=router.gate,
-        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32), wording=wording,
+        mean=router.mean, scale=router.scale, weights=router.weights, bias=np.zeros(len(names), dtype=np.float32), wording=wording, general=router.general,
     )
 
 
@@ -150,6 +153,16 @@ def main() -> None:
     in_report = routing_report(truth[:n_in], [router.offices[int(np.argmax([d.probabilities[o] for o in router.offices]))] for d in decisions[:n_in]], offices=router.offices)
     ood_report = binary_report([1] * n_in + [0] * len(ood), [int(p is not None) for p in predicted])
 
+    fresh = {}
+    for path in FRESH:  # {"question", "office": name or null}, never trained on
+        rows = read_jsonl(path)
+        f_texts = [r["question"] for r in rows]
+        f_pred = [d.office for d in router.route_many(f_texts, services.embedder, query_vecs=embed_queries_cached(services, f_texts))]
+        rep = routing_report([r["office"] for r in rows], f_pred, offices=router.offices)
+        fresh[path.stem] = {k: rep[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")}
+        fresh[path.stem]["misses"] = [{"question": q, "office": r["office"], "routed": p} for q, r, p in zip(f_texts, rows, f_pred) if p != r["office"]]
+        print(f"{path.stem}: macro-F1 {rep['macro_f1']:.3f} ({sum(1 for t, p in zip(rows, f_pred) if t['office'] != p)} of {len(rows)} wrong)", flush=True)
+
     with_gates = None
     if args.office_gates:
         gates = office_gates(services, router.offices)
@@ -195,6 +208,7 @@ def main() -> None:
         "routing_with_ood": {k: all_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")},
         "routing_in_domain_only": {k: in_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")},
         "out_of_domain": {k: ood_report[k] for k in ("f1_in", "f1_out", "precision_out", "recall_out", "accuracy")},
+        "fresh": fresh,
         "latency": latencies,
         "with_office_gates": with_gates,
         "note": "latency: route() per message with the question's embedding given (the drafting step embeds it once and the gate reuses it); with_embedding also embeds it. ms_*: wall clock, cpu_ms_*: the process's CPU time (every thread). 2 shared CPU cores, noisy timings.",

@@ -10,8 +10,10 @@ as a whole, contain: a course code or a subject's name found only in the study p
 share the message's common words; and which office's questions its words are like (`Wording`: a per-office word model
 fitted on the offices' synthetic questions, the one feature that learns which words belong to which office; it also
 reads the character n-grams within words, so a student's spelling, plural or verb form the documents do not use still
-points to the office whose questions share its pieces). Persisted
-as JSON + NumPy arrays (no pickle)."""
+points to the office whose questions share its pieces). A message that asks about the world rather than about anyone's
+studies (`GeneralKnowledge`: "¿En qué año…?", "¿Quién fue…?", "¿Cuál es la capital…?") must clear a higher bar of the
+campus gate, halfway from its threshold to certainty, as a message naming another institution must at an office's gate.
+Persisted as JSON + NumPy arrays (no pickle)."""
 
 from __future__ import annotations
 
@@ -25,14 +27,16 @@ import numpy as np
 
 from classifiers.errors import GateError, GateNotTrained
 from classifiers.gate import Gate
+from classifiers.general_knowledge import GeneralKnowledge
 from pipeline.embeddings import Embedder
 
-FORMAT_VERSION = 6  # 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns); 6: the word model reads character n-grams too
+FORMAT_VERSION = 7  # 7: the general-knowledge model is stored with the router; 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns); 6: the word model reads character n-grams too
 TOP_K = 3
 WORDING_C = 4.0  # inverse regularisation of the word model (chosen by grouped cross-validation on the synthetic questions)
 WORDING_FOLDS = 5
 WORDING_CHARS = True  # the word model also reads character n-grams within words (students' spellings are not the documents')
 WORDING_CHAR_NGRAMS = (3, 4)  # (3, 5) routed every dev and fresh question the same, with 45% more features and a slower fit
+GENERAL_KNOWLEDGE_MIN = 0.5  # a message the general-knowledge model gives at least this must clear the campus gate's higher bar
 OFFICE_GATE_MIN_PROBABILITY = 0.2  # an office the scorer gives less than this is not offered a message its betters' gates refused
 
 
@@ -49,6 +53,8 @@ class RouteDecision:
     in_domain_score: float  # the campus gate's probability that some office handles it
     latency_ms: float = 0.0
     refused_by: list[str] = field(default_factory=list)  # offices the router would have chosen whose own gate refused the message
+    general_knowledge: float = 0.0  # the probability that it asks about the world rather than anyone's studies
+    barred: bool = False  # the campus gate's threshold alone would have let it in; the higher bar for general knowledge did not
 
     def margin_over(self, office: str) -> float:
         """How much more likely the chosen office is than `office`."""
@@ -295,6 +301,7 @@ class Router:
     memory_message_ids: list[int] = field(default_factory=list)  # ... and the message each came from (retention forgets it)
     memory_similarity: float = 0.92  # a message this close to one of them goes where staff sent that one
     wording: Wording | None = None  # the word model over the offices (None: its features are 0)
+    general: GeneralKnowledge | None = None  # general knowledge: such a message must clear a higher campus-gate bar (None: no bar)
 
     # ------------------------------------------------------------ scores
     def office_probabilities(self, query_vecs: np.ndarray, texts: Sequence[str]) -> np.ndarray:
@@ -355,6 +362,8 @@ class Router:
             in_scores, threshold = self.gate.probabilities_from_features(dense, sparse), self.gate.threshold
         else:
             in_scores, threshold = np.ones(len(texts)), 0.0
+        general = self.general.probabilities(texts) if self.general is not None and self.gate is not None else np.zeros(len(texts), dtype=np.float32)
+        in_scores, barred = general_knowledge_bar(in_scores, general, threshold)
         remembered = self.remembered(np.asarray(query_vecs, dtype=np.float32))
         out = []
         for i, (p, score, memo) in enumerate(zip(probs, in_scores, remembered)):
@@ -364,7 +373,8 @@ class Router:
                 p = np.array([1.0 if o == memo else 0.0 for o in self.offices])
             elif office is not None and office_gates:
                 office, refused = self._office_gate_choice(texts[i], np.asarray(query_vecs[i]), p, office_gates, embedder, min_probability)
-            out.append(RouteDecision(office=office, probabilities={o: float(v) for o, v in zip(self.offices, p)}, in_domain_score=float(score), refused_by=refused))
+            out.append(RouteDecision(office=office, probabilities={o: float(v) for o, v in zip(self.offices, p)}, in_domain_score=float(score), refused_by=refused,
+                                     general_knowledge=float(general[i]), barred=bool(barred[i]) and not memo))
         elapsed = (time.perf_counter() - start) * 1000 / max(1, len(texts))
         for d in out:
             d.latency_ms = elapsed
@@ -403,10 +413,13 @@ class Router:
             if self.wording.char_vocabulary is not None:
                 arrays |= {"wording_char_idf": self.wording.char_idf}
                 (directory / "wording_char_vocabulary.json").write_text(json.dumps(self.wording.char_vocabulary, ensure_ascii=False), encoding="utf-8")
+        if self.general is not None:
+            arrays |= self.general.arrays()
+            (directory / "general_knowledge.json").write_text(json.dumps(self.general.vocabularies(), ensure_ascii=False), encoding="utf-8")
         np.savez(directory / "router.npz", **arrays)
         if self.gate is not None:
             self.gate.save(directory / "gate")
-        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "has_wording": self.wording is not None, "memory_offices": self.memory_offices, "memory_message_ids": self.memory_message_ids, "memory_similarity": self.memory_similarity}
+        meta = {**self.meta, "format": FORMAT_VERSION, "offices": self.offices, "has_gate": self.gate is not None, "has_wording": self.wording is not None, "has_general": self.general is not None, "memory_offices": self.memory_offices, "memory_message_ids": self.memory_message_ids, "memory_similarity": self.memory_similarity}
         (directory / "router.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False), encoding="utf-8")
         return directory / "router.json"
 
@@ -435,11 +448,27 @@ class Router:
             if "wording_char_idf" in a.files:
                 wording.char_vocabulary = json.loads((directory / "wording_char_vocabulary.json").read_text(encoding="utf-8"))
                 wording.char_idf = a["wording_char_idf"]
+        general = None
+        if meta.pop("has_general", False):
+            general = GeneralKnowledge.from_stored(json.loads((directory / "general_knowledge.json").read_text(encoding="utf-8")), a)
         return cls(
             offices=offices, office_vectors=[a[f"office_{i}"] for i in range(len(offices))], lexicon=Lexicon(vocabulary=vocabulary, idf=a["idf"], office_rows=rows),
             gate=gate, mean=a["mean"], scale=a["scale"], weights=a["weights"], bias=a["bias"], meta=meta,
-            memory=a["memory"], memory_offices=memory_offices, memory_message_ids=memory_message_ids, memory_similarity=memory_similarity, wording=wording,
+            memory=a["memory"], memory_offices=memory_offices, memory_message_ids=memory_message_ids, memory_similarity=memory_similarity, wording=wording, general=general,
         )
+
+
+def general_knowledge_bar(score: np.ndarray, general: np.ndarray, threshold: float, *, floor: float = GENERAL_KNOWLEDGE_MIN) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, where the bar decided): a message that asks about the world (`general` >= `floor`) passes the campus
+    gate only with in-domain evidence halfway from the threshold to certainty; below that its score is scaled under the
+    threshold (order kept). Its frame is the frame of many office questions and its topic is no office's, so a score
+    just above the threshold is weak evidence for it (the same rule as `classifiers.gate.elsewhere_bar`)."""
+    score = np.asarray(score, dtype=float).copy()
+    bar = (1.0 + threshold) / 2.0
+    hit = (np.asarray(general) >= floor) & (score < bar)
+    barred = hit & (score >= threshold)
+    score[hit] = score[hit] * threshold / bar
+    return score, barred
 
 
 def fit_offices(

@@ -20,6 +20,7 @@ from classifiers.adoption import AdoptionVerdict, decide
 from classifiers.errors import GateError
 from classifiers.features import FeatureSpace
 from classifiers.gate import corpus_hash
+from classifiers.general_knowledge import GeneralKnowledge, general_questions
 from classifiers.routing import FEATURES, Lexicon, Router, RouterNotTrained, Wording, fit_offices, office_features, routing_report, wording_out_of_fold
 from classifiers.synthetic import Example, offline_questions, student_questions
 from classifiers.training import offline_dataset, train_gate
@@ -152,7 +153,8 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
 
     gate_key = campus_gate_key(services, _campus_hash(corpora))
     gate = _stored_campus_gate(services, gate_key) or _campus_gate(services, corpora)
-    router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b, wording=Wording.fit(texts, labels, offices))
+    general, general_heldout = fit_general_knowledge(texts, lexicon, held=ho)
+    router = Router(offices=offices, office_vectors=office_vectors, lexicon=lexicon, gate=gate, mean=mean, scale=scale, weights=w, bias=b, wording=Wording.fit(texts, labels, offices), general=general)
     if staff_train:  # a message nearly identical to one staff gave an office goes to that office (only its vector is kept)
         router.memory = embed_queries_cached(services, [r[1] for r in staff_train], messages=True)
         router.memory_offices = [r[2] for r in staff_train]
@@ -164,6 +166,7 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         "n_examples": len(examples),
         "n_staff": len(staff_train),
         "heldout_synthetic": {k: heldout[k] for k in ("macro_f1", "accuracy", "n")},
+        "general_knowledge_heldout": general_heldout,
         "weights": dict(zip(FEATURES, map(float, w))),
         "embedder": services.embedder.name,
     }
@@ -189,6 +192,34 @@ def train_router(services: Services, *, with_staff: bool = True, save: bool = Tr
         router.save(services.settings.paths.router_dir)
     services.__dict__["_router"] = router
     return router
+
+
+def general_examples() -> list[str]:
+    """Questions about the world the general-knowledge model learns from: written from templates of subjects and frames
+    (`classifiers.general_knowledge`), and the out-of-domain templates about people, places, events, concepts, works and
+    organisations (not the shopping and cooking ones: those are not general knowledge)."""
+    from classifiers.ood import templated_ood
+
+    return [e.text for e in general_questions()] + [e.text for e in templated_ood(n=600) if not (e.topic or "").startswith("thing:")]
+
+
+def fit_general_knowledge(office_texts: Sequence[str], lexicon: Lexicon, *, held: Sequence[int] = ()) -> tuple[GeneralKnowledge, dict]:
+    """The general-knowledge model (the offices' synthetic questions against questions about the world, words the
+    documents never use masked), and how it does on questions neither it nor its probe was fitted on: the offices'
+    held-out synthetic questions (`held`) and every fifth question about the world (by its text)."""
+    general = general_examples()
+    known = [t for t in lexicon.vocabulary if " " not in t]
+    held_set = set(held)
+    g_held = [i for i, t in enumerate(general) if int(hashlib.sha256(t.encode()).hexdigest()[:8], 16) % 5 == 0]
+    g_train = [t for i, t in enumerate(general) if i not in set(g_held)]
+    probe = GeneralKnowledge.fit([t for i, t in enumerate(office_texts) if i not in held_set], g_train, known)
+    office_p = probe.probabilities([office_texts[i] for i in held]) if held else np.zeros(0)
+    general_p = probe.probabilities([general[i] for i in g_held])
+    report = {
+        "office_questions_flagged": float(np.mean(office_p >= 0.5)) if len(office_p) else None, "n_office": len(office_p),
+        "general_questions_flagged": float(np.mean(general_p >= 0.5)) if len(general_p) else None, "n_general": len(general_p),
+    }
+    return GeneralKnowledge.fit(office_texts, general, known), report
 
 
 def router_adoption(current: Router, candidate: Router, held_vecs: np.ndarray, held_texts: Sequence[str], truth: Sequence[str], *,

@@ -1,0 +1,243 @@
+"""General knowledge: does a message ask about the world (who was someone, in what year something happened, the capital
+of a country) rather than about a student's studies or an office's procedures?
+
+Such a question shares few words with any office's documents, yet its frame ("¿En qué año…?", "¿Quién fue…?", "¿Cuál es
+la…?") is the frame of many office questions, so a gate that weighs topic similarity can rate it just above its
+threshold. The model here reads the frame, not the topic: every word the offices' documents never use is replaced by one
+placeholder before a word n-gram logistic regression sees the text, so "¿En qué año cayó el muro de
+Berlín?" reads as "¿en que año _ el _ de _?" whatever the names are, and an encyclopaedic question about people and places
+it never saw looks like the ones it was trained on. A student who speaks of their own case ("puedo", "mi", "tengo") asks
+about their studies, not the world, whatever the words. Trained on questions about the world written from templates (no
+evaluation file) against the offices' own synthetic questions; persisted as JSON + NumPy arrays (no pickle).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from classifiers import styles
+from classifiers.synthetic import Example
+from pipeline.text import fold
+
+UNKNOWN = "zzdesconocida"  # the placeholder for a word the offices' documents never use (never itself a Spanish word)
+C = 1.0
+_TOKEN = re.compile(r"[a-z0-9ñ]+|[^\sa-z0-9ñ]")
+
+# Questions about the world, by kind of subject; nothing here comes from an evaluation file.
+SUBJECTS: dict[str, list[str]] = {
+    "person": [
+        "Hernán Cortés", "Isabel la Católica", "Alejandro Magno", "Mahatma Gandhi", "Albert Einstein", "Thomas Edison", "Pedro de Alvarado",
+        "Justo Rufino Barrios", "Francisco Morazán", "Rubén Darío", "Diego Velázquez", "Pablo Picasso", "Ludwig van Beethoven",
+        "Johann Sebastian Bach", "William Shakespeare", "Winston Churchill", "Abraham Lincoln", "Fidel Castro", "Eva Perón", "Túpac Amaru",
+        "Atahualpa", "Moctezuma", "Louis Pasteur", "Alexander Fleming", "Stephen Hawking", "Aristóteles", "Platón", "Sócrates",
+        "Marco Polo", "Fernando de Magallanes", "Vasco da Gama", "Carlos Darwin", "Gregor Mendel", "Dmitri Mendeléyev", "Rosalind Franklin",
+        "Enrique VIII", "Luis XIV", "Pedro el Grande", "Catalina la Grande", "Gengis Kan", "Carlomagno", "Augusto", "Nerón", "Ramsés II",
+        "Tutankamón", "Hammurabi", "Vincent van Gogh", "Salvador Dalí", "Diego Rivera", "Mario Vargas Llosa", "Octavio Paz", "Pelé",
+        "Michael Jordan", "Usain Bolt", "Elvis Presley", "Los Beatles", "Walt Disney", "Steve Jobs", "Bill Gates", "Mark Zuckerberg",
+    ],
+    "place": [
+        "Francia", "Alemania", "Canadá", "Argentina", "Perú", "Egipto", "la India", "China", "Rusia", "Italia", "Grecia", "Turquía",
+        "Kenia", "Sudáfrica", "Nigeria", "Irlanda", "Escocia", "Polonia", "Hungría", "Suecia", "Finlandia", "Chile", "Colombia",
+        "Honduras", "El Salvador", "Nicaragua", "Belice", "Costa Rica", "Panamá", "México", "Brasil", "Bolivia", "Paraguay", "Uruguay",
+        "Londres", "París", "Roma", "Tokio", "Pekín", "Moscú", "Berlín", "Viena", "Praga", "Lisboa", "Quetzaltenango", "Cobán",
+        "el río Nilo", "el río Misisipi", "el río Motagua", "el lago Titicaca", "los Andes", "los Alpes", "los Pirineos", "el Kilimanjaro",
+        "el volcán Tajumulco", "el océano Pacífico", "el mar Mediterráneo", "el golfo de México", "la península de Yucatán", "Petén",
+    ],
+    "event": [
+        "la Primera Guerra Mundial", "la guerra de Vietnam", "la Revolución rusa", "la Revolución mexicana", "la independencia de Guatemala",
+        "la batalla de Waterloo", "la guerra de los Cien Años", "la Reforma protestante", "el descubrimiento de América", "la Ilustración",
+        "la Edad Media", "el Imperio otomano", "el Imperio azteca", "la civilización maya", "el terremoto de 1976", "la guerra civil de Guatemala",
+        "la Revolución de 1871", "la firma de la paz", "los Juegos Olímpicos de 1968", "la crisis de los misiles", "el Holocausto",
+        "la invasión de Normandía", "la Revolución cubana", "la caída de Constantinopla", "el Tratado de Versalles", "la Guerra de Secesión",
+    ],
+    "thing": [
+        "la Gran Muralla China", "las pirámides de Giza", "el Coliseo romano", "la Estatua de la Libertad", "el Partenón", "la Torre de Pisa",
+        "el Taj Mahal", "la Sagrada Familia", "el Palacio Nacional de la Cultura", "el Popol Vuh", "la Biblia", "el Corán", "la Ilíada",
+        "la Divina Comedia", "la Declaración de Independencia", "la Carta Magna", "el himno nacional", "la bandera de Guatemala", "el quetzal",
+        "la ceiba", "la monja blanca", "el euro", "el dólar", "el petróleo", "el oro", "el café", "el cacao", "el maíz", "la caña de azúcar",
+    ],
+    "science": [
+        "el oxígeno", "el hidrógeno", "el carbono", "el hierro", "la luz", "el sonido", "la electricidad", "el magnetismo", "la Luna",
+        "el Sol", "Marte", "Júpiter", "Saturno", "la Vía Láctea", "los dinosaurios", "las ballenas", "los tiburones", "las abejas",
+        "el corazón humano", "el cerebro", "la sangre", "los virus", "las bacterias", "las vacunas", "el átomo", "los terremotos",
+        "los huracanes", "las mareas", "la capa de ozono", "la selva amazónica",
+    ],
+    "organisation": [
+        "la Unesco", "la OEA", "el Fondo Monetario Internacional", "la Unión Soviética", "el Imperio británico", "la Liga de Naciones",
+        "Microsoft", "Coca-Cola", "Toyota", "Samsung", "el Barcelona", "el Manchester United", "la NBA", "los Juegos Olímpicos",
+        "la Iglesia católica", "el Parlamento Europeo", "la Corte Suprema de Estados Unidos", "el Congreso de Guatemala",
+    ],
+}
+
+FRAMES: dict[str, list[str]] = {
+    "person": [
+        "¿En qué año nació {e}?", "¿En qué año murió {e}?", "¿Quién fue {e}?", "¿Dónde nació {e}?", "¿De qué país era {e}?",
+        "¿Qué inventó {e}?", "¿Qué descubrió {e}?", "¿Cuál es la obra más conocida de {e}?", "¿Contra quién luchó {e}?",
+        "¿Quién sucedió a {e}?", "¿A qué se dedicaba {e}?", "¿Qué premio recibió {e}?", "¿Cuántos años gobernó {e}?",
+        "¿Cómo murió {e}?", "¿Quiénes eran los padres de {e}?", "¿En qué siglo vivió {e}?", "¿Qué idioma hablaba {e}?",
+        "¿Por qué es importante {e} en la historia?", "¿Qué ciudad fundó {e}?", "¿Con quién se casó {e}?",
+    ],
+    "place": [
+        "¿Cuál es la capital de {e}?", "¿Cuántos habitantes tiene {e}?", "¿En qué continente está {e}?", "¿Qué idioma se habla en {e}?",
+        "¿Cuál es la moneda de {e}?", "¿Con qué países limita {e}?", "¿Cuál es el punto más alto de {e}?", "¿Quién gobierna {e}?",
+        "¿Cuándo se fundó {e}?", "¿Qué superficie tiene {e}?", "¿Qué clima predomina en {e}?", "¿Por qué es famoso {e}?",
+        "¿Cuál es la ciudad más grande de {e}?", "¿Qué religión predomina en {e}?", "¿Cuánto mide {e}?", "¿Dónde está ubicado {e}?",
+        "¿Qué pueblos habitaban {e} antes de la conquista?", "¿Cuál es el plato típico de {e}?",
+    ],
+    "event": [
+        "¿En qué año empezó {e}?", "¿Cuándo terminó {e}?", "¿Cuáles fueron las causas de {e}?", "¿Quién ganó {e}?", "¿Cuánto duró {e}?",
+        "¿Qué consecuencias tuvo {e}?", "¿Qué países participaron en {e}?", "¿Cuántas personas murieron en {e}?", "¿Dónde ocurrió {e}?",
+        "¿Quién dirigió {e}?", "¿Qué cambió después de {e}?", "¿En qué siglo fue {e}?",
+    ],
+    "thing": [
+        "¿Quién construyó {e}?", "¿En qué año se hizo {e}?", "¿De qué está hecho {e}?", "¿Qué significa {e}?", "¿Dónde se encuentra {e}?",
+        "¿Quién escribió {e}?", "¿Cuántos años tiene {e}?", "¿Qué representa {e}?", "¿De dónde viene {e}?", "¿Cuál es el origen de {e}?",
+        "¿Qué altura tiene {e}?", "¿Qué país produce más {e}?",
+    ],
+    "science": [
+        "¿Qué es {e}?", "¿Quién descubrió {e}?", "¿De qué está compuesto {e}?", "¿Cuál es el tamaño de {e}?", "¿Cómo se forma {e}?",
+        "¿A qué distancia está {e}?", "¿Cuántos años viven {e}?", "¿Qué función cumple {e}?", "¿Cuál es la temperatura de {e}?",
+        "¿Por qué es importante {e} para la vida?", "¿En qué año se descubrió {e}?", "¿Qué tipo de organismo son {e}?",
+    ],
+    "organisation": [
+        "¿Cuándo se fundó {e}?", "¿Quién fundó {e}?", "¿Dónde tiene su sede {e}?", "¿Cuántos miembros tiene {e}?", "¿Quién preside {e}?",
+        "¿Para qué se creó {e}?", "¿Cuántos títulos ha ganado {e}?", "¿Qué países forman parte de {e}?", "¿En qué año desapareció {e}?",
+    ],
+}
+
+# Questions about the world with no named subject: superlatives, counts and firsts.
+OPEN_QUESTIONS = [
+    "¿Cuál es el país más grande del mundo?", "¿Cuál es la montaña más alta de América?", "¿Cuál es el animal más rápido?",
+    "¿Quién fue el primer hombre en pisar la Luna?", "¿Cuántos planetas tiene el sistema solar?", "¿Cuál es el desierto más grande del mundo?",
+    "¿Cuántos países hay en Centroamérica?", "¿Cuál es el idioma más hablado del mundo?", "¿Quién inventó la imprenta?",
+    "¿Cuál es el metal más caro?", "¿Qué país tiene más habitantes?", "¿Cuál fue la primera civilización de Mesoamérica?",
+    "¿Quién fue el primer presidente de Guatemala?", "¿Cuántos continentes hay?", "¿Cuál es el ave nacional de Guatemala?",
+    "¿Qué temperatura hace en el centro de la Tierra?", "¿Cuál es el mamífero más grande?", "¿En qué año se inventó el internet?",
+    "¿Cuántos idiomas mayas se hablan en Guatemala?", "¿Cuál es el libro más vendido de la historia?", "¿Quién descubrió la electricidad?",
+    "¿Qué país ganó más mundiales de fútbol?", "¿Cuál es el río más caudaloso del mundo?", "¿Cuál es la isla más grande del mundo?",
+]
+
+# The student's own case, in the first person (not a greeting, not "me pueden decir", which asks about anything).
+_OWN_CASE = re.compile(
+    r"\b(mi|mis|yo|puedo|tengo|necesito|quiero|debo|hago|saco|estoy|soy|voy|pierdo|llevo|pago|perdi|gane|aprobe|repeti|reprobe|"
+    r"asignarme|inscribirme|graduarme|meterme|tuve|hice|mande|entregue)\b"
+)
+_INFORMAL_OPEN = ["oye", "oigan", "una pregunta", "alguien sabe", "pregunta rápida", "duda", "hola", "me pueden decir", "saben", ""]
+
+
+def general_questions(*, n: int = 1500, seed: int = 41) -> list[Example]:
+    """Questions about the world (people, places, events, things, science, organisations), typed the ways people type:
+    as asked, informal, without accents or question marks, with a greeting."""
+    rng = random.Random(seed)
+    kinds = sorted(SUBJECTS)
+    out, seen = [], set()
+    attempts = 0
+    while len(out) < n and attempts < n * 5:
+        attempts += 1
+        if rng.random() < 0.1:
+            question, topic = rng.choice(OPEN_QUESTIONS), "open"
+        else:
+            kind = rng.choice(kinds)
+            topic = rng.choice(SUBJECTS[kind])
+            question = rng.choice(FRAMES[kind]).format(e=topic)
+        r = rng.random()
+        if r < 0.45:
+            text = question
+        elif r < 0.7:
+            text = f"{rng.choice(_INFORMAL_OPEN)} {styles.bare(question).lower()}".strip()
+        elif r < 0.85:
+            text = fold(styles.bare(question))
+        else:
+            text = styles.typo(rng, question)
+        if text not in seen:
+            seen.add(text)
+            out.append(Example(text=text, label=0, style="general", source="general-knowledge", topic=topic))
+    return out
+
+
+def masked(texts: Iterable[str], known: frozenset[str]) -> list[str]:
+    """The texts folded, each word the offices' documents never use replaced by one placeholder (numbers kept by their
+    length: a year is four digits whatever the year)."""
+    out = []
+    for text in texts:
+        words = []
+        for t in _TOKEN.findall(fold(text)):
+            if t.isdigit():
+                words.append(f"num{min(len(t), 5)}")
+            elif len(t) > 1 and t not in known and t.isalnum():
+                words.append(UNKNOWN)
+            else:
+                words.append(t)
+        out.append(" ".join(words))
+    return out
+
+
+@dataclass
+class GeneralKnowledge:
+    """Probability that a message asks about the world rather than about an office's business (see module doc)."""
+
+    known: list[str]  # folded words of the offices' documents
+    vocabulary: dict[str, int]  # word n-grams of the masked texts
+    idf: np.ndarray
+    coef: np.ndarray  # (n_terms,)
+    intercept: float
+    meta: dict = field(default_factory=dict)
+    _vectorizer: object = field(default=None, repr=False)
+    _known: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self._known = frozenset(self.known)
+
+    @staticmethod
+    def _new_vectorizer(min_df: int = 1):
+        from sklearn.feature_extraction.text import TfidfVectorizer
+
+        return TfidfVectorizer(lowercase=False, token_pattern=r"\S+", sublinear_tf=True, ngram_range=(1, 2), min_df=min_df, dtype=np.float32)
+
+    @classmethod
+    def fit(cls, office_questions: Sequence[str], general: Sequence[str], known: Iterable[str], *, c: float = C, seed: int = 7) -> "GeneralKnowledge":
+        """Fit on the offices' questions (0) against questions about the world (1), words unknown to the documents masked."""
+        from sklearn.linear_model import LogisticRegression
+
+        known_set = frozenset(known)
+        texts = masked([*office_questions, *general], known_set)
+        y = np.array([0] * len(office_questions) + [1] * len(general))
+        words = cls._new_vectorizer(min_df=2)
+        x = words.fit_transform(texts)
+        clf = LogisticRegression(C=c, max_iter=2000, class_weight="balanced", random_state=seed).fit(x, y)
+        out = cls(
+            known=sorted(known_set), vocabulary={k: int(v) for k, v in words.vocabulary_.items()}, idf=words.idf_.astype(np.float32), coef=clf.coef_[0].astype(np.float32), intercept=float(clf.intercept_[0]), meta={"n_office": len(office_questions), "n_general": len(general)},
+        )
+        out._vectorizer = words
+        return out
+
+    def probabilities(self, texts: Sequence[str]) -> np.ndarray:
+        """(n,) probability that each message asks about the world (0 where the student speaks of their own case)."""
+        if not len(texts):
+            return np.zeros(0, dtype=np.float32)
+        if self._vectorizer is None:
+            words = self._new_vectorizer()
+            words.vocabulary_, words.idf_ = dict(self.vocabulary), np.asarray(self.idf, dtype=np.float64)
+            self._vectorizer = words
+        x = self._vectorizer.transform(masked(texts, self._known))
+        z = np.asarray(x @ self.coef).ravel() + self.intercept
+        p = 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
+        own = np.array([bool(_OWN_CASE.search(fold(t))) for t in texts])
+        return np.where(own, 0.0, p).astype(np.float32)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        return {"general_idf": self.idf, "general_coef": self.coef, "general_intercept": np.array([self.intercept], dtype=np.float32)}
+
+    def vocabularies(self) -> dict:
+        return {"known": self.known, "words": self.vocabulary, "meta": self.meta}
+
+    @classmethod
+    def from_stored(cls, vocabularies: dict, arrays) -> "GeneralKnowledge":
+        return cls(
+            known=list(vocabularies["known"]), vocabulary=vocabularies["words"], idf=arrays["general_idf"], coef=arrays["general_coef"], intercept=float(arrays["general_intercept"][0]), meta=vocabularies.get("meta", {}),
+        )
