@@ -13,7 +13,7 @@ from pipeline.flat_tables import rebuild_tables
 from pipeline.headings import boundary
 from pipeline.text import STOPWORDS_ES
 
-UNITS_VERSION = 5  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows)
+UNITS_VERSION = 6  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -85,7 +85,8 @@ _MD_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*$")
 _TABLE = re.compile(r"^\|.*\|$")
 _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?$")
 _FIELD = re.compile(r"^([A-Za-zÁÉÍÓÚáéíóúñÑ_][A-Za-zÁÉÍÓÚáéíóúñÑ_ ]{1,24}):\s*(.*)$")
-_ITEM = re.compile(r"^(?:[-•*▪●]|\d{1,3}[.)]|[a-zA-Z]\.\)|[a-zA-Z]\.\d{1,2}\.?|[a-zA-Z][.)]|[IVXivx]{1,4}[.)])\s+(.+)$")  # 'a.)' and 'c.1' as PDFs of regulations number them
+_ITEM = re.compile(r"^(?:[-•*▪●]|\d{1,3}\.?\)|\d{1,3}\.|[a-zA-Z]\.\)|[a-zA-Z]\.\d{1,2}\.?|[a-zA-Z][.)]|[IVXivx]{1,4}[.)])\s+(.+)$")  # 'a.)', '1.)' and 'c.1' as PDFs of regulations number them
+_BARE_MARKER = re.compile(r"^(?:\d{1,3}\.?\)|[a-zA-Z]\.?\))$")  # a marker a PDF laid out on a line of its own, its text on the next line ('c)' / 'Tener aprobado…')
 _URL_ONLY = re.compile(r"^(?:https?://|www\.)?[\w-]+(?:\.[\w-]+)+(?:/\S*)?$", re.IGNORECASE)  # a line that is only a web address ('siif.usac.edu.gt/pagousac')
 _NAMED = re.compile(r"^[^\s:]*[._#/][^\s:]*$")  # one token that names an address or a file ('siif.usac.edu.gt/pagousac', 'Solvencia_#carné')
 _FAQ = re.compile(r"^(?:\d{1,3}\s*[.)-]\s*)?(¿.+)$")
@@ -180,6 +181,8 @@ class _Builder:
         self.para_lines: list[tuple[str, int]] = []  # the paragraph's lines as read, with their offsets
         self.item: list[str] = []
         self.item_at = 0
+        self.names = False  # the list's items so far are short names without a closing stop ('1.) Prácticas Iniciales'): a capital line after its last item starts a paragraph, it does not wrap the item
+        self.markers = 0  # bare list markers read whose item text has not come yet
         self.record: list[tuple[str, str, int]] = []
         self.header: list[str] = []
         self.faq: tuple[str, int] | None = None
@@ -187,9 +190,9 @@ class _Builder:
         self.faq_open = False
         self.units_in_para = False
 
-    def emit(self, kind: str, text: str, at: int, context: str = "", fields: dict | None = None) -> None:
+    def emit(self, kind: str, text: str, at: int, context: str = "", fields: dict | None = None, *, named: bool = False) -> None:
         text = clean(text)
-        if kind in ("sentence", "item") and (len(text) < 12 or len(text.split()) < 3) and not re.search(r"\d", text):
+        if kind in ("sentence", "item") and (len(text) < 12 or len(text.split()) < 3) and not re.search(r"\d", text) and not (named and len(text) >= 4):
             return
         self.units.append(Unit(kind=kind, text=text, context=clean(context), fields=fields or {}, offset=at))
 
@@ -231,7 +234,7 @@ class _Builder:
             text = _end_addresses(" ".join(self.item))
             short_lead = self.lead and len(self.lead.split()) <= 8
             ctx = self.lead.rstrip(":") if short_lead else (self.faq[0] if self.faq else self.heading)
-            self.emit("item", text, self.item_at, ctx)
+            self.emit("item", text, self.item_at, ctx, named=bool(self.lead))  # under a lead-in a short item names one of what it announces ('se dividen en:' / 'Prácticas Iniciales')
             if self.faq:
                 item = clean(text)
                 self.faq_body.append(f"\n- {item}" + ("" if re.search(r"[.!?:;]$", item) else "."))  # an item of the answer's list: a line of its own
@@ -298,7 +301,7 @@ class _Builder:
         wraps = bool(open_lines) and open_lines[-1].endswith(",") and line.endswith(".")  # 'agencias virtuales de Banrural y Bantrab,' / 'NO G&T.': the sentence goes on
         if heading and not _FIELD.match(line) and not wraps:
             self.flush(faq=True)
-            self.heading, self.lead = heading, ""
+            self.heading, self.lead, self.names = heading, "", False
             self.units.append(Unit(kind="heading", text=heading, offset=at))
             return
         m = _FAQ.match(line)
@@ -327,12 +330,23 @@ class _Builder:
                 self.heading = f"{heading_case(self.heading.split(' — ')[0])} — {sub}"
                 self.units.append(Unit(kind="heading", text=sub, offset=self.para_at))
             self.flush_para()
+            self.names = len(self.item) == 1 and not re.search(r"[.;:!?,]$", self.item[0]) and len(self.item[0].split()) <= 6
             self.flush_item()
             self.item, self.item_at = [it.group(1)], at
             return
-        if self.item and (line[:1].islower() or not re.search(r"[.;:!?]$", self.item[-1])):
+        if _BARE_MARKER.match(line):
+            self.flush_para()
+            self.markers += 1
+            return
+        if self.markers and (not self.item or (line[:1].isupper() and re.search(r"[.;:!?]$", self.item[-1]))):
+            self.flush_item()  # the text of a marker laid out on its own line ('a)' / 'b)' / 'Estar inscrito.' / 'Asignarse.')
+            self.markers -= 1
+            self.item, self.item_at = [line], at
+            return
+        if self.item and (line[:1].islower() or not (re.search(r"[.;:!?]$", self.item[-1]) or self.names)):
             self.item.append(line)  # a list item wrapped over several lines
             return
+        self.markers, self.names = 0, False
         self.flush_item()
         if not self.para:
             self.para_at, self.units_in_para, self.para_lines = at, False, []

@@ -114,6 +114,29 @@ def test_regulation_lists_and_article_titles():
     assert all(not render(u).endswith(":.") for u in units)
 
 
+def test_numbered_and_bare_markers_start_items_and_short_items_under_a_lead_in_are_kept():
+    text = (
+        "ARTÍCULO 4. DEFINICIÓN\nLas Prácticas de Ingeniería se dividen en:\n1.) Prácticas Iniciales\n2.) Prácticas Intermedias\n"
+        "El Programa de Prácticas es de carácter obligatorio.\nARTÍCULO 11. REQUISITOS PARA LA PRÁCTICA INICIAL\na)\nb)\nEstar debidamente inscrito en la Facultad.\n"
+        "Asignarse en control académico.\nc)\nTener aprobado el curso de Matemática Básica II.\nd)\nSometerse a un seminario de\n"
+        "inducción previo a las prácticas.\nEl seminario se publica cada semestre.\n"
+    )
+    units = extract_units(text)
+    assert not any(u.text.endswith(": 1.") or u.text.endswith(" 2.") for u in units)  # '1.)' is a marker, not a sentence end
+    assert [u.text for u in units if u.kind == "item"] == [
+        "Prácticas Iniciales",
+        "Prácticas Intermedias",
+        "Estar debidamente inscrito en la Facultad.",
+        "Asignarse en control académico.",
+        "Tener aprobado el curso de Matemática Básica II.",
+        "Someterse a un seminario de inducción previo a las prácticas.",
+    ]
+    assert not any(" c) " in u.text or " d) " in u.text for u in units)
+    assert any(u.kind == "sentence" and u.text == "El seminario se publica cada semestre." for u in units)
+    assert any(u.kind == "sentence" and u.text == "El Programa de Prácticas es de carácter obligatorio." for u in units)  # not a wrap of the last short name
+    assert not any(u.text == "Uno dos" for u in extract_units("Texto suelto sin lista.\n- Uno dos\n"))  # a short item no lead-in announces stays dropped
+
+
 def test_a_title_wrapped_after_an_open_word_is_one_heading_and_a_sentence_start_is_not_a_title():
     text = "Carta de\nsolicitud firmada\nLa carta se entrega en la ventanilla de la escuela.\n\nSolo se reciben pagos en\nAgencias del banco del sistema, en horario de atención."
     units = extract_units(text)
