@@ -13,7 +13,7 @@ from pipeline.flat_tables import rebuild_tables
 from pipeline.headings import boundary
 from pipeline.text import STOPWORDS_ES
 
-UNITS_VERSION = 6  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items)
+UNITS_VERSION = 6  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items, a row's date said without its column word)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -423,6 +423,8 @@ def record_code(u: Unit) -> str:
     return next((u.fields[k] for k in CODE_FIELDS if u.fields.get(k)), "")
 
 
+_DATE_LABELS = frozenset({"fecha", "fechas", "día", "dia", "días", "dias", "período", "periodo"})
+_DATE_VALUE = re.compile(r"\b\d{1,2} (?:de )?(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|setiembre|septiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b", re.IGNORECASE)
 _LABELS = {"prerequisitos": "prerrequisitos", "prerequisito": "prerrequisito", "area": "área", "codigo": "código"}
 
 
@@ -445,6 +447,8 @@ def _field_phrase(key: str, value: str, *, row: bool = False) -> tuple[int, str]
     label = _LABELS.get(k, k.replace("_", " "))
     if k.startswith(("prerequisit", "prerrequisit")):
         v = _and(v)
+    if row and k in _DATE_LABELS and _DATE_VALUE.search(v):
+        return 1, v[:1].lower() + v[1:] if v[1:2].islower() else v  # a date says what it is: 'Fin de clases: viernes 20 de noviembre', not '… fecha viernes …'
     if row:
         return 1, f"{label.lower()} {v[:1].lower() + v[1:] if v[1:2].islower() else v}"
     return 1, f"{label}: {v}"

@@ -62,7 +62,12 @@ def test_html_tables_reach_the_units_with_their_header_and_no_space_before_comma
     text, _, _ = html_to_text(html)
     assert "SIGE, siempre" in text
     rows = [u for u in extract_units(text) if u.kind == "row"]
-    assert render(rows[0]) == "Exámenes de febrero: fecha lunes 2 al sábado 21 de febrero de 2026."
+    assert render(rows[0]) == "Exámenes de febrero: lunes 2 al sábado 21 de febrero de 2026."  # a date needs no 'fecha' before it
+
+
+def test_a_row_keeps_the_column_word_of_a_value_that_is_not_a_date():
+    rows = [u for u in extract_units("| Actividad | Fecha |\n|---|---|\n| Inscripciones | a confirmar |\n") if u.kind == "row"]
+    assert render(rows[0]) == "Inscripciones: fecha a confirmar."
 
 
 def test_list_items_carry_their_heading_and_faq_pairs_their_question():
