@@ -434,6 +434,21 @@ def _and(value: str) -> str:
     return ", ".join(parts[:-1]) + " y " + parts[-1] if len(parts) > 1 and all(len(p) < 60 for p in parts) else value
 
 
+def row_label(u: Unit) -> str:
+    """The column word a table row says before its one value ('máximo de créditos por semestre' in 'Régimen general:
+    máximo de créditos por semestre 60 créditos'); '' when the row has other values or its value goes without one."""
+    if u.kind != "row":
+        return ""
+    name, code = record_name(u), record_code(u)
+    valued = [(k, v) for k, v in u.fields.items() if v and v.lower() not in _EMPTY and v not in (name, code)]
+    if len(valued) != 1:
+        return ""
+    k, v = valued[0]
+    group, phrase = _field_phrase(k, v, row=True)
+    bare = v.strip().rstrip(".")
+    return "" if group == 0 or phrase in (bare, bare[:1].lower() + bare[1:]) else _LABELS.get(k.lower(), k.lower().replace("_", " "))
+
+
 def _field_phrase(key: str, value: str, *, row: bool = False) -> tuple[int, str]:
     """(group, phrase): group 0 phrases are joined with commas right after the name, the rest with semicolons."""
     k = key.lower()
@@ -454,8 +469,13 @@ def _field_phrase(key: str, value: str, *, row: bool = False) -> tuple[int, str]
     return 1, f"{label}: {v}"
 
 
-def render_fields(u: Unit, names: dict[str, str] | None = None, *, only: tuple[str, ...] | None = None, head: bool = True) -> str:
-    """A record or table row as one sentence built from its own fields ('Nombre (código): campo valor; ...')."""
+def render_fields(u: Unit, names: dict[str, str] | None = None, *, only: tuple[str, ...] | None = None, head: bool = True, label: bool = True) -> str:
+    """A record or table row as one sentence built from its own fields ('Nombre (código): campo valor; ...'); without
+    `label`, a row's one value is said without its column word (the list it is in says it once: row_label)."""
+    if not label and (word := row_label(u)):
+        name = record_name(u)
+        v = next(v for k, v in u.fields.items() if v and v.lower() not in _EMPTY and v not in (name, record_code(u))).strip().rstrip(".")
+        return f"{name}: {v}." if name else f"{v[:1].upper()}{v[1:]}."
     name, code = record_name(u), record_code(u)
     parts: list[tuple[int, str]] = []
     for k, v in u.fields.items():

@@ -26,7 +26,7 @@ from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
 from pipeline.texts import t
-from pipeline.units import Unit, heading_case, record_code, record_name, render, render_fields
+from pipeline.units import Unit, heading_case, record_code, record_name, render, render_fields, row_label
 from pipeline.verifier import StepVerifier
 
 MODEL_LABEL = "extractive (sin LLM)"
@@ -383,13 +383,18 @@ class ExtractiveGenerator:
         """A list said whole under its lead-in: numbered when it is a procedure; items after one ending in ':' are its sub-items."""
         parts = [d.extract(c.chunk, c.unit) for c in items]
         lines, n = [], 0
+        label = {row_label(c.unit) for c in items}
+        shared = len(items) > 1 and len(label) == 1 and "" not in label  # rows that each say the same column word before their value: said once, after the lead-in
         for c, sub in zip(items, nested(items), strict=True):
+            text = render_fields(c.unit, label=False) if shared else _item_text(c)
             if sub:
-                lines.append(f"   - {_item_text(c)}")
+                lines.append(f"   - {text}")
                 continue
             n += 1
-            lines.append(f"{n}. {_item_text(c)}" if numbered else f"- {_item_text(c)}")
+            lines.append(f"{n}. {text}" if numbered else f"- {text}")
         lead = caps_lead(heading_case(lead))
+        if shared:
+            lead = f"{lead} ({next(iter(label))})" if lead else next(iter(label)).capitalize()
         return d.concat(parts, (f"{lead}:\n" if lead else "") + "\n".join(lines))
 
     def _render(self, c: Candidate, book: RecordBook, d: _Steps, twins: list[Candidate] = ()) -> Step:  # type: ignore[assignment]

@@ -547,3 +547,14 @@ def test_a_lead_in_said_without_its_list_points_to_where_the_list_is_and_is_not_
     assert said.endswith("alguna de las siguientes opciones (la lista completa está en el artículo 63 del documento citado)."), said
     assert readiness_of(answer.flags)["flag"] != "listo"
 
+
+
+def test_rows_that_each_say_the_same_column_word_say_it_once_after_the_lead_in():
+    text = (
+        "## Límites por semestre\n\n| Situación | Máximo de créditos en cursos por semestre |\n|---|---|\n"
+        "| Régimen general | 60 créditos |\n| Estudiantes con promedio igual o mayor a 9 | 75 créditos |\n| Estudiantes de primer semestre de ingreso | 45 créditos |\n"
+    )
+    hits = [hit("creditos", "El sistema de créditos", text, "https://x.example/creditos", "Límites por semestre")]
+    said = body(ExtractiveGenerator().generate("¿Cuál es el máximo de créditos que puedo cursar en un semestre?", hits))
+    assert said.count("máximo de créditos en cursos por semestre") == 1, said
+    assert "- Régimen general: 60 créditos." in said.splitlines() and "- Estudiantes de primer semestre de ingreso: 45 créditos." in said.splitlines(), said
