@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from pipeline.headings import heading_case
 from pipeline.loaders.vocabulary import WORD, Vocabulary
 from pipeline.text import fold
 
@@ -43,8 +44,6 @@ _HOMOGLYPHS = str.maketrans("ΑΒΕΗΙΚΜΝΟΡΤΧΥΖοаеорсхі", "ABE
 
 def _header(line: str, vocab: Vocabulary) -> str:
     """A column header when it reads as words ('CRÉDITOS CLAR (MÁXIMOS)'); '' for a stamp or a cut word ('COA', 'éditos')."""
-    from pipeline.units import heading_case
-
     words = WORD.findall(line)
     long = [w for w in words if len(w) >= 4]
     if not long or any(not vocab.known(w) for w in long) or not vocab.known(long[0]):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.text import STOPWORDS_ES
+
 PAGE_MARKER = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
 MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 _ARTICLE = re.compile(r"^(?:art[íi]culo|art\.)\s*\d+", re.IGNORECASE)
@@ -31,3 +33,27 @@ def boundary(line: str) -> str | None:
     if _caps_heading(line) and not PAGE_MARKER.match(line):
         return "caps"
     return None
+
+
+_SMALL = frozenset("a al con de del el en la las lo los o para por que se su sus u un una y e".split())
+
+
+def heading_case(ctx: str) -> str:
+    """A heading in capitals said as a sentence ('ARTÍCULO 10. DURACIÓN DE LAS PRÁCTICAS' → 'Artículo 10. Duración de las prácticas');
+    short acronyms (EPS, CUI) kept; a short all-capitals fragment (a watermark's letters, 'SPICUA CAROL') dropped."""
+    letters = [ch for ch in ctx if ch.isalpha()]
+    if not letters or sum(ch.isupper() for ch in letters) < 0.8 * len(letters):
+        return ctx
+    words = ctx.split()
+    if len([w for w in words if any(ch.isalpha() for ch in w)]) <= 2 and not re.match(r"(?i)^(?:art[ií]culo|t[ií]tulo|cap[ií]tulo)\b", ctx):
+        return ""
+    out = []
+    for i, w in enumerate(words):
+        core = w.strip(".,;:()°º\"“”'")
+        acronym = len(core) <= 3 or sum(ch in "AEIOUÁÉÍÓÚ" for ch in core) <= 1
+        if i > 0 and core.isalpha() and len(core) <= 4 and acronym and core.lower() not in _SMALL and core.lower() not in STOPWORDS_ES:
+            out.append(w)  # an acronym
+        else:
+            low = w.lower()
+            out.append(low[:1].upper() + low[1:] if i == 0 or re.search(r"[.:]\s*$", words[i - 1]) else low)
+    return " ".join(out)

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.flat_tables import rebuild_tables
-from pipeline.headings import boundary
-from pipeline.text import STOPWORDS_ES
+from pipeline.headings import boundary, heading_case
 
 UNITS_VERSION = 6  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items, a row's date said without its column word)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
@@ -518,30 +517,6 @@ def render(u: Unit, names: dict[str, str] | None = None) -> str:
     if text.endswith(":"):
         text = text[:-1]  # a lead-in said on its own
     return text if re.search(r"[.!?:)»\"]$", text) else f"{text}."
-
-
-_SMALL = frozenset("a al con de del el en la las lo los o para por que se su sus u un una y e".split())
-
-
-def heading_case(ctx: str) -> str:
-    """A heading in capitals said as a sentence ('ARTÍCULO 10. DURACIÓN DE LAS PRÁCTICAS' → 'Artículo 10. Duración de las prácticas');
-    short acronyms (EPS, CUI) kept; a short all-capitals fragment (a watermark's letters, 'SPICUA CAROL') dropped."""
-    letters = [ch for ch in ctx if ch.isalpha()]
-    if not letters or sum(ch.isupper() for ch in letters) < 0.8 * len(letters):
-        return ctx
-    words = ctx.split()
-    if len([w for w in words if any(ch.isalpha() for ch in w)]) <= 2 and not re.match(r"(?i)^(?:art[ií]culo|t[ií]tulo|cap[ií]tulo)\b", ctx):
-        return ""
-    out = []
-    for i, w in enumerate(words):
-        core = w.strip(".,;:()°º\"“”'")
-        acronym = len(core) <= 3 or sum(ch in "AEIOUÁÉÍÓÚ" for ch in core) <= 1
-        if i > 0 and core.isalpha() and len(core) <= 4 and acronym and core.lower() not in _SMALL and core.lower() not in STOPWORDS_ES:
-            out.append(w)  # an acronym
-        else:
-            low = w.lower()
-            out.append(low[:1].upper() + low[1:] if i == 0 or re.search(r"[.:]\s*$", words[i - 1]) else low)
-    return " ".join(out)
 
 
 def _lower_first(text: str) -> str:
