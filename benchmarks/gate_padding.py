@@ -28,6 +28,11 @@ questions, as before: "best_segment"):
     messages incl. office business the documents may lack: a section or schedule change, a lost card, a reprinted receipt;
     60 near misses: other universities and USAC faculties, services, personal errands, jobs and CV, padded writing,
     homework and coding requests, translation); never used for training or choosing.
+  - benchmarks/data/gate_near_miss_fresh_i22y.jsonl: 120 fresh messages written before the seventh round (60 informal
+    FIUSAC messages incl. 15 office errands the documents may not describe: certificates, a lost card, section and
+    schedule changes, record appointments, readmission, duplicate receipts; 60 near misses: other universities and USAC
+    faculties, public services, loans and favours, jobs, padded writing, homework and coding requests, recipes, general
+    knowledge, translation); never used for training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -60,7 +65,8 @@ def verdicts(gate, texts, services) -> dict[str, np.ndarray]:
     vecs = embed_queries_cached(services, segments)
     dense, sparse = gate.space.transform(segments, query_vecs=vecs)
     p = gate.probabilities_from_features(dense, sparse)
-    with_request, _ = judge_segments(p, owner, kinds, len(texts))
+    with_request, best = judge_segments(p, owner, kinds, len(texts))
+    with_request, _ = gate.errand_floor(with_request, best, dense, kinds)  # the student's own errand: at least the threshold
     with_request, _ = gate.elsewhere_bar(with_request, dense, owner, kinds)
     old_kinds = [k if k not in REQUESTS else "ignored" for k in kinds]
     keep = [i for i, k in enumerate(old_kinds) if k in (WHOLE, QUESTION)]
@@ -102,6 +108,8 @@ def main() -> None:
     sets["fresh_i22g2"] = ([r["text"] for r in fresh5], [int(r["label"] == "in") for r in fresh5], [r["family"] for r in fresh5])
     fresh6 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22x.jsonl")  # written for issue 22's sixth round; never trained on
     sets["fresh_i22x"] = ([r["text"] for r in fresh6], [int(r["label"] == "in") for r in fresh6], [r["family"] for r in fresh6])
+    fresh7 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22y.jsonl")  # written for issue 22's seventh round; never trained on
+    sets["fresh_i22y"] = ([r["text"] for r in fresh7], [int(r["label"] == "in") for r in fresh7], [r["family"] for r in fresh7])
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}

@@ -22,7 +22,7 @@ from pipeline.embeddings import Embedder
 from pipeline.redaction import strip_placeholders
 
 MODELS = ("svm", "logreg", "knn")
-FORMAT_VERSION = 7  # 4: two more intent features (personal, encyclopedic); 5: one more (problem); 6: three more (named_institution, transfer_in, computes); 7: one more (provider); a gate saved before has fewer columns
+FORMAT_VERSION = 8  # 4: two more intent features (personal, encyclopedic); 5: one more (problem); 6: three more (named_institution, transfer_in, computes); 7: one more (provider); 8: one more (errand); a gate saved before has fewer columns
 
 
 ANSWERABLE, NO_INFO, OUT_OF_DOMAIN = "answerable", "no_info", "out_of_domain"
@@ -254,6 +254,25 @@ def elsewhere_bar(score: np.ndarray, dense: np.ndarray, owner: Sequence[int], ki
     return score, barred
 
 
+def errand_floor(score: np.ndarray, best: np.ndarray, dense: np.ndarray, kinds: Sequence[str], *, names: Sequence[str], threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, where the floor decided): a message decided by a segment that is the student's own administrative errand
+    with the office (the intent "errand": a certificate, their card, a receipt, a form, their section, their record, an
+    appointment, readmission) is the office's business even when its documents do not describe the errand, so it scores
+    at least the threshold and reaches a person (usually as "no information"). Applied before `elsewhere_bar`: another
+    institution named, code, a job search, or an intent that suggests someone else's business still decide against it;
+    a request to write a text is never floored."""
+    score = np.asarray(score, dtype=float).copy()
+    floored = np.zeros(len(score), dtype=bool)
+    if "errand" not in names or dense.shape[0] == 0:
+        return score, floored
+    col = names.index("errand")
+    for o in range(len(score)):
+        i = int(best[o])
+        if kinds[i] != MAKES_TEXT and dense[i, col] > 0 and score[o] < threshold:
+            floored[o], score[o] = True, threshold
+    return score, floored
+
+
 def _sigmoid(z: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
 
@@ -333,6 +352,10 @@ class Gate:
         """(scores, where the bar decided) at this gate's threshold: see `elsewhere_bar`."""
         return elsewhere_bar(score, dense, owner, kinds, names=self.space.dense_names(), threshold=self.threshold)
 
+    def errand_floor(self, score: np.ndarray, best: np.ndarray, dense: np.ndarray, kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+        """(scores, where the floor decided) at this gate's threshold: see `errand_floor`."""
+        return errand_floor(score, best, dense, kinds, names=self.space.dense_names(), threshold=self.threshold)
+
     def recall(self, owner: Sequence[int], kinds: Sequence[str], vecs: np.ndarray | None, n: int, scores: np.ndarray | None = None) -> list[Recall | None]:
         """The staff memory's verdict on each message's whole text (None where it has nothing close)."""
         if not len(self.memory) or vecs is None:
@@ -344,7 +367,8 @@ class Gate:
         """Probability that each message is in the office's domain, judged on its request (see `judge_segments`); where
         the staff memory has a close labelled message, its label (1.0 or 0.0) decides."""
         dense, _, p, owner, kinds, vecs = self._segment_scores(texts, embedder, query_vecs)
-        score, _ = judge_segments(p, owner, kinds, len(texts))
+        score, best = judge_segments(p, owner, kinds, len(texts))
+        score, _ = self.errand_floor(score, best, dense, kinds)
         score, _ = self.elsewhere_bar(score, dense, owner, kinds)
         if memory:
             for i, r in enumerate(self.recall(owner, kinds, vecs, len(texts), score.copy())):
@@ -381,6 +405,7 @@ class Gate:
         info = self.info_probabilities(dense)
         scores, best = judge_segments(p, owner, kinds, len(texts))
         raw = scores.copy()
+        scores, floored = self.errand_floor(scores, best, dense, kinds)
         scores, barred = self.elsewhere_bar(scores, dense, owner, kinds)
         recalls = self.recall(owner, kinds, vecs, len(texts), scores)
         out = []
@@ -396,6 +421,8 @@ class Gate:
                 reasons.append(remembered_reason(remembered))
             if barred[o]:
                 reasons.append(f"asunto de otros (otra institución, empleo, código, un proveedor de fuera, opinión, materia o cálculo): no basta el vocabulario de la oficina (puntaje {raw[o]:.2f}, umbral {self.threshold:.2f})")
+            if floored[o] and not barred[o] and in_domain and remembered is None:
+                reasons.append(f"trámite propio del estudiante con la oficina (constancia, carné, sección, recibo, cita...): llega a una persona aunque los documentos no lo describan (puntaje {raw[o]:.2f}, umbral {self.threshold:.2f})")
             if kinds[i] in REQUESTS:
                 reasons.append(f"se juzgó por lo que pide: «{segments[i][:80]}»" + ("; escribir un texto por el estudiante no es tarea de la oficina (-∞)" if kinds[i] == MAKES_TEXT else ""))
             if explain:

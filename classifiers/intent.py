@@ -39,6 +39,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("transfer_in", "viene de otra institución a un trámite de aquí (equivalencias, traslado)"),
     ("computes", "pide un cálculo con cantidades (metros, litros, por ciento)"),
     ("provider", "busca un proveedor de fuera (qué clínica, qué taller, algo barato)"),
+    ("errand", "pide un trámite de su propio registro (constancia, carné, sección, recibo, cita, reingreso)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
 
@@ -173,6 +174,69 @@ _PROVIDER = re.compile(
     r"abogado|dentista|doctor|medico|psicologo|notario|aseguradora|cooperativa|agencia|compania|ferreteria|mecanico|optica|veterinaria)s?)\b"
 )
 
+# A student's own administrative errand with the office: the student (first person, or the office addressed) asks for,
+# needs or reports a change to a thing of their own record at this faculty: a certificate or letter about their studies,
+# their card, a receipt or payment slip, a form, their section or schedule, their record, an appointment about their
+# case, readmission, dropping or changing a course. The documents seldom describe such errands, so the message looks
+# little like them; this cue says it is the office's business. The thing must be the student's record, not another
+# body's paper: "una constancia de antecedentes penales", "el recibo de la luz" do not fire it (what the thing is "of"
+# must itself be academic business), nor does a thing without an ask ("el carné sirve para la biblioteca?").
+_ERRAND_ASK = re.compile(
+    r"\b(?:necesit\w*|ocup\w*|quier\w*|quisiera|solicit\w*|pid[oae]\w*|ped[ií]\w*|tramit\w*|sac(?:o|ar|arme|arla|arlo)|obten\w*|agend\w*|me urge|"
+    r"me (?:(?:pueden|puede|podrian|podria|podes|puedes)\s+)?(?:dar|den|dan|extiend\w*|extender|emit\w*|repon\w*|regres\w*|devuelv\w*|devolver|cambi\w*|pas(?:an|en|ar)|"
+    r"mand(?:an|en|ar)|envi(?:an|en|ar)|corrij\w*|correg\w*|actualiz\w*|gener\w*|hac(?:er|en)\s+(?:el|la|un|una)\s+(?:cambio|correccion|duplicado|reposicion)|ayud\w*\s+con)|"
+    r"a quien (?:le )?(?:pido|solicito|acudo|busco|pregunto|entrego)|con quien (?:hablo|veo|tramito)|donde (?:pido|saco|solicito|tramito|entrego|recojo|lleno)|"
+    r"(?:donde|a quien|como|cuando|con quien) se (?:recoge|entrega|pide|solicita|tramita|saca|llena|presenta)|"
+    r"cambiarme|me cambio|desasign\w*|retirarme|darme de baja|reingres\w*|reincorpor\w*|reposicion|duplicado|reponer|corregir|corrijan|actualizar|"
+    r"me (?:cerraron|cambiaron|pasaron|quitaron|movieron|borraron|anularon|dieron de baja|sacaron)|se me (?:borro|mojo|rompio|perdio|dano|arruino|vencio)|"
+    r"perd[ií](?:do|da|mos)?|extravi\w*)\b"
+)
+# An errand asked of the office without a person ("¿dónde se recoge el formulario...?"): the office is addressed.
+_IMPERSONAL_ASK = re.compile(r"\b(?:donde|a quien|como|cuando|con quien) se (?:recoge|entrega|pide|solicita|tramita|saca|llena|presenta)\b")
+_ERRAND_THING = re.compile(
+    r"\b(constancias?|certificacion\w*|certificados?|carne|carnet|boletas?|recibos?|comprobantes?|orden de pago|formularios?|solicitud|"
+    r"seccion\w*|horarios?|jornada|expediente|historial|record|ficha|reingreso|asignacion\w*|desasignacion|inscripcion|cierre|solvencia|orden de impresion|"
+    r"papel(?= (?:que|donde) (?:diga|conste|demuestre))|"
+    r"notas?|titulo|(?:mis|sus) datos|datos personales|nombre|apellidos?|correo registrado|cursos?|laboratorios?|salon|carta|(cita|reunion))\b"
+)
+# Errands that name their own object: leaving or re-entering a course or the faculty.
+_ERRAND_SELF = re.compile(r"\b(?:desasign\w*|reingres\w*|reincorpor\w*|darme de baja|cambiarme de (?:seccion|horario|jornada|salon))\b")
+# What a thing is "of", "for" or "with" when it says so: academic business, or a person of the faculty, keeps it the
+# student's record; an appointment is the office's only when it says with whom or about what.
+_ERRAND_OF = re.compile(r"\s+(?:de|del|para|con)\s+(?:(?:la|el|los|las|mi|mis|un|una)\s+)?(\w+)")
+_ERRAND_OF_OK = re.compile(
+    r"(?:estudi\w*|estudiante|alumn\w*|vacaciones|ingenieria|facultad|facu|carrera|semestre\w*|u|usac|universidad|beca\w*|sello|"
+    r"coordinador\w*|director\w*|secretari\w*|catedratic\w*|profesor\w*|inge|ingeniero|orientador\w*|control|revisar|ver)$"
+)
+# The student's own card or paper damaged or lost, told with the thing first ("mi carné se rompió").
+_ERRAND_DAMAGED = re.compile(r"\b(?:mi|el|la) (?:carne|carnet|constancia|boleta|recibo|titulo|solvencia|certificado|certificacion)\s+(?:\w+\s+){0,2}?se (?:me )?(?:rompio|perdio|dano|mojo|borro|arruino|quemo|vencio)\b")
+_FIRST_PERSON_ASK = re.compile(r"\b(?:quisiera|solicito|ocupo|pido|necesito|requiero)\b")
+_ERRAND_GAP = 4  # words between the ask and its thing: "ocupo que me extiendan una constancia"; not "saco la media ponderada de estas notas"
+_ERRAND_CLAUSE = re.compile(r"[^.?!;:,\n]+")
+
+
+def own_errand(folded: str) -> bool:
+    """The student's own administrative errand with the office: in one clause, an ask (_ERRAND_ASK) followed by a thing of
+    the student's record (_ERRAND_THING) that is not another body's, or an errand that names its own object (_ERRAND_SELF)."""
+    if not (_PERSONAL.search(folded) or _FIRST_PERSON_ASK.search(folded) or _IMPERSONAL_ASK.search(folded)):
+        return False
+    for c in _ERRAND_CLAUSE.finditer(folded):
+        clause = c.group(0)
+        if _ERRAND_SELF.search(clause) or _ERRAND_DAMAGED.search(clause):
+            return True
+        for ask in _ERRAND_ASK.finditer(clause):
+            for m in _ERRAND_THING.finditer(clause, ask.end()):  # the thing asked for follows the ask, a few words on
+                if len(clause[ask.end() : m.start()].split()) > _ERRAND_GAP:
+                    break
+                of = _ERRAND_OF.match(clause, m.end())
+                if of is None:
+                    if not m.group(2):  # an appointment says with whom or about what
+                        return True
+                elif _ADMIN.search(of.group(1)) or _ERRAND_OF_OK.match(of.group(1)) or _ERRAND_THING.fullmatch(of.group(1)) or _ERRAND_ASK.fullmatch(of.group(1)):
+                    return True
+    return False
+
+
 # Generic course names used when the documents list none (a small office may not publish its curriculum).
 GENERIC_COURSES = ("Cálculo 1", "Física 1", "Química General", "Álgebra Lineal", "Programación 1", "Estadística", "Dibujo Técnico", "Economía")
 INSTITUTIONS_PATH = Path(__file__).resolve().parent / "data" / "institutions.json"
@@ -218,8 +282,19 @@ def spoken_course_names(name: str) -> list[str]:
     return list(dict.fromkeys(n for n in (name.strip(), plain, base) if len(n) >= 5))
 
 
+# Where an institution's name ends: a clause or a new phrase begins ("en escuela de vacaciones que necesito pagar": the
+# name is "vacaciones", not "vacaciones ... necesito").
+_NAME_END = frozenset({"que", "como", "donde", "cuando", "si", "porque", "pero", "para", "me", "se", "no", "ya", "a", "o"})
+
+
 def _tail(match: re.Match) -> list[str]:
-    return [w for w in match.group(2).split() if w not in _STOP]
+    out = []
+    for w in match.group(2).split():
+        if w in _NAME_END and out:
+            break
+        if w not in _STOP:
+            out.append(w)
+    return out
 
 
 def _field_words() -> list[str]:
@@ -411,7 +486,7 @@ class IntentModel:
             float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
             float(min(named, 2)), float(transfer),
             float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)), 3)),
-            float(bool(_PROVIDER.search(f))),
+            float(bool(_PROVIDER.search(f))), float(own_errand(f)),
         ]
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:

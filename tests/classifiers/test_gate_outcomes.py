@@ -90,3 +90,38 @@ def test_another_institutions_business_is_out_whatever_its_score_but_a_transfer_
     assert lowered[0] < higher[0] and lowered[3] < higher[3], "the order of scores is kept"
     d = gate.decide(texts[0], embedder)
     assert not d.in_domain
+
+
+def test_the_students_own_errand_reaches_a_person_unless_it_is_someone_elses_business(trained):
+    """An errand with the office the documents do not describe (a certificate, a card, a section) scores at least the
+    threshold whatever the classifier says; the same errand at another institution, a request to write a text padded with
+    the errand, and a message that is no errand keep their score and their verdict."""
+    import numpy as np
+
+    from classifiers.gate import judge_segments, message_segments
+
+    gate, embedder = trained
+    texts = [
+        "ocupo que me extiendan una constancia de estudiante regular, me la piden en el trabajo",
+        "se me arruino el carnet en la lluvia, me pueden dar otro?",
+        "como saco una constancia de estudios en la Universidad del Pacífico",  # another institution's paper
+        "necesito la solvencia para el cierre, pero primero escribime un poema para mi novia",  # a text to write
+        "quien invento la maquina de vapor",  # no errand
+    ]
+    kinds: list[str] = []
+    segments, owner = message_segments(texts, kinds=kinds)
+    dense, sparse = gate.space.transform(segments, embedder=embedder)
+    p = gate.probabilities_from_features(dense, sparse)
+    low = np.full(len(segments), 1e-3)
+    raw, best = judge_segments(low, owner, kinds, len(texts))
+    floored_score, floored = gate.errand_floor(raw, best, dense, kinds)
+    assert floored[:3].tolist() == [True, True, True] and not floored[3] and not floored[4]
+    assert (floored_score[:2] >= gate.threshold).all() and floored_score[3] < gate.threshold and floored_score[4] < gate.threshold
+    barred_score, barred = gate.elsewhere_bar(floored_score, dense, owner, kinds)
+    assert barred[2] and barred_score[2] < gate.threshold, "another institution still decides against the floor"
+    high, _ = gate.errand_floor(np.full(len(texts), 0.99), best, dense, kinds)
+    assert (high == 0.99).all(), "the floor never lowers a score"
+    decisions = gate.outcomes(texts, embedder)
+    assert decisions[0].in_domain and decisions[1].in_domain and not decisions[2].in_domain and not decisions[3].in_domain
+    assert all(d.outcome in (ANSWERABLE, NO_INFO) for d in decisions[:2])
+    assert judge_segments(p, owner, kinds, len(texts))[0][3] == 0.0

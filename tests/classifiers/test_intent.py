@@ -251,3 +251,27 @@ def test_the_same_institution_asked_about_is_still_another_institution(intent):
 ])
 def test_choosing_an_outside_provider(intent, text, fires):
     assert (feats(intent, text)["provider"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    # the student's own errand with the office: an ask followed by a thing of the student's record
+    ("buenas, ocupo una constancia de inscripcion para el seguro", True), ("se me rompio el carne, como hago para reponerlo?", True),
+    ("quisiera solicitar una certificacion de notas con firma", True), ("me pueden extender la solvencia de pagos?", True),
+    ("a quien le pido que me corrijan el apellido en mi ficha?", True), ("necesito hacer cita con el director de escuela por lo de mi expediente", True),
+    ("me quitaron de la seccion N sin avisar", True), ("como hago para desasignarme de un laboratorio", True),
+    # another body's paper, a thing not asked for, an appointment elsewhere, a thing before the ask
+    ("necesito una constancia de antecedentes policiacos", False), ("donde pago el recibo del agua", False),
+    ("el carne sirve para sacar libros?", False), ("quiero sacar cita en el consulado", False),
+    ("cuantos creditos tiene el curso de fisica 2", False), ("en el curso de mate me dejaron hacer un cuestionario, lo necesito ya", False),
+])
+def test_the_students_own_administrative_errand(intent, text, fires):
+    assert (feats(intent, text)["errand"] > 0) == fires, text
+
+
+def test_the_name_after_escuela_de_stops_where_a_clause_begins(chunks):
+    """When the documents name their own "Escuela de Vacaciones", a clause after it ("... que tengo que pagar") is not part
+    of the name: the message names the office's own summer school, not another school."""
+    intent = IntentModel.fit([c.text for c in chunks] + ["La Escuela de Vacaciones se imparte en junio y diciembre."])
+    assert feats(intent, "para llevar un curso en escuela de vacaciones que tengo que pagar primero?")["other_institution"] == 0
+    assert feats(intent, "un curso en escuela de vacaciones, tengo que pagar primero?")["other_institution"] == 0
+    assert feats(intent, "en la escuela de psicologia que piden para el ehps?")["other_institution"] > 0
