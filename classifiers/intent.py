@@ -151,6 +151,8 @@ _RECIPIENT = re.compile(
     r"\b(?:constancia|certificacion|certificado|carta|papel|documento|solvencia|cierre|record|historial|comprobante|copia|fotocopia)s?\b"
     r"[^.?!;]{0,60}?\b(para)\s+(?:el|la|los|las|un|una|mi|su)\s+[^.?!;,]*"
 )
+# Where the student comes from is this university itself ("vengo de la usac"), not a faculty or career named after it.
+_ORIGIN_HERE = re.compile(r"\s*(?:(?:la|el|esta)\s+)?(?:usac|san carlos|aca|aqui)\b")
 _HERE = re.compile(r"\b(?:aca|aqui|esta facultad|con ustedes)\b")
 _OWN_PLACES = frozenset({"facultad", "facu", "u", "universidad", "aca", "aqui"})
 
@@ -458,7 +460,11 @@ class IntentModel:
                 elsewhere = True  # "me quiero pasar a la Landívar": the other institution is where they go
         if elsewhere and not here:
             return False
-        word, origin = bool(_TRANSFER_WORD.search(folded)), bool(_ORIGIN.search(folded))
+        origins = list(_ORIGIN.finditer(folded))
+        from_here = [bool(_ORIGIN_HERE.match(folded, o.end())) for o in origins]
+        if from_here and all(from_here):
+            return False  # "dan equivalencias si vengo de la usac?": the student leaves this institution for another
+        word, origin = bool(_TRANSFER_WORD.search(folded)), bool(origins)
         return (origin and (word or here)) or (word and here)
 
     def row(self, text: str) -> list[float]:

@@ -275,3 +275,12 @@ def test_the_name_after_escuela_de_stops_where_a_clause_begins(chunks):
     assert feats(intent, "para llevar un curso en escuela de vacaciones que tengo que pagar primero?")["other_institution"] == 0
     assert feats(intent, "un curso en escuela de vacaciones, tengo que pagar primero?")["other_institution"] == 0
     assert feats(intent, "en la escuela de psicologia que piden para el ehps?")["other_institution"] > 0
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("me voy de la usac a la del valle, alla me dan equivalencias si vengo de la usac?", False),
+    ("en la galileo reconocen cursos si estudie en la usac?", False),
+    ("vengo de la galileo, aca me dan equivalencias?", True), ("estudie dos años en la landivar, como pido equivalencias aqui?", True),
+])
+def test_a_student_leaving_this_institution_is_no_transfer_in(intent, text, fires):
+    assert (feats(intent, text)["transfer_in"] > 0) == fires, text
