@@ -169,11 +169,14 @@ _PERCENT_OF = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+(?:de|del)\s+(
 
 # A student choosing an outside provider for a personal need: which clinic, workshop or shop, or the cheap one. The office
 # provides its own services and recommends no business; asked about on campus ("¿hay enfermería en la facultad?") a
-# service is a campus question and does not fire this. A bank is left out: the office's fees are paid at one.
+# service is a campus question and does not fire this. A bank is left out: the office's fees are paid at one. Nor does it
+# lend money: "¿me prestan 300?" asks a favour of a person, not the office (a student short of money for a fee, said so,
+# is left to the classifier and may reach a person).
 _PROVIDER = re.compile(
     r"\b(?:(?:mas\s+)?barat(?:o|a|os|as|isim\w*)|"
     r"(?:que|cual|cuales|en\s+que|a\s+que|algun|alguna)\s+(?:clinica|hospital|sanatorio|taller|tienda|farmacia|restaurante|hotel|hospedaje|"
-    r"abogado|dentista|doctor|medico|psicologo|notario|aseguradora|cooperativa|agencia|compania|ferreteria|mecanico|optica|veterinaria)s?)\b"
+    r"abogado|dentista|doctor|medico|psicologo|notario|aseguradora|cooperativa|agencia|compania|ferreteria|mecanico|optica|veterinaria)s?|"
+    r"(?:me|nos)\s+(?:(?:pueden|puede|podrian|podria|podes|puedes)\s+)?prest(?:an|a|as|ar|en)\s+(?:unos\s+)?(?:\d+|pisto|plata|lana|varo))\b"
 )
 
 # A student's own administrative errand with the office: the student (first person, or the office addressed) asks for,

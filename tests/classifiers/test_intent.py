@@ -284,3 +284,11 @@ def test_the_name_after_escuela_de_stops_where_a_clause_begins(chunks):
 ])
 def test_a_student_leaving_this_institution_is_no_transfer_in(intent, text, fires):
     assert (feats(intent, text)["transfer_in"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("oigan me prestan 150 para el bus, se los pago el lunes", True), ("me pueden prestar pisto? es para el bus", True), ("me pueden prestar dinero para la inscripcion? no me alcanza", False),
+    ("la biblioteca me presta libros si debo la solvencia?", False), ("donde me prestan una laptop en la facultad", False),
+])
+def test_asking_to_borrow_money_is_no_office_business(intent, text, fires):
+    assert (feats(intent, text)["provider"] > 0) == fires, text
