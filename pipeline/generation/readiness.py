@@ -150,9 +150,9 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_sources", lang)  # a second document's passage beside the first: one of them is usually a neighbour
     elif not chosen:
         missing = t("missing_object", lang).format(object=obj)
-    elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq"):
+    elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq" or figure_given(question, chosen[0])):
         missing = t("missing_open", lang).format(object=obj)
-    elif asked.kind == "other" and chosen[0].unit.kind != "faq" and not defines(chosen[0].text, asked.object_keys):
+    elif asked.kind == "other" and chosen[0].unit.kind != "faq" and not defines(chosen[0].text, asked.object_keys) and not figure_given(question, chosen[0]):
         missing = t("missing_definition", lang).format(object=obj)  # '¿qué es X?' answered by a passage that does not say what X is
     elif asked.kind == "consequence" and not any(consequence_beyond(question, c.text) for c in chosen):
         missing = t("missing_type", lang).format(what=t("what_consequence", lang), object=obj)
@@ -227,6 +227,37 @@ _NUMBER = re.compile(r"^(?:\d+(?:[.,]\d+)?%?|uno|una|dos|tres|cuatro|cinco|seis|
 COUNT_BEFORE, COUNT_AFTER = 4, 3  # words around the counted noun where its number stands ('de dos a tres evaluaciones parciales', 'créditos: 37')
 
 
+# A figure asked without '¿cuántos…?': '¿Qué promedio necesito…?', '¿Cuál es la nota…?', '¿Con cuánto se aprueba…?'.
+_FIGURE_Q = re.compile(r"\b(?:que|cual(?:es)?(?: es| son)?(?: el| la| los| las)?)\s+(promedio|nota|punteo|puntaje|porcentaje|calificacion|creditos|puntos)\b|\bcon cuant[oa]s?\b")
+
+
+def figure_given(question: str, top) -> bool:
+    """Whether a question that asks a figure in other words than '¿cuántos…?' ('¿Qué promedio necesito para graduarme Cum
+    Laude?', '¿Con cuánto se aprueba…?') gets one from the best unit: a number beside the noun it names ('promedio general de
+    85 puntos'), or any number when it names none ('¿con cuánto…?')."""
+    m = _FIGURE_Q.search(fold(" ".join(asked_parts(question))))
+    if not m or top.unit.kind in ("record", "row"):
+        return False
+    words = [w.strip(".,") or w for w in re.findall(r"[a-z0-9%.,]+", fold(top.unit.text))]
+    if not m.group(1):
+        return any(_figures(words))
+    return _number_beside(words, m.group(1))
+
+
+_CITES = frozenset("articulo articulos art inciso literal numeral acta punto capitulo titulo".split())  # 'artículo 64': a number that names, not a figure
+
+
+def _figures(words: list[str]) -> list[bool]:
+    """Per word, whether it is a figure: a number or a number word, not the number of an article, clause or record it cites."""
+    return [bool(_NUMBER.match(w)) and not (i and words[i - 1] in _CITES) for i, w in enumerate(words)]
+
+
+def _number_beside(words: list[str], noun: str) -> bool:
+    """A figure among the COUNT_BEFORE words before or COUNT_AFTER words after an occurrence of `noun` (its first 4 letters)."""
+    fig = _figures(words)
+    return any(fig[j] for i, w in enumerate(words) if w[:4] == noun[:4] for j in range(max(0, i - COUNT_BEFORE), min(len(words), i + COUNT_AFTER + 1)))
+
+
 def counts_it(question: str, top) -> bool:
     """Whether the best unit gives a number of what a '¿cuántos X…?' question counts: a number beside X in its own text
     ('de dos a tres evaluaciones parciales'), or any number when only its heading or FAQ question names X. A passage that
@@ -235,12 +266,10 @@ def counts_it(question: str, top) -> bool:
     key = counted(question)
     if key is None or top.unit.kind in ("record", "row"):
         return True
-    words = re.findall(r"[a-z0-9%.,]+", fold(top.unit.text))
-    words = [w.strip(".,") or w for w in words]
-    at = [i for i, w in enumerate(words) if w[:4] == key[:4]]
-    if not at:
-        return any(_NUMBER.match(w) for w in words)
-    return any(_NUMBER.match(w) for i in at for w in words[max(0, i - COUNT_BEFORE) : i + COUNT_AFTER + 1])
+    words = [w.strip(".,") or w for w in re.findall(r"[a-z0-9%.,]+", fold(top.unit.text))]
+    if not any(w[:4] == key[:4] for w in words):
+        return any(_figures(words))
+    return _number_beside(words, key)
 
 
 _CONDITION = re.compile(r"\b(?:si|cuando|en caso de que)\b([^?.;,]*)")

@@ -500,3 +500,13 @@ def test_a_fraction_is_no_date():
     days = "## Zona\n\nArtículo 67. El profesor debe publicar la zona del curso a más tardar el viernes 20 de noviembre."
     flag = readiness_of(gen.generate("¿Hasta cuándo tiene el profesor para publicar la zona del curso?", [hit("normativo", "Normativo", days, URL, "Zona")]).flags)
     assert flag["flag"] == "listo", flag
+
+
+def test_a_figure_asked_with_que_or_con_cuanto_is_ready_when_the_passage_gives_it():
+    gen = ExtractiveGenerator()
+    honours = "## Graduación\n\nArtículo 64. Con un promedio general de 85 puntos se otorga la distinción CUM LAUDE y con 90 puntos el MAGNA CUM LAUDE."
+    flag = readiness_of(gen.generate("¿Qué promedio necesito para graduarme cum laude?", [hit("normativo", "Normativo", honours, URL, "Graduación")]).flags)
+    assert flag["flag"] == "listo", flag
+    vague = "## Graduación\n\nArtículo 64. El promedio general del estudiante determina la distinción cum laude que recibe al graduarse."
+    flag = readiness_of(gen.generate("¿Qué promedio necesito para graduarme cum laude?", [hit("normativo", "Normativo", vague, URL, "Graduación")]).flags)
+    assert flag["flag"] == "necesita revisión" and flag["missing"].startswith("la pregunta es abierta"), flag
