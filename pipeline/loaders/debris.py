@@ -104,6 +104,7 @@ def drop_debris_pages(pages: list[str]) -> tuple[list[str], int]:
 _STAMP_OVERLAP = 4  # letters in a row a token must share with the stamp's known letters
 _FOREIGN_ZIPF = 3.0  # a lower-case neighbour this common in Spanish is a word, not stamp letters
 _GLUED = re.compile(r"^([a-záéíóúüñ]{3,})([A-ZÁÉÍÓÚÜÑ][A-ZÁÉÍÓÚÜÑ-]{3,})([.,;:]?)$")  # 'evaluaOCTA-CAROLIN'
+_GLUED_BEFORE = re.compile(r"^([A-ZÁÉÍÓÚÜÑ]{4,})([a-záéíóúüñ]{2,}[.,;:]?)$")  # 'ONSPICIpor la actualización'
 _EDGE_PUNCT = ".,;:"
 
 
@@ -164,6 +165,9 @@ class StampFilter:
         m = _GLUED.match(words[-1])
         if m and _shares(m.group(2).replace("-", ""), self.letters) and not self.usage.word(m.group(2).split("-")[0], glued=True):
             words[-1] = m.group(1) + m.group(3)
+        m = _GLUED_BEFORE.match(words[0])
+        if m and _shares(m.group(1), self.letters) and not self.usage.word(m.group(1), glued=True):
+            words[0] = m.group(2)
         tail = self._edge(words[::-1])
         if tail >= len(words):
             return None  # the whole line is the stamp's letters

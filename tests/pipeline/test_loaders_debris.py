@@ -76,6 +76,8 @@ def test_stamp_letters_inside_lines_go_and_words_names_acronyms_stay():
     assert f.line("a. En los cursos o asio Sodran AROLIN") == "a. En los cursos o"  # the stamp's capitals and the letters read beside them
     assert f.line("SPICUA CARO profesionales y de") == "profesionales y de"  # at the line's start
     assert f.line("Artículo 50°. Del procedimiento: CUA CAROLI") == "Artículo 50°. Del procedimiento:"
+    assert f.line("AROLINApor la actualización del curso") == "por la actualización del curso"  # glued before a word
+    assert f.line("Las evaluaNSPICO") == "Las evalua"  # glued after one
     assert f.line("CUA CAROLI") is None and f.line("NSPICO") is None  # whole lines of stamp letters
     # capitals that are no stamp fragment, or that the document uses as words, stay (an acronym, a distinction, a name)
     for kept in ("El estudiante genera la boleta. Lo revisa la SAE", "de la Facultad y la CARTA, según el MAGNA CUM LAUDE del acta.", "graduación, según la USAC y el EPS."):
