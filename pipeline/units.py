@@ -11,8 +11,9 @@ import numpy as np
 
 from pipeline.flat_tables import rebuild_tables
 from pipeline.headings import boundary, heading_case
+from pipeline.loaders.debris import without_stamps
 
-UNITS_VERSION = 6  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items, a row's date said without its column word)
+UNITS_VERSION = 7  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items, a row's date said without its column word; 7: a watermark's letters inside lines and the lines it made extraction read twice are left out of units)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -368,7 +369,7 @@ def extract_units(text: str, *, skip: set[str] | None = None) -> list[Unit]:
     for raw in text.splitlines(keepends=True):
         lines.append((raw, pos))
         pos += len(raw)
-    for line, at in rebuild_tables(lines):
+    for line, at in rebuild_tables(without_stamps(lines)):
         b.line(line, at)
     b.flush(faq=True)
     return _with_values(b.units)

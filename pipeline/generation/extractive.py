@@ -15,7 +15,7 @@ from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
-from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages
+from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages, wh_asked
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
@@ -335,6 +335,8 @@ class ExtractiveGenerator:
             answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
             if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
+            if answer is not None and state.ready and wh_asked(question):
+                state = Readiness(False, t("missing_other_question", self.lang).format(opening=t(answer, self.lang).rstrip(".")), passages(cands), state.evidence)  # '…, ¿qué hago?' is not answered by a 'Sí'
             if answer is not None:
                 if not re.match(rf"{re.escape(t(answer, self.lang).rstrip('.'))}\b", body):  # an FAQ's own 'Sí.' is not said twice
                     body = f"{t(answer, self.lang)} {body}" if "\n" not in body else f"{t(answer, self.lang)}\n{body}"

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pipeline.generation.asking import Asked, asked_parts, counted, kinds_asked, period_score
-from pipeline.generation.ranking import CONSEQUENCE, NEEDS, unit_gives
-from pipeline.generation.selection import defines
+from pipeline.generation.ranking import CONSEQUENCE, DEADLINE, NEEDS, unit_gives, word_forms
+from pipeline.generation.selection import ANSWER_TYPES, defines
 from pipeline.text import fold
 from pipeline.texts import t
 
@@ -55,9 +55,21 @@ def gives_type(asked: Asked, chosen: Sequence) -> bool:
         return False  # an open question: ready only as a definition or an FAQ answer (see assess)
     for c in chosen:
         have, concrete = unit_gives(c.unit.text, c.unit.kind, c.unit.context, c.strong, c.types)
+        if "date" in concrete and not _dated(c.unit.text):
+            concrete = concrete - {"date"}  # its only 'date' was a fraction ('un tercio (1/3) de la zona')
         if any(n in concrete or (n not in VALUES and n in have) for n in needs):
             return True
     return False
+
+
+_FRACTION = re.compile(r"\b(?:mitad|medio|tercio|tercera|terceras|cuarto|cuarta|cuartas|quinta|quintas)\s*(?:partes?\s*)?\(?\s*\d{1,2}\s*/\s*\d{1,2}\s*\)?|\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)\s*(?:partes?\b)")
+
+
+def _dated(text: str) -> bool:
+    """Whether a unit says a date or a time limit once the fractions it writes as 'N/M' ('un tercio (1/3)', 'dos terceras
+    (2/3) partes') are read as fractions, not as days of a month."""
+    t = _FRACTION.sub(" ", fold(text))
+    return bool(ANSWER_TYPES["date"][1].search(t) or DEADLINE.search(t))
 
 
 def _counts(question: str, chosen: Sequence) -> bool:
@@ -75,23 +87,45 @@ def object_share(asked: Asked, chosen: Sequence, *, own: bool = False) -> float:
     return sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
 
 
-# Text a reviewer would have to rewrite: another script's letters (OCR), headings glued in capitals, file-name debris, list
-# numbers left inside a sentence ('... carné 2 Solvencia ...').
+# Text a reviewer would have to rewrite: another script's letters (OCR), file-name debris, list numbers left inside a sentence
+# ('... carné 2 Solvencia ...'), a list flattened into a line; headings glued in capitals are _glued_capitals below.
 _GARBLED = (
     re.compile(r"[^\x00-\u024F\u0300-\u036F\u2010-\u206F\u2070-\u20CF\u2190-\u21FF]"),
-    re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b"),
     re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
     re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
     re.compile(r"(?<![\w.+-])@[a-z0-9-]+\.[a-z]"),  # an e-mail address whose user part was lost ('la cuenta es @ingenieria.usac.edu.gt')
+    re.compile(r"\s-[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+[^\n]*?\s-[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),  # a list flattened into a line ('… -Objetivos -Resultados o Contenido -Conclusiones')
     re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[A-Za-zÁÉÍÓÚÑáéíóúñ][a-záéíóúñ]{2,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
 )
 MAX_READY_WORDS = 70
 MAX_READY_STEPS_WORDS = 110  # a procedure said whole as its numbered steps: cutting a step would not make it sendable
 
 
+_NAME_ZIPF = 2.4  # each word of a name in capitals at least this common in Spanish ('LAUDE' 2.8); a watermark's letters are not ('ACADEM' 1.2)
+_CAPS_RUN = re.compile(r"\b[A-ZÁÉÍÓÚÑ]{4,}(?:\s+(?:[A-ZÁÉÍÓÚÑ]{1,}|DE|DEL|Y|LA|EL)){2,}\b")
+_INLINE_BEFORE = re.compile(r"[a-záéíóúñ]+,?\s+$")  # a lower-case word (or a comma after it) right before the capitals
+_INLINE_AFTER = re.compile(r"^(?:[;,.)]|\s+[a-záéíóúñ])")  # the sentence goes on right after them
+
+
+def _glued_capitals(text: str) -> bool:
+    """Capitals a reviewer would clean: a heading glued into the text ('… lectivo. TÍTULO XIII. DE LA GRADUACIÓN Y DISTINCIONES
+    Artículo 63°') or a watermark's letters. A name the sentence says in capitals, between its own words, whose every word
+    Spanish knows ('… el MAGNA CUM LAUDE; y …'), is text."""
+    from pipeline.loaders.vocabulary import Vocabulary
+
+    base = None
+    for m in _CAPS_RUN.finditer(text):
+        if not (_INLINE_BEFORE.search(text[: m.start()]) and _INLINE_AFTER.match(text[m.end() :])):
+            return True
+        base = base if base is not None else Vocabulary().base
+        if not all(len(w) <= 3 or base.get(fold(w), 0.0) >= _NAME_ZIPF for w in m.group(0).split()):
+            return True
+    return False
+
+
 def garbled(text: str) -> bool:
-    """Whether a draft shows PDF debris a reviewer would have to clean (see _GARBLED)."""
-    return any(p.search(text) for p in _GARBLED)
+    """Whether a draft shows PDF debris a reviewer would have to clean (see _GARBLED and _glued_capitals)."""
+    return any(p.search(text) for p in _GARBLED) or _glued_capitals(text)
 
 
 def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, learned: bool, lang: str = "es", n_passages: int = 3, body: str = "", record: bool = False, quoted: str = "", steps: bool = False) -> Readiness:
@@ -116,14 +150,18 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_sources", lang)  # a second document's passage beside the first: one of them is usually a neighbour
     elif not chosen:
         missing = t("missing_object", lang).format(object=obj)
-    elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq"):
+    elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq" or figure_given(question, chosen[0])):
         missing = t("missing_open", lang).format(object=obj)
-    elif asked.kind == "other" and chosen[0].unit.kind != "faq" and not defines(chosen[0].text, asked.object_keys):
+    elif asked.kind == "other" and chosen[0].unit.kind != "faq" and not defines(chosen[0].text, asked.object_keys) and not figure_given(question, chosen[0]):
         missing = t("missing_definition", lang).format(object=obj)  # '¿qué es X?' answered by a passage that does not say what X is
     elif asked.kind == "consequence" and not any(consequence_beyond(question, c.text) for c in chosen):
         missing = t("missing_type", lang).format(what=t("what_consequence", lang), object=obj)
-    elif asked.kind != "other" and not gives_type(asked, chosen) or (asked.kind == "count" and not record and not _counts(question, chosen)):
+    elif asked.kind != "other" and not gives_type(asked, chosen) or (asked.kind == "count" and not record and not (_counts(question, chosen) and counts_it(question, chosen[0]))):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
+    elif body and asked.yes_no and (opening := _BARE_ANSWER.match(body)) and wh_asked(question):
+        missing = t("missing_other_question", lang).format(opening=opening.group(1))  # '…, ¿qué hago?' answered 'Sí.'
+    elif (said := denied_case(question, chosen)) is not None:
+        missing = t("missing_denied", lang).format(case=said)  # 'mi pensum no es CLAR' answered from the CLAR table
     elif object_share(asked, chosen) < MIN_OBJECT or not steps and (object_share(asked, chosen[:1]) < MIN_OBJECT or object_share(asked, chosen[:1], own=True) < MIN_OWN_OBJECT):
         missing = t("missing_object", lang).format(object=obj)
     elif any(period_score(c.text, asked) < 0 for c in chosen) and asked.kind in ("date", "time", "amount"):
@@ -134,6 +172,104 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_type", lang).format(what=t(f"what_{part[1]}", lang), object=object_phrase(part[0]))
     ready = missing is None
     return Readiness(ready, missing, [] if ready else passages(cands, n_passages), evidence(asked, chosen, learned=learned, body=body, cands=cands))
+
+
+_WH_OPEN = re.compile(r"^(?:y\s+)?(?:qu[eé]|c[oó]mo|cu[aá]ndo|d[oó]nde|cu[aá]nt[oa]s?|cu[aá]l(?:es)?|qui[eé]n(?:es)?|por\s*qu[eé])\b", re.IGNORECASE)
+
+
+def wh_asked(question: str) -> bool:
+    """Whether the message's question itself (after its last '¿') opens with a question word: '…, ¿qué hago?' asks what to do,
+    not yes or no, whatever the words before it ('Necesito faltar…') suggest."""
+    return bool(_WH_OPEN.match(asked_clause(question)))
+
+
+def asked_clause(question: str) -> str:
+    """The words after the question's last '¿' ('qué hago?' of 'Necesito faltar unos días, ¿qué hago?'); '' without one."""
+    return question.rsplit("¿", 1)[1].strip() if "¿" in question else ""
+
+
+# A case the student says is not theirs: 'mi pensum no es CLAR', 'no aprobé el examen técnico'. The words after 'no' (and
+# its auxiliaries), up to a comma or a conjunction, name it.
+_DENIED = re.compile(r"\bno\s+(?:(?:me|se|lo|la|le|les|es|son|soy|estoy|esta|estan|tengo|tiene|he|ha|han|fue|sea)\s+)*([^,.;:?¿!]+)")
+_DENIED_END = re.compile(r"\s(?:y|e|o|u|pero|porque|aunque|entonces|ni|que|si)\s.*$")
+_NEGATION = re.compile(r"\b(?:no|ni|sin|excepto|salvo|tampoco|nunca)\b")
+MAX_DENIED_KEYS = 3
+
+
+def denied_keys(question: str) -> list[tuple[str, list[str]]]:
+    """Each case the message denies before its question, as (its words, its keys: at most MAX_DENIED_KEYS): 'Mi pensum no es
+    CLAR, ¿…?' → ('clar', ['clar'])."""
+    out: list[tuple[str, list[str]]] = []
+    said = question.rsplit("¿", 1)[0]  # what the student says of their case, before the question itself ('¿por qué no puedo…?' denies nothing)
+    for m in _DENIED.finditer(fold(said)):
+        phrase = _DENIED_END.sub("", " " + m.group(1)).strip()
+        keys = list(dict.fromkeys(f for _, f, _ in word_forms(phrase)))[:MAX_DENIED_KEYS]
+        if keys:
+            out.append((phrase, keys))
+    return out
+
+
+def denied_case(question: str, chosen: Sequence) -> str | None:
+    """The case the question says is not the student's ('no es CLAR') when a chosen unit states that very case without any
+    negation of its own (a row of the CLAR table, 'constancia de aprobación del Examen Técnico'): the draft answers for the
+    wrong case. Returns the case's words as the question says them, None when no chosen unit contradicts it."""
+    for phrase, keys in denied_keys(question):
+        for c in chosen:
+            u = c.unit
+            text = f"{u.text} {u.context or ''} {' '.join(u.fields or {})} {c.text}"
+            have = {f for _, f, _ in word_forms(text)}
+            if all(k in have for k in keys) and not _NEGATION.search(fold(text)):
+                return phrase
+    return None
+
+
+_NUMBER = re.compile(r"^(?:\d+(?:[.,]\d+)?%?|uno|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien|ambos|ambas)$")
+COUNT_BEFORE, COUNT_AFTER = 4, 3  # words around the counted noun where its number stands ('de dos a tres evaluaciones parciales', 'créditos: 37')
+
+
+# A figure asked without '¿cuántos…?': '¿Qué promedio necesito…?', '¿Cuál es la nota…?', '¿Con cuánto se aprueba…?'.
+_FIGURE_Q = re.compile(r"\b(?:que|cual(?:es)?(?: es| son)?(?: el| la| los| las)?)\s+(promedio|nota|punteo|puntaje|porcentaje|calificacion|creditos|puntos)\b|\bcon cuant[oa]s?\b")
+
+
+def figure_given(question: str, top) -> bool:
+    """Whether a question that asks a figure in other words than '¿cuántos…?' ('¿Qué promedio necesito para graduarme Cum
+    Laude?', '¿Con cuánto se aprueba…?') gets one from the best unit: a number beside the noun it names ('promedio general de
+    85 puntos'), or any number when it names none ('¿con cuánto…?')."""
+    m = _FIGURE_Q.search(fold(" ".join(asked_parts(question))))
+    if not m or top.unit.kind in ("record", "row"):
+        return False
+    words = [w.strip(".,") or w for w in re.findall(r"[a-z0-9%.,]+", fold(top.unit.text))]
+    if not m.group(1):
+        return any(_figures(words))
+    return _number_beside(words, m.group(1))
+
+
+_CITES = frozenset("articulo articulos art inciso literal numeral acta punto capitulo titulo".split())  # 'artículo 64': a number that names, not a figure
+
+
+def _figures(words: list[str]) -> list[bool]:
+    """Per word, whether it is a figure: a number or a number word, not the number of an article, clause or record it cites."""
+    return [bool(_NUMBER.match(w)) and not (i and words[i - 1] in _CITES) for i, w in enumerate(words)]
+
+
+def _number_beside(words: list[str], noun: str) -> bool:
+    """A figure among the COUNT_BEFORE words before or COUNT_AFTER words after an occurrence of `noun` (its first 4 letters)."""
+    fig = _figures(words)
+    return any(fig[j] for i, w in enumerate(words) if w[:4] == noun[:4] for j in range(max(0, i - COUNT_BEFORE), min(len(words), i + COUNT_AFTER + 1)))
+
+
+def counts_it(question: str, top) -> bool:
+    """Whether the best unit gives a number of what a '¿cuántos X…?' question counts: a number beside X in its own text
+    ('de dos a tres evaluaciones parciales'), or any number when only its heading or FAQ question names X. A passage that
+    names X beside other figures ('… las evaluaciones parciales … La zona tendrá un valor de 75%') does not count it.
+    Records and table rows are structured (their values sit under their column names): they are not read this way."""
+    key = counted(question)
+    if key is None or top.unit.kind in ("record", "row"):
+        return True
+    words = [w.strip(".,") or w for w in re.findall(r"[a-z0-9%.,]+", fold(top.unit.text))]
+    if not any(w[:4] == key[:4] for w in words):
+        return any(_figures(words))
+    return _number_beside(words, key)
 
 
 _CONDITION = re.compile(r"\b(?:si|cuando|en caso de que)\b([^?.;,]*)")

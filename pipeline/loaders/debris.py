@@ -92,3 +92,126 @@ def drop_debris_pages(pages: list[str]) -> tuple[list[str], int]:
         out.append("\n".join(kept))
         total += cut
     return out, total
+
+
+# -- inside a line ---------------------------------------------------------------------------------------------------
+# A watermark printed across the text also leaves its letters inside body lines, at a line's start or end ('SPICUA CARO
+# profesionales y de', 'a. En los cursos o asio Sodran AROLIN', 'Del procedin: CUA CAROLI') or glued to a word
+# ('evaluaOCTA-CAROLIN'). Such letters are told from acronyms and names by the stamp's own letters: the document's whole
+# debris lines (above) name them ('NSPICO', 'CUA CAROLI'), and a capitals token that shares four letters in a row with one
+# of those, and is no word of the document, is the same stamp. Next to it, tokens the document uses nowhere else and that
+# are no common Spanish word ('Sodran', 'asio') are the stamp's letters read in lower case.
+_STAMP_OVERLAP = 4  # letters in a row a token must share with the stamp's known letters
+_FOREIGN_ZIPF = 3.0  # a lower-case neighbour this common in Spanish is a word, not stamp letters
+_GLUED = re.compile(r"^([a-záéíóúüñ]{3,})([A-ZÁÉÍÓÚÜÑ][A-ZÁÉÍÓÚÜÑ-]{3,})([.,;:]?)$")  # 'evaluaOCTA-CAROLIN'
+_GLUED_BEFORE = re.compile(r"^([A-ZÁÉÍÓÚÜÑ]{4,})([a-záéíóúüñ]{2,}[.,;:]?)$")  # 'ONSPICIpor la actualización'
+_EDGE_PUNCT = ".,;:"
+
+
+def stamp_letters(lines: list[str], usage: _Usage) -> set[str]:
+    """The stamp's letters as the document's whole debris lines show them (folded, each token of such a line)."""
+    return {fold(t) for ln in lines if (s := ln.strip()) and _debris_line(s, usage) for t in s.split() if len(t) >= _STAMP_OVERLAP - 1}
+
+
+def _shares(token: str, letters: set[str]) -> bool:
+    f = fold(token)
+    if len(f) < _STAMP_OVERLAP:
+        return any(f in s for s in letters)
+    grams = {f[i : i + _STAMP_OVERLAP] for i in range(len(f) - _STAMP_OVERLAP + 1)}
+    return any(g in s for s in letters if len(s) >= _STAMP_OVERLAP for g in grams)
+
+
+class StampFilter:
+    """Cuts a watermark's letters out of a document's lines (whole debris lines, and letters at a line's edges or glued to a word)."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.usage = _Usage(lines)
+        self.letters = stamp_letters(lines, self.usage)
+
+    def stamp(self, token: str) -> bool:
+        """A capitals token made of the stamp's letters that the document does not use as a word."""
+        t = token.strip(_EDGE_PUNCT)
+        return bool(self.letters) and len(t) >= 3 and t.isalpha() and t.isupper() and not self.usage.word(t, glued=True) and _shares(t, self.letters)
+
+    def foreign(self, token: str) -> bool:
+        """A token the document says only here and Spanish does not commonly use ('Sodran', 'asio')."""
+        t = token.strip(_EDGE_PUNCT)
+        if not t.isalpha() or len(t) < 3:
+            return False
+        f = fold(t)
+        return self.usage.lower[f] + self.usage.in_text[t] <= 1 and self.usage.base.get(f, 0.0) < _FOREIGN_ZIPF
+
+    def _edge(self, words: list[str]) -> int:
+        """How many of `words` (read from the edge inwards) are stamp letters: the run of stamp and foreign tokens at the
+        edge, when it holds a stamp token (a foreign token with a closing stop or colon is sentence text: it ends the run)."""
+        n, anchored = 0, False
+        for w in words:
+            if self.stamp(w):
+                n, anchored = n + 1, True
+            elif self.foreign(w) and not w.endswith(tuple(_EDGE_PUNCT)):
+                n += 1
+            else:
+                break
+        return n if anchored else 0
+
+    def line(self, line: str) -> str | None:
+        """The line without stamp letters; None when the whole line is debris."""
+        s = line.strip()
+        if not s or not self.letters:
+            return line
+        if _debris_line(s, self.usage):
+            return None
+        words = s.split()
+        m = _GLUED.match(words[-1])
+        if m and _shares(m.group(2).replace("-", ""), self.letters) and not self.usage.word(m.group(2).split("-")[0], glued=True):
+            words[-1] = m.group(1) + m.group(3)
+        m = _GLUED_BEFORE.match(words[0])
+        if m and _shares(m.group(1), self.letters) and not self.usage.word(m.group(1), glued=True):
+            words[0] = m.group(2)
+        tail = self._edge(words[::-1])
+        if tail >= len(words):
+            return None  # the whole line is the stamp's letters
+        if tail:
+            words = words[: len(words) - tail]
+        head = self._edge(words)
+        if head and head < len(words):
+            words = words[head:]
+        out = " ".join(words)
+        if out == s:
+            return line
+        if not any(ch.islower() for ch in out):
+            return None  # what is left of a line of stamp letters ('CAROLINA' of 'ORBIS CONSPICUA CAROLINA ACADEM', 'A' of 'A ACA')
+        end = line[len(line.rstrip("\r\n")) :]
+        return out + end
+
+
+def echo_line(line: str, previous: str) -> bool:
+    """A short line that repeats the end or middle of the line before it ('… en un examen dado.' / 'n un examen dado.'): text
+    extraction read a watermarked passage twice."""
+    s = line.strip()
+    return 2 <= len(s.split()) <= 4 and len(s) >= 10 and not s.startswith("|") and s in previous and s != previous.strip()
+
+
+def without_stamps(lines: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """A document's (line, offset) pairs without a watermark's letters (StampFilter) and the short lines it made text
+    extraction read twice (echo_line); a document without whole debris lines is returned as it is. A dropped debris line
+    after a sentence's end leaves a blank line (the break it stood in), elsewhere nothing (the sentence goes on)."""
+    f = StampFilter([raw for raw, _ in lines])
+    if not f.letters:
+        return lines
+    out: list[tuple[str, int]] = []
+    previous, dropped = "", False
+    for raw, at in lines:
+        new = f.line(raw)
+        if new is None or echo_line(new, previous):
+            if previous.rstrip().endswith((".", ";", ":")) and out and out[-1][0].strip():
+                out.append(("\n", at))
+            dropped = True
+            continue
+        if dropped and new.strip() and out and out[-1][0].strip() and boundary(new.strip()) in ("article", "chapter", "md"):
+            out.append(("\n", at))  # the debris line ended an unfinished line ('… la zona mini' / stamp / 'Artículo 78°. …'): the article starts anew
+        dropped = dropped and not new.strip()
+        out.append((new, at))
+        if new.strip():
+            previous = new
+    return out

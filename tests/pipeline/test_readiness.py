@@ -431,3 +431,82 @@ def test_asking_to_go_on_without_what_a_rule_requires_is_answered_no():
     answer = ExtractiveGenerator().generate("¿Puedo llevar cursos de octavo semestre sin haber aprobado las prácticas intermedias?", [hit("practicas", "Normativo de prácticas", text, URL, "Prácticas")])
     body = answer.text.split("\n\n")[1]
     assert body.startswith("No.") and "deberá aprobar prácticas intermedias" in answer.text, answer.text
+
+
+CREDITS = (
+    "## Asignación\n\n"
+    "Artículo 16. Para cada semestre el estudiante de un pensum CLAR con promedio de 71 a 85 puede asignarse como máximo 37 créditos CLAR."
+)
+
+
+def test_a_passage_for_the_case_the_student_says_is_not_theirs_is_not_ready():
+    gen = ExtractiveGenerator()
+    hits = [hit("normativo", "Normativo de evaluación", CREDITS, URL, "Asignación")]
+    theirs = readiness_of(gen.generate("Mi pensum es CLAR y tengo 80 de promedio, ¿cuántos créditos me puedo asignar?", hits).flags)
+    assert theirs["flag"] == "listo", theirs
+    other = readiness_of(gen.generate("Mi pensum no es CLAR y tengo 80 de promedio, ¿cuántos créditos me puedo asignar?", hits).flags)
+    assert other["flag"] == "necesita revisión" and "clar" in other["missing"], other
+    # a passage that itself speaks of the denied case ('que no estén en un pensum CLAR') may answer it
+    rule = "## Transitorio\n\nArtículo 90. Los estudiantes que no estén en un pensum CLAR con promedio de 71 a 85 pueden asignarse como máximo 44 créditos."
+    fits = readiness_of(gen.generate("Mi pensum no es CLAR y tengo 80 de promedio, ¿cuántos créditos me puedo asignar?", [hit("normativo", "Normativo", rule, URL, "Transitorio")]).flags)
+    assert fits["flag"] == "listo", fits
+
+
+def test_denied_cases_are_read_before_the_question_only():
+    from pipeline.generation.readiness import denied_keys
+
+    assert denied_keys("No aprobé el examen técnico profesional, ¿qué requisitos piden para el EPS?") == [("aprobe el examen tecnico profesional", ["aprob", "exam", "tecnic"])]
+    assert denied_keys("¿Por qué no puedo hacer la suficiencia de un curso?") == []  # the question's own 'no' denies no case
+
+
+def test_a_count_is_ready_only_with_a_number_of_what_is_counted():
+    gen = ExtractiveGenerator()
+    beside = "## Zona\n\nArtículo 57. La zona incluye la calificación de las evaluaciones parciales del semestre. La zona tendrá un valor de 75% del total."
+    flag = readiness_of(gen.generate("¿Cuántos parciales puede haber en un semestre?", [hit("normativo", "Normativo", beside, URL, "Zona")]).flags)
+    assert flag["flag"] == "necesita revisión", flag
+    counted = "## Parciales\n\nArtículo 39. El número de evaluaciones parciales será de dos a tres evaluaciones parciales por semestre."
+    flag = readiness_of(gen.generate("¿Cuántos parciales puede haber en un semestre?", [hit("normativo", "Normativo", counted, URL, "Parciales")]).flags)
+    assert flag["flag"] == "listo", flag
+
+
+def test_a_yes_or_no_opening_does_not_answer_a_what_question():
+    hours = "## EPS\n\nArtículo 5. Las opciones de EPS deben cubrir un mínimo de 20 horas semanales dentro de la empresa donde se realice el EPS."
+    answer = ExtractiveGenerator().generate("Necesito faltar unos días a la empresa donde hago el EPS, ¿qué hago?", [hit("eps", "Normativo de EPS", hours, URL, "EPS")])
+    flag = readiness_of(answer.flags)
+    assert flag["flag"] == "necesita revisión", (body(answer), flag)
+
+
+def test_a_name_in_capitals_inside_a_sentence_is_not_debris_but_stamp_letters_are():
+    from pipeline.generation.readiness import garbled
+
+    assert not garbled("Con 90 puntos se otorga el MAGNA CUM LAUDE; y con 95 puntos, el SUMMA CUM LAUDE.")
+    assert garbled("La evaluación ORBIS CONSPICUA CAROLINA ACADEM se realiza en línea.")  # a watermark's letters, not words
+    assert garbled("del ciclo lectivo. TÍTULO XIII. DE LA GRADUACIÓN Y DISTINCIONES Artículo 63°. Cuando un estudiante")  # a heading glued in
+
+
+def test_a_list_flattened_into_a_line_is_debris():
+    from pipeline.generation.readiness import garbled
+
+    assert garbled("Diapositiva 3 a 5: Presentación del Trabajo. -Objetivos -Resultados o Contenido -Conclusiones")
+    assert not garbled("Diapositiva 3 a 5: Presentación del Trabajo.\n- Objetivos\n- Resultados o Contenido")  # a list said as a list
+    assert not garbled("El curso pre-requisito y el post-requisito se asignan en el semestre 2025-2026.")
+
+
+def test_a_fraction_is_no_date():
+    gen = ExtractiveGenerator()
+    third = "## Zona\n\nArtículo 57. La zona de los cursos: el profesor asigna a las actividades curriculares un valor mínimo de un tercio (1/3) de la zona."
+    flag = readiness_of(gen.generate("¿Hasta cuándo tiene el profesor para publicar la zona del curso?", [hit("normativo", "Normativo", third, URL, "Zona")]).flags)
+    assert flag["flag"] == "necesita revisión", flag
+    days = "## Zona\n\nArtículo 67. El profesor debe publicar la zona del curso a más tardar el viernes 20 de noviembre."
+    flag = readiness_of(gen.generate("¿Hasta cuándo tiene el profesor para publicar la zona del curso?", [hit("normativo", "Normativo", days, URL, "Zona")]).flags)
+    assert flag["flag"] == "listo", flag
+
+
+def test_a_figure_asked_with_que_or_con_cuanto_is_ready_when_the_passage_gives_it():
+    gen = ExtractiveGenerator()
+    honours = "## Graduación\n\nArtículo 64. Con un promedio general de 85 puntos se otorga la distinción CUM LAUDE y con 90 puntos el MAGNA CUM LAUDE."
+    flag = readiness_of(gen.generate("¿Qué promedio necesito para graduarme cum laude?", [hit("normativo", "Normativo", honours, URL, "Graduación")]).flags)
+    assert flag["flag"] == "listo", flag
+    vague = "## Graduación\n\nArtículo 64. El promedio general del estudiante determina la distinción cum laude que recibe al graduarse."
+    flag = readiness_of(gen.generate("¿Qué promedio necesito para graduarme cum laude?", [hit("normativo", "Normativo", vague, URL, "Graduación")]).flags)
+    assert flag["flag"] == "necesita revisión" and flag["missing"].startswith("la pregunta es abierta"), flag
