@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.chunking import Chunk
+from pipeline.generation.additions import adds_answer, as_good, completions
 from pipeline.generation.asking import asked_parts, counted, kind_of, object_keys
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.ranking import NEEDS, unit_gives
@@ -74,6 +75,20 @@ STRONG: dict[str, re.Pattern] = {
 
 # A lead-in that only announces what follows ('... debe realizar lo siguiente:'), unlike one that says something itself.
 _DANGLING = re.compile(r"(?:\bsiguientes?|\ba continuaci[oó]n|\bcomo sigue|\blo que sigue|\b(?:estas|estos|estas opciones|estos pasos))\s*:$", re.IGNORECASE)
+
+
+# The kinds of answer a list's lead-in or heading can announce ('Requisitos para la práctica inicial:', 'Documentos a presentar:'). Folded.
+ASPECTS: dict[str, re.Pattern] = {
+    "requirement": re.compile(r"\brequisit|\bprerrequisit"),
+    "documents": re.compile(r"\bdocumentos\b|\bdocumentacion\b"),
+}
+
+
+def other_aspect(context: str | None, asked: set[str]) -> bool:
+    """Whether a list's lead-in announces another kind of answer than the ones asked: an item of 'Requisitos para la práctica
+    inicial:' is one requirement of it, not when it takes place ('¿Cuándo se realizan las Prácticas Iniciales?')."""
+    said = {name for name, pattern in ASPECTS.items() if pattern.search(fold(context or ""))}
+    return bool(said) and not said & asked
 
 
 def asked_types(question: str) -> set[str]:
@@ -170,17 +185,17 @@ class SelectionConfig:
     rank_weight: float = 0.2  # divided by the rank of the unit's document
     programme_weight: float = 0.3  # the unit's curriculum is the programme the question names
     lead_in: float = 0.7  # score factor of a sentence that only announces what follows ('... lo siguiente:'): said alone it dangles
+    ask_ratio: float = 0.5  # share of the best unit's score that a unit answering another ask of the message must reach
+    other_aspect: float = 0.9  # score factor of an item listed under a lead-in that names another kind of answer than the one asked
     long_words: int = 60
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
     keep_ratio: float = 0.85  # a further unit must score this share of the best one
     rescue_ratio: float = 0.85  # ... or this share, from the best-retrieved document, when the best unit comes from another one
     other_doc_ratio: float = 0.9  # ... also when it comes from another document (then shown with its source)
-    min_gain: float = 0.15  # share of the question's weight a further unit must newly cover
-    other_doc_gain: float = 0.0  # ... times this when it comes from another document: a close second source is worth showing
     near_duplicate: float = 0.75  # key Jaccard above which two units say the same
     definition_weight: float = 0.3  # '¿qué es X?': a unit that opens by defining X ('Asignación es el procedimiento…')
-    sufficient_object: float = 0.6  # share of the question's object keys the best unit must hold in its own text to answer alone
+    sufficient_object: float = 0.6  # share of the question's object keys the best unit must hold (its text and headings) to answer alone
     near_tie: float = 0.92  # ... unless another document's unit scores this share of it: too close to call, both are shown
 
 
@@ -349,19 +364,21 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
                 cand.sim = float(s)
     for cand in cands:
         cand.score = cand.hand = sum(cand.parts.values()) * (cfg.type_miss if cand.value_miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and _DANGLING.search(cand.unit.text) else 1.0)
+        if asked and cand.unit.kind == "item" and other_aspect(cand.unit.context, asked):
+            cand.score = cand.hand = cand.score * cfg.other_aspect
     cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
     return cands
 
 
 def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg: SelectionConfig) -> list[Candidate]:
-    """The best unit, then up to max_units-1 more that cover what it leaves out; near-duplicates dropped."""
+    """The best unit, then up to max_units-1 more that answer a part of the question it leaves unanswered (another ask of
+    the message, the kind of answer asked said of the object, the rule its special case qualifies, another condition of
+    its list); near-duplicates and neighbours that only share words with the question dropped."""
     if not cands:
         return []
-    total = sum(weights.values()) or 1.0
     asked = asked_types(question)
     top = cands[0]
     chosen = [top]
-    covered = set(top.keys)
     met = top.types & asked
     seen = {_norm(top.text)}
     restricted = bool(RESTRICTED.search(fold(top.text)))
@@ -379,12 +396,10 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue
         if c.chunk.doc_id != top.chunk.doc_id and c.score < cfg.other_doc_ratio * top.score:
             continue
-        gain = sum(w for k, w in weights.items() if k in c.keys and k not in covered) / total
         if c.miss and met:
             continue  # the question's kind of answer is already given; this unit does not give it
         if kind_gives and not _gives_kind(c, kind_needs) and not _listed_condition(c, top, asked):
             continue  # a consequence, a rule or a step is asked and the best unit gives it: a unit that gives none is a neighbour ('Presentar documento de identificación…' beside '¿qué pasa si no me presento?')
-        fills = bool((asked - met) & c.types)
         other_doc = c.chunk.doc_id != top.chunk.doc_id
         if other_doc and c.unit.kind in ("record", "row") and top.unit.kind in ("record", "row"):
             continue  # another curriculum's record: programme variants are said by the record answer, labelled, not pasted
@@ -392,12 +407,21 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
             continue  # the best unit answers the kind and the object asked: a neighbour would only be pasted next to it
         general = restricted and not other_doc and bool(c.types & asked) and not RESTRICTED.search(fold(c.text))  # the rule the best unit is an exception to
         restricted = restricted and not general  # one general rule
-        if gain < cfg.min_gain * (cfg.other_doc_gain if other_doc else 1) and not fills and not _listed_condition(c, top, asked) and not general:
-            continue  # another document must add clearly more than the best one's own units
+        better = not alone and answers_alone(c, question, asked, cfg)  # the best unit is not about the object asked with its kind of answer; this one is
+        rival = other_doc and (  # another document's answer too close to call (a variant of it), or the one of the programme the question names
+            c.score >= cfg.near_tie * top.score and (answers_alone(c, question, asked, cfg) or as_good(c, top, question, asked)) or "programme" in c.parts and "programme" not in top.parts
+        )
+        if not (general or better or rival or _listed_condition(c, top, asked) or adds_answer(c, chosen, question, asked, cfg.sufficient_object, same_doc=not other_doc)):
+            continue  # it shares words with the question but answers nothing the chosen units leave unanswered: a neighbour
         chosen.append(c)
-        covered |= c.keys
         met |= c.types & asked
         seen.add(_norm(c.text))
+    for c in completions(chosen, cands, question, cfg.ask_ratio * top.score):  # what the chosen units announce, the asks they leave open
+        if len(chosen) >= cfg.max_units:
+            break
+        if _norm(c.text) not in seen and not any(jaccard(c.keys, x.keys) >= cfg.near_duplicate for x in chosen):
+            chosen.append(c)
+            seen.add(_norm(c.text))
     return chosen
 
 
@@ -477,7 +501,7 @@ def answers_alone(top: Candidate, question: str, asked: set[str], cfg: Selection
     keys = object_keys_of(question)
     if not keys:
         return False
-    have = top.own or top.keys
+    have = top.keys
     share = sum(1 for k in keys if k in have or k[:4] in have) / len(keys)
     return share >= cfg.sufficient_object
 

@@ -1,0 +1,62 @@
+"""Which further units a draft says after its best one: only those that answer a part of the question it leaves unanswered."""
+
+from __future__ import annotations
+
+from pipeline.generation.additions import asks
+from pipeline.generation.extractive import ExtractiveGenerator
+from tests.pipeline.generation_helpers import hit
+
+
+def body(answer) -> str:
+    from bot.ops.answer_eval import answer_body
+
+    return answer_body(answer.text, "es")
+
+
+def test_a_neighbour_that_only_shares_words_with_the_question_is_not_said_after_the_answer():
+    from pipeline.generation.asking import ask
+    from pipeline.generation.selection import select
+
+    text = ("La revisión se solicita por escrito al docente dentro de los tres días hábiles siguientes a la publicación. "
+            "El docente responde en otros tres días hábiles. "
+            "La nota de los exámenes finales se publica al terminar el semestre, según el calendario de la Facultad.")
+    examenes = hit("examenes", "Reglamento de exámenes", text, "https://x.example/examenes", "Exámenes")
+    gen, q = ExtractiveGenerator(), "¿Hasta cuándo puedo pedir que revisen la nota de mi examen?"
+    weights = gen.coverage(q, [examenes])[0]
+    cands = gen.rank(q, [examenes], weights, ask(q))
+    answer, neighbour = cands[0], next(c for c in cands if c.text.startswith("La nota de los exámenes finales"))
+    assert answer.text.startswith("La revisión se solicita")
+    neighbour.score = 0.95 * answer.score  # as close as an embedder can put it: it names the grade and the exam
+    chosen = select(sorted(cands, key=lambda c: -c.score), weights, q, gen.selection)
+    assert chosen == [answer], [c.text for c in chosen]  # it says nothing about the review: not pasted after the answer
+
+
+def test_a_second_ask_of_the_same_sentence_brings_the_unit_that_answers_it():
+    text = ("El carné universitario cuesta $ 350 y se renueva cada año. "
+            "El pago se hace en la Tesorería de la Facultad, planta baja, de lunes a viernes. "
+            "El carné universitario da acceso a la biblioteca y al comedor.")
+    carne = hit("carne", "Carné universitario", text, "https://x.example/carne", "Carné")
+    said = body(ExtractiveGenerator().generate("¿Cuánto cuesta el carné universitario y dónde se hace el pago?", [carne]))
+    assert "$ 350" in said and "Tesorería" in said, said  # the amount, then the place: two asks, two units
+    assert "biblioteca" not in said, said
+    parts = asks("¿Cuánto cuesta el carné universitario y dónde se hace el pago?")
+    assert [sorted(p.types) for p in parts] == [["amount"], ["place"]], parts
+    assert len(asks("¿Cuánto cuesta el carné y la credencial?")) == 1  # 'y' joining two objects is one ask
+
+
+def test_a_unit_that_announces_what_follows_goes_on_with_the_next_one():
+    text = ("Los egresados del posgrado deberán: completar su inscripción en el registro de la Universidad. "
+            "Revisar en el portal del posgrado que su estado figure como egresado en diez días hábiles. "
+            "Las consultas se atienden en la sala virtual del posgrado.")
+    posgrado = hit("posgrado", "Egreso del posgrado", text, "https://x.example/posgrado", "Después del egreso")
+    said = body(ExtractiveGenerator().generate("Terminé el posgrado, ¿hay algún trámite después del egreso?", [posgrado]))
+    assert "completar su inscripción" in said and "diez días hábiles" in said, said
+
+
+def test_an_item_of_a_list_announcing_another_kind_of_answer_does_not_answer_when():
+    text = ("Requisitos para el taller inicial:\n\n- Estar inscrito en la Facultad.\n"
+            "- Asistir a una charla de bienvenida previa al taller, que se realiza en la primera semana de cada semestre.\n\n"
+            "El taller inicial lo desarrollan todos los estudiantes en el segundo semestre de la carrera.")
+    taller = hit("talleres", "Talleres de la carrera", text, "https://x.example/talleres", "Taller inicial")
+    said = body(ExtractiveGenerator().generate("¿Cuándo se hace el taller inicial?", [taller]))
+    assert said.startswith("El taller inicial lo desarrollan todos los estudiantes en el segundo semestre"), said  # not a requirement's date
