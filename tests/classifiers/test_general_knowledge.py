@@ -81,3 +81,19 @@ def test_a_student_speaking_of_their_own_case_is_not_asking_about_the_world():
     about_the_world, own_case = "¿Dónde queda la municipalidad de San Zacarías del Monte?", "¿puedo pedir la beca en la municipalidad de mi pueblo?"
     p = model.probabilities([about_the_world, own_case])
     assert p[0] >= 0.5 and p[1] == 0.0, p
+
+
+def test_the_halfway_bar_is_one_rule_for_the_campus_gate_and_an_office_gate():
+    from classifiers.gate import halfway_bar
+
+    threshold = 0.6  # the bar is 0.8
+    score = np.array([0.5, 0.65, 0.79, 0.8, 0.95])
+    held, decided = halfway_bar(score, threshold)
+    np.testing.assert_allclose(held, [0.5 * 0.6 / 0.8, 0.65 * 0.6 / 0.8, 0.79 * 0.6 / 0.8, 0.8, 0.95])
+    assert decided.tolist() == [False, True, True, False, False]  # only where the threshold alone would have let it in
+    assert (held[:3] < threshold).all() and (np.diff(held) > 0).all()  # under the threshold, order kept
+    general = np.array([0.9, 0.9, 0.1, 0.9, 0.9])
+    out, barred = general_knowledge_bar(score, general, threshold)
+    np.testing.assert_allclose(out, np.where(general >= 0.5, held, score))  # the router's bar is the same rule, where general
+    assert barred.tolist() == [False, True, False, False, False]
+
