@@ -30,7 +30,7 @@ from classifiers.gate import Gate, halfway_bar
 from classifiers.general_knowledge import GeneralKnowledge
 from pipeline.embeddings import Embedder
 
-FORMAT_VERSION = 7  # 7: the general-knowledge model is stored with the router; 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns); 6: the word model reads character n-grams too
+FORMAT_VERSION = 8  # 8: the general-knowledge model stores the words the offices' questions often use (the rest of the documents' words read as a second placeholder); 7: the general-knowledge model is stored with the router; 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns); 6: the word model reads character n-grams too
 TOP_K = 3
 WORDING_C = 4.0  # inverse regularisation of the word model (chosen by grouped cross-validation on the synthetic questions)
 WORDING_FOLDS = 5
