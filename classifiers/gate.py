@@ -238,7 +238,6 @@ def elsewhere_bar(score: np.ndarray, dense: np.ndarray, owner: Sequence[int], ki
     other, named, transfer = (names.index(n) for n in ("other_institution", "named_institution", "transfer_in"))
     outside = [names.index(n) for n in ELSEWHERE_INTENTS if n in names]
     decisive = [(names.index(n), least) for n, least in DECISIVE if n in names]
-    bar = (1.0 + threshold) / 2.0
     seen: set[int] = set()
     for i, (o, k) in enumerate(zip(owner, kinds)):
         if k != WHOLE or o in seen:
@@ -248,9 +247,9 @@ def elsewhere_bar(score: np.ndarray, dense: np.ndarray, owner: Sequence[int], ki
         if institution or any(dense[i, j] >= least for j, least in decisive):
             barred[o] = score[o] >= threshold  # the structure decided: the threshold alone would have let it in
             score[o] = score[o] * threshold * UNDER
-        elif any(dense[i, j] > 0 for j in outside) and score[o] < bar:
-            barred[o] = score[o] >= threshold
-            score[o] = score[o] * threshold / bar
+        elif any(dense[i, j] > 0 for j in outside):
+            held, decided = halfway_bar(score[o : o + 1], threshold)
+            score[o], barred[o] = held[0], decided[0]
     return score, barred
 
 
@@ -271,6 +270,16 @@ def errand_floor(score: np.ndarray, best: np.ndarray, dense: np.ndarray, kinds: 
         if kinds[i] != MAKES_TEXT and dense[i, col] > 0 and score[o] < threshold:
             floored[o], score[o] = True, threshold
     return score, floored
+
+
+def halfway_bar(score: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, where the bar decided) for messages that must clear a bar halfway from `threshold` to certainty: a score
+    under the bar is scaled under the threshold (order kept), one at or over it is kept; the bar decided where the
+    threshold alone would have let the message in."""
+    score = np.asarray(score, dtype=float)
+    bar = (1.0 + threshold) / 2.0
+    under = score < bar
+    return np.where(under, score * threshold / bar, score), under & (score >= threshold)
 
 
 def _sigmoid(z: np.ndarray) -> np.ndarray:

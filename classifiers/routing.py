@@ -26,11 +26,11 @@ from pathlib import Path
 import numpy as np
 
 from classifiers.errors import GateError, GateNotTrained
-from classifiers.gate import Gate
+from classifiers.gate import Gate, halfway_bar
 from classifiers.general_knowledge import GeneralKnowledge
 from pipeline.embeddings import Embedder
 
-FORMAT_VERSION = 7  # 7: the general-knowledge model is stored with the router; 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns); 6: the word model reads character n-grams too
+FORMAT_VERSION = 8  # 8: the general-knowledge model stores the words the offices' questions often use (the rest of the documents' words read as a second placeholder); 7: the general-knowledge model is stored with the router; 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns); 6: the word model reads character n-grams too
 TOP_K = 3
 WORDING_C = 4.0  # inverse regularisation of the word model (chosen by grouped cross-validation on the synthetic questions)
 WORDING_FOLDS = 5
@@ -462,12 +462,11 @@ def general_knowledge_bar(score: np.ndarray, general: np.ndarray, threshold: flo
     """(scores, where the bar decided): a message that asks about the world (`general` >= `floor`) passes the campus
     gate only with in-domain evidence halfway from the threshold to certainty; below that its score is scaled under the
     threshold (order kept). Its frame is the frame of many office questions and its topic is no office's, so a score
-    just above the threshold is weak evidence for it (the same rule as `classifiers.gate.elsewhere_bar`)."""
+    just above the threshold is weak evidence for it (`classifiers.gate.halfway_bar`, the rule `elsewhere_bar` uses too)."""
     score = np.asarray(score, dtype=float).copy()
-    bar = (1.0 + threshold) / 2.0
-    hit = (np.asarray(general) >= floor) & (score < bar)
-    barred = hit & (score >= threshold)
-    score[hit] = score[hit] * threshold / bar
+    barred = np.zeros(len(score), dtype=bool)
+    hit = np.asarray(general) >= floor
+    score[hit], barred[hit] = halfway_bar(score[hit], threshold)
     return score, barred
 
 

@@ -81,3 +81,67 @@ def test_a_student_speaking_of_their_own_case_is_not_asking_about_the_world():
     about_the_world, own_case = "¿Dónde queda la municipalidad de San Zacarías del Monte?", "¿puedo pedir la beca en la municipalidad de mi pueblo?"
     p = model.probabilities([about_the_world, own_case])
     assert p[0] >= 0.5 and p[1] == 0.0, p
+
+
+def test_the_halfway_bar_is_one_rule_for_the_campus_gate_and_an_office_gate():
+    from classifiers.gate import halfway_bar
+
+    threshold = 0.6  # the bar is 0.8
+    score = np.array([0.5, 0.65, 0.79, 0.8, 0.95])
+    held, decided = halfway_bar(score, threshold)
+    np.testing.assert_allclose(held, [0.5 * 0.6 / 0.8, 0.65 * 0.6 / 0.8, 0.79 * 0.6 / 0.8, 0.8, 0.95])
+    assert decided.tolist() == [False, True, True, False, False]  # only where the threshold alone would have let it in
+    assert (held[:3] < threshold).all() and (np.diff(held) > 0).all()  # under the threshold, order kept
+    general = np.array([0.9, 0.9, 0.1, 0.9, 0.9])
+    out, barred = general_knowledge_bar(score, general, threshold)
+    np.testing.assert_allclose(out, np.where(general >= 0.5, held, score))  # the router's bar is the same rule, where general
+    assert barred.tolist() == [False, True, False, False, False]
+
+
+def test_document_words_the_office_questions_seldom_use_read_as_a_second_placeholder():
+    from classifiers.general_knowledge import RARE, common_words
+
+    questions = ["¿Cuántos libros puedo llevar?", "¿Dónde pago la multa?", "la multa de un libro", "¿Qué es la multa?"]
+    common = frozenset(common_words(questions, share=0.5))
+    assert common == {"la", "multa"}  # in at least two of the four questions
+    known = frozenset(["que", "es", "la", "multa", "imprenta", "de", "libro"])
+    assert masked(["¿Qué es la imprenta de Gutenberg?"], known, common) == [f"¿ {RARE} {RARE} la {RARE} {RARE} {UNKNOWN} ?"]
+    assert masked(["¿Qué es la imprenta?"], known) == ["¿ que es la imprenta ?"]  # without the offices' common words: as before
+
+
+def test_a_question_about_a_subject_the_documents_only_mention_is_general_knowledge(tmp_path):
+    texts = OFFICE_TEXTS + ["La sala de historia guarda libros sobre la revolución industrial, la imprenta, la electricidad y el derecho romano."]
+    known = [t for t in Lexicon.fit([texts]).vocabulary if " " not in t]
+    model = GeneralKnowledge.fit(OFFICE_QUESTIONS, [e.text for e in general_questions(n=900)], known)
+    world = ["¿En qué consiste el derecho romano?", "¿Quién desarrolló la electricidad?"]  # words the documents hold, no office asks about
+    office = ["¿Cuántos libros puedo llevar en préstamo?", "¿Dónde pago la multa de la biblioteca?"]
+    p = model.probabilities(world + office)
+    assert (p[:2] >= 0.5).all() and (p[2:] < 0.5).all(), p
+    without = GeneralKnowledge.fit(OFFICE_QUESTIONS, [e.text for e in general_questions(n=900)], known, rare=False)
+    assert model.common is not None and without.common is None
+    assert (p[:2] > without.probabilities(world)).all()  # the subject's words read as rare in office questions: more clearly the world's
+    loaded = GeneralKnowledge.from_stored(model.vocabularies(), model.arrays())
+    np.testing.assert_allclose(loaded.probabilities(world + office), p, rtol=1e-5)
+
+
+def test_a_message_with_no_word_of_the_offices_business_is_held_to_the_bar_unless_the_student_speaks_of_their_case():
+    from classifiers.general_knowledge import UNANCHORED, anchor_words
+
+    general = [e.text for e in general_questions(n=600)]
+    anchors = set(anchor_words(OFFICE_QUESTIONS, general))
+    assert {"multa", "beca", "gimnasio", "libro"} <= anchors  # the offices' business
+    assert not anchors & {"que", "cual", "donde", "es", "la", "de"}  # frame words questions about the world use as much
+    model = GeneralKnowledge.fit(OFFICE_QUESTIONS, general, _known())
+    assert set(model.anchors) == anchors
+    free = GeneralKnowledge.fit(OFFICE_QUESTIONS, general, _known(), anchored=False)
+    assert free.anchors is None
+    from dataclasses import replace
+
+    held = replace(free, anchors=["prestamo", "beca"])  # the same model, with two anchors
+    texts = ["¿Cuántos días dura?", "¿Cuántos días dura el préstamo?", "¿puedo llevar mi perro?"]
+    p, before = held.probabilities(texts), free.probabilities(texts)
+    assert before[0] < UNANCHORED and p[0] == UNANCHORED  # no anchor: at least even odds that it asks about the world
+    assert p[1] == before[1] < 0.5  # anchored ("préstamo"): the model's own probability
+    assert p[2] == before[2] == 0.0  # the student's own case ("puedo", "mi"): not the world's, anchored or not
+    loaded = GeneralKnowledge.from_stored(held.vocabularies(), held.arrays())
+    np.testing.assert_allclose(loaded.probabilities(texts), p, rtol=1e-5)

@@ -94,8 +94,8 @@ def test_a_router_saved_with_the_previous_features_is_retrained_not_loaded(fake_
     router = _router(fake_embedder)
     path = router.save(tmp_path / "router")
     meta = json.loads(path.read_text(encoding="utf-8"))
-    assert meta["format"] == FORMAT_VERSION == 7 and len(router.weights) == len(FEATURES) == 9
-    meta["format"] = 6  # a router stored without its general-knowledge model
+    assert meta["format"] == FORMAT_VERSION == 8 and len(router.weights) == len(FEATURES) == 9
+    meta["format"] = 7  # a router stored before its general-knowledge model kept the offices' common words
     path.write_text(json.dumps(meta), encoding="utf-8")
     with pytest.raises(RouterNotTrained, match="old format"):
         Router.load(tmp_path / "router")
