@@ -198,6 +198,12 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         # too few decisions for every fold to judge a staff model: the corrections are weighted into the classifier, whose
         # change the synthetic held-out can see (a memory alone would carry wrong labels that no evidence judged)
         o = replace(o, staff_model=False)
+    names = space.dense_names()
+
+    def barred(scores: np.ndarray, thr: float | None = current_threshold) -> np.ndarray:
+        """Scores as served: another's business (gate.elsewhere_bar) needs the higher bar (unchanged without a threshold)."""
+        return scores if thr is None else elsewhere_bar(scores, f.dense, f.owner.tolist(), f.kinds, names=names, threshold=thr)[0]
+
     fold_of = np.full(len(texts), -1)
     for fi, (_, ho) in enumerate(syn_folds):
         fold_of[syn_rows[ho]] = fi
@@ -214,13 +220,14 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         train_staff = staff_rows[fold_of[staff_rows] != fi]
         held = np.flatnonzero(fold_of == fi)
         base = _fit(o.model, f, y, train_syn, None, space, o.seed)
-        base_scores = _scores(base, f) if o.model == "logreg" else _margins(base, f)
+        # the staff memory and model see the scores as served: after another's business is barred (gate.elsewhere_bar)
+        base_scores = barred(_scores(base, f)) if o.model == "logreg" else _margins(base, f)
         oof_base[held] = base_scores[held]
         if o.staff_model:  # the classifier learns from the documents only; the staff decisions teach the staff model
             oof_cand[held] = base_scores[held]
         else:
             cand = _fit(o.model, f, y, np.concatenate([train_syn, train_staff]), weights, space, o.seed)
-            oof_cand[held] = _scores(cand, f)[held] if o.model == "logreg" else _margins(cand, f)[held]
+            oof_cand[held] = barred(_scores(cand, f))[held] if o.model == "logreg" else _margins(cand, f)[held]
         if vec_ok and len(train_staff):
             thr = current_threshold if current_threshold is not None else 0.5
             model = _staff_model(o, f, train_staff, base_scores, y, thr, train_syn)
@@ -249,10 +256,8 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         calibration = platt(oof_cand[syn_rows], y[syn_rows])
         sig = lambda z: 1.0 / (1.0 + np.exp(-np.clip(calibration[0] * z + calibration[1], -50, 50)))  # noqa: E731
         oof_base, oof_cand = sig(oof_base), sig(oof_cand)
-    if current_threshold is not None:  # judged as served: another's business (gate.elsewhere_bar) needs the higher bar
-        names = space.dense_names()
-        oof_base = elsewhere_bar(oof_base, f.dense, f.owner.tolist(), f.kinds, names=names, threshold=current_threshold)[0]
-        oof_cand = elsewhere_bar(oof_cand, f.dense, f.owner.tolist(), f.kinds, names=names, threshold=current_threshold)[0]
+    if current_threshold is not None and o.model != "logreg":  # judged as served (logreg scores were barred in the folds)
+        oof_base, oof_cand = barred(oof_base), barred(oof_cand)
     # the threshold moves only on evidence: fewer out-of-fold errors, surely (bootstrap), without turning more away
     evaluated = np.concatenate([syn_rows, staff_rows])
     answerable = np.array([synthetic[i].label == 0 or synthetic[i].source not in NO_INFO_SOURCES for i in syn_rows])
@@ -306,7 +311,7 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     final = _fit(o.model, f, y, syn_rows if o.staff_model else np.concatenate([syn_rows, staff_rows]), weights, space, o.seed)
     final.threshold, final.calibration = threshold, calibration
     if vec_ok and n_staff:
-        model = _staff_model(o, f, staff_rows, _scores(final, f), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
+        model = _staff_model(o, f, staff_rows, barred(_scores(final, f), threshold), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
         final.memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius, model=model)
     examples = list(synthetic) + [Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}") for s in staff]
     whole_dense = f.dense[f.whole]

@@ -224,3 +224,37 @@ def test_below_the_minimum_of_decisions_the_classifier_stays_and_the_memory_alon
     curve = result.figures["reach_out_of_fold"]
     assert [r["radius"] for r in curve] == sorted(r["radius"] for r in curve)
     assert all(a["staff_decided"] >= b["staff_decided"] for a, b in zip(curve, curve[1:]))  # a wider radius decides more
+
+
+def test_the_staff_model_learns_from_the_scores_the_gate_serves(setup, fake_embedder, monkeypatch):
+    """At serving time the staff memory and model see scores after another's business is barred (gate.elsewhere_bar):
+    they must be fitted on those, not on the classifier's raw scores (which rate another university's procedure as the
+    office's own)."""
+    import classifiers.retraining as retraining
+
+    space, synthetic, gate = setup
+    texts = [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT]
+    texts += [(f"{t} gracias", y) for t, y in texts] + [(f"porfa {t}", y) for t, y in texts]
+    staff = _staff(gate, fake_embedder, texts)
+    fitted = []
+    real = retraining.StaffModel.fit
+
+    def spy(vecs, scores, labels, **kw):
+        fitted.append(np.asarray(scores, dtype=float))
+        return real(vecs, scores, labels, **kw)
+
+    monkeypatch.setattr(retraining.StaffModel, "fit", spy)
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=True, min_decisions=0), current=gate)
+    final = result.classifier_candidate
+    assert final.memory.model is not None and len(fitted) >= 2
+    served = final.probabilities([s.text for s in staff], fake_embedder, memory=False)
+    _, barred = final.elsewhere_bar(*_raw_whole(final, [s.text for s in staff], fake_embedder))
+    assert barred.any()  # some staff message names another institution and the bar decided it
+    assert np.allclose(fitted[-1], served)
+
+
+def _raw_whole(g, texts, embedder):
+    dense, _, p, owner, kinds, _ = g._segment_scores(texts, embedder, None)
+    from classifiers.gate import judge_segments
+
+    return judge_segments(p, owner, kinds, len(texts))[0], dense, owner, kinds
