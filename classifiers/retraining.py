@@ -20,7 +20,7 @@ from classifiers import adoption
 from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.features import FeatureSpace
-from classifiers.gate import WHOLE, Gate, choose_threshold, elsewhere_bar, judge_segments, message_segments
+from classifiers.gate import WHOLE, Gate, choose_threshold, elsewhere_bar, errand_floor, judge_segments, message_segments
 from classifiers.memory import DEFAULT_RADIUS, MIN_STAFF_MODEL, REACH_RADII, ReachCounts, STAFF_MODEL_ANCHORS, STAFF_MODEL_C, STAFF_MODEL_SCORE_SCALE, StaffMemory, StaffModel
 from classifiers.synthetic import NO_INFO_SOURCES, Example
 from classifiers.training import _Fitted, balance, fit_information, group_folds
@@ -155,11 +155,6 @@ class _Features:
         return np.asarray(self.vecs)[self.whole[rows]]
 
 
-def _scores(g: Gate, f: _Features) -> np.ndarray:
-    p = g.probabilities_from_features(f.dense, f.sparse)
-    return judge_segments(p, f.owner.tolist(), f.kinds, f.n)[0]
-
-
 def _fit(model: str, f: _Features, y: np.ndarray, rows: np.ndarray, weights: np.ndarray | None, space: FeatureSpace, seed: int) -> Gate:
     seg_rows = f.whole[rows]
     return _Fitted(model, f.dense, f.sparse, _expand(y, f, rows), seg_rows, k=15, seed=seed, weights=None if weights is None else weights[rows]).gate(space)
@@ -204,6 +199,15 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         """Scores as served: another's business (gate.elsewhere_bar) needs the higher bar (unchanged without a threshold)."""
         return scores if thr is None else elsewhere_bar(scores, f.dense, f.owner.tolist(), f.kinds, names=names, threshold=thr)[0]
 
+    def served(g: Gate, thr: float | None = current_threshold) -> np.ndarray:
+        """A logreg gate's scores as served: the student's own errand is floored at the threshold (gate.errand_floor), then
+        another's business is barred, in the order `Gate.probabilities` applies them."""
+        p = g.probabilities_from_features(f.dense, f.sparse)
+        scores, best = judge_segments(p, f.owner.tolist(), f.kinds, f.n)
+        if thr is not None:
+            scores = errand_floor(scores, best, f.dense, f.kinds, names=names, threshold=thr)[0]
+        return barred(scores, thr)
+
     fold_of = np.full(len(texts), -1)
     for fi, (_, ho) in enumerate(syn_folds):
         fold_of[syn_rows[ho]] = fi
@@ -221,13 +225,13 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         held = np.flatnonzero(fold_of == fi)
         base = _fit(o.model, f, y, train_syn, None, space, o.seed)
         # the staff memory and model see the scores as served: after another's business is barred (gate.elsewhere_bar)
-        base_scores = barred(_scores(base, f)) if o.model == "logreg" else _margins(base, f)
+        base_scores = served(base) if o.model == "logreg" else _margins(base, f)
         oof_base[held] = base_scores[held]
         if o.staff_model:  # the classifier learns from the documents only; the staff decisions teach the staff model
             oof_cand[held] = base_scores[held]
         else:
             cand = _fit(o.model, f, y, np.concatenate([train_syn, train_staff]), weights, space, o.seed)
-            oof_cand[held] = barred(_scores(cand, f))[held] if o.model == "logreg" else _margins(cand, f)[held]
+            oof_cand[held] = served(cand)[held] if o.model == "logreg" else _margins(cand, f)[held]
         if vec_ok and len(train_staff):
             thr = current_threshold if current_threshold is not None else 0.5
             model = _staff_model(o, f, train_staff, base_scores, y, thr, train_syn)
@@ -311,7 +315,7 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     final = _fit(o.model, f, y, syn_rows if o.staff_model else np.concatenate([syn_rows, staff_rows]), weights, space, o.seed)
     final.threshold, final.calibration = threshold, calibration
     if vec_ok and n_staff:
-        model = _staff_model(o, f, staff_rows, barred(_scores(final, f), threshold), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
+        model = _staff_model(o, f, staff_rows, served(final, threshold), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
         final.memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius, model=model)
     examples = list(synthetic) + [Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}") for s in staff]
     whole_dense = f.dense[f.whole]

@@ -258,3 +258,41 @@ def _raw_whole(g, texts, embedder):
     from classifiers.gate import judge_segments
 
     return judge_segments(p, owner, kinds, len(texts))[0], dense, owner, kinds
+
+
+def test_the_scores_retraining_judges_floor_the_students_own_errand_as_the_gate_serves(setup, fake_embedder, monkeypatch):
+    """A student's own errand (a lost card, a certificate) is floored when served (gate.errand_floor): the staff model is
+    fitted on the served scores, floor included, not on the classifier's own. The tiny test gate already rates these
+    errands in, so the floor is made to lift them to certainty in both places; a retraining that skips it fits on
+    other scores than the gate serves."""
+    import classifiers.gate as gate_module
+    import classifiers.retraining as retraining
+
+    real_floor = gate_module.errand_floor
+
+    def to_certainty(score, best, dense, kinds, *, names, threshold):
+        score, floored = real_floor(score, best, dense, kinds, names=names, threshold=1.0)
+        return score, floored
+
+    monkeypatch.setattr(gate_module, "errand_floor", to_certainty)
+    monkeypatch.setattr(retraining, "errand_floor", to_certainty, raising=False)
+    space, synthetic, gate = setup
+    errands = ["perdi mi carne y necesito uno nuevo", "necesito una constancia de mi cierre de pensum", "me cambiaron de seccion sin avisar, a quien le escribo"]
+    texts = [(t, 1) for t in GOOD_IN + errands] + [(t, 0) for t in GOOD_OUT]
+    texts += [(f"{t} gracias", y) for t, y in texts] + [(f"porfa {t}", y) for t, y in texts]
+    staff = _staff(gate, fake_embedder, texts)
+    fitted = []
+    real = retraining.StaffModel.fit
+
+    def spy(vecs, scores, labels, **kw):
+        fitted.append(np.asarray(scores, dtype=float))
+        return real(vecs, scores, labels, **kw)
+
+    monkeypatch.setattr(retraining.StaffModel, "fit", spy)
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=True, min_decisions=0), current=gate)
+    final = result.classifier_candidate
+    assert final.memory.model is not None and fitted
+    msgs = [s.text for s in staff]
+    served = final.probabilities(msgs, fake_embedder, memory=False)
+    assert (served == 1.0).sum() >= len(errands)  # the floor decided the errands
+    assert np.allclose(fitted[-1], served)
