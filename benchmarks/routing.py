@@ -120,6 +120,13 @@ def office_gates(services: Services, offices: list[str]) -> dict:
     return out
 
 
+def miss(question: str, office: str | None, decision) -> dict:
+    """A wrong routing with what decided it: the campus gate's score (after the general-knowledge bar), the general-
+    knowledge probability and whether that bar turned the message away."""
+    return {"question": question, "office": office, "routed": decision.office, "in_domain_score": round(decision.in_domain_score, 3),
+            "general_knowledge": round(decision.general_knowledge, 3), "barred": decision.barred}
+
+
 def _without_gate(router: Router) -> Router:
     from dataclasses import replace
 
@@ -149,6 +156,7 @@ def main() -> None:
     decisions = router.route_many(texts, services.embedder, query_vecs=vecs)
     predicted = [d.office for d in decisions]
     all_report = routing_report(truth, predicted, offices=router.offices)
+    dev_misses = [miss(q, t, d) for q, t, d in zip(texts, truth, decisions) if d.office != t]
     n_in = len(qa)
     in_report = routing_report(truth[:n_in], [router.offices[int(np.argmax([d.probabilities[o] for o in router.offices]))] for d in decisions[:n_in]], offices=router.offices)
     ood_report = binary_report([1] * n_in + [0] * len(ood), [int(p is not None) for p in predicted])
@@ -157,10 +165,11 @@ def main() -> None:
     for path in FRESH:  # {"question", "office": name or null}, never trained on
         rows = read_jsonl(path)
         f_texts = [r["question"] for r in rows]
-        f_pred = [d.office for d in router.route_many(f_texts, services.embedder, query_vecs=embed_queries_cached(services, f_texts))]
+        f_decisions = router.route_many(f_texts, services.embedder, query_vecs=embed_queries_cached(services, f_texts))
+        f_pred = [d.office for d in f_decisions]
         rep = routing_report([r["office"] for r in rows], f_pred, offices=router.offices)
         fresh[path.stem] = {k: rep[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")}
-        fresh[path.stem]["misses"] = [{"question": q, "office": r["office"], "routed": p} for q, r, p in zip(f_texts, rows, f_pred) if p != r["office"]]
+        fresh[path.stem]["misses"] = [miss(q, r["office"], d) for q, r, d in zip(f_texts, rows, f_decisions) if d.office != r["office"]]
         print(f"{path.stem}: macro-F1 {rep['macro_f1']:.3f} ({sum(1 for t, p in zip(rows, f_pred) if t['office'] != p)} of {len(rows)} wrong)", flush=True)
 
     with_gates = None
@@ -205,7 +214,7 @@ def main() -> None:
         "offices": router.offices,
         "router": router.meta,
         "train_seconds": train_s,
-        "routing_with_ood": {k: all_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")},
+        "routing_with_ood": {k: all_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")} | {"misses": dev_misses},
         "routing_in_domain_only": {k: in_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")},
         "out_of_domain": {k: ood_report[k] for k in ("f1_in", "f1_out", "precision_out", "recall_out", "accuracy")},
         "fresh": fresh,
