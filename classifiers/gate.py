@@ -272,12 +272,17 @@ def errand_floor(score: np.ndarray, best: np.ndarray, dense: np.ndarray, kinds: 
     return score, floored
 
 
+def halfway(threshold: float) -> float:
+    """The bar halfway from `threshold` to certainty."""
+    return (1.0 + threshold) / 2.0
+
+
 def halfway_bar(score: np.ndarray, threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """(scores, where the bar decided) for messages that must clear a bar halfway from `threshold` to certainty: a score
     under the bar is scaled under the threshold (order kept), one at or over it is kept; the bar decided where the
     threshold alone would have let the message in."""
     score = np.asarray(score, dtype=float)
-    bar = (1.0 + threshold) / 2.0
+    bar = halfway(threshold)
     under = score < bar
     return np.where(under, score * threshold / bar, score), under & (score >= threshold)
 
@@ -355,7 +360,7 @@ class Gate:
     @property
     def elsewhere_threshold(self) -> float:
         """The bar for a message with an intent that suggests someone else's business: halfway between the threshold and certainty."""
-        return (1.0 + self.threshold) / 2.0
+        return halfway(self.threshold)
 
     def elsewhere_bar(self, score: np.ndarray, dense: np.ndarray, owner: Sequence[int], kinds: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(scores, where the bar decided) at this gate's threshold: see `elsewhere_bar`."""
