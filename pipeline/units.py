@@ -13,7 +13,7 @@ from pipeline.flat_tables import rebuild_tables
 from pipeline.headings import boundary, heading_case
 from pipeline.loaders.debris import without_stamps
 
-UNITS_VERSION = 7  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items, a row's date said without its column word; 7: a watermark's letters inside lines and the lines it made extraction read twice are left out of units)
+UNITS_VERSION = 8  # bump when extraction, rendering or the loaders' text changes: ingestion re-chunks and re-embeds every document (3: PDF pages in boxes read in layout order; 4: checklist boxes as heading and item, icon glyphs dropped, a lead-in keeps its value; 5: tables a PDF flattened column by column read back as rows; 6: '1.)' and markers on a line of their own start list items, a row's date said without its column word; 7: a watermark's letters inside lines and the lines it made extraction read twice are left out of units; 8: only HTML elements are stripped as markup, a placeholder such as '<número de dpi>' is kept)
 KINDS = ("sentence", "item", "faq", "record", "row", "heading")
 
 
@@ -60,7 +60,14 @@ class Unit:
 _MD_LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
 _EMPH = re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1")
 _EMPH1 = re.compile(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])")
-_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+# HTML elements a converted document may carry; a placeholder in angle brackets ("la cuenta es <número de dpi>@…",
+# "<carné>") is text the student needs, not markup
+_HTML_ELEMENTS = (
+    "a abbr b big blockquote body br caption center cite code col colgroup dd del div dl dt em font footer h1 h2 h3 h4 h5 "
+    "h6 head header hr html i img ins kbd li link mark meta nav ol p pre q s small span strike strong style sub sup table "
+    "tbody td tfoot th thead title tr tt u ul"
+).split()
+_TAG = re.compile(r"</?(?:%s)(?:\s[^<>]*)?/?>" % "|".join(sorted(_HTML_ELEMENTS, key=len, reverse=True)), re.IGNORECASE)
 _SPACE_BEFORE = re.compile(r"\s+([,.;:!?)\]»])")
 _SPACE_AFTER = re.compile(r"([(\[«¿¡])\s+")
 

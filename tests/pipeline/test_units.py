@@ -39,6 +39,14 @@ def test_clean_removes_markup_without_spacing_damage():
     assert clean("snake_case_name y 2*3*4") == "snake_case_name y 2*3*4"  # not emphasis
 
 
+def test_a_placeholder_in_angle_brackets_is_text_not_markup():
+    """'la cuenta es <número de dpi>@…' tells the student their address; only HTML elements are markup."""
+    text = clean("la cuenta es <número de\ndpi>@ingenieria.usac.edu.gt, escribe a <nombre de usuario> o <carné>")
+    assert "<número de dpi>@ingenieria.usac.edu.gt" in text
+    assert "<nombre de usuario>" in text and "<carné>" in text
+    assert clean('<P CLASS="x">Hola</P> <br/><strong>mundo</strong> <span\nstyle="a">ya</span>') == "Hola mundo ya"
+
+
 def test_records_separated_by_rules_become_one_unit_each_with_their_heading():
     units = [u for u in extract_units(PENSUM) if u.kind == "record"]
     assert len(units) == 2 and units[0].context == "SEMESTRE 8"
