@@ -38,7 +38,7 @@ from bot.learning.routing import office_corpora, router_or_none, train_router  #
 from bot.ops.documents import ingest_documents, read_jsonl  # noqa: E402
 from bot.wiring.services import Services  # noqa: E402
 from classifiers.evaluation import binary_report  # noqa: E402
-from classifiers.routing import Lexicon, Router, Wording, routing_report  # noqa: E402
+from classifiers.routing import GENERAL_KNOWLEDGE_MIN, Lexicon, Router, Wording, routing_report  # noqa: E402
 from classifiers.synthetic import offline_questions  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from review.db import session_scope  # noqa: E402
@@ -125,6 +125,25 @@ def miss(question: str, office: str | None, decision) -> dict:
     knowledge probability and whether that bar turned the message away."""
     return {"question": question, "office": office, "routed": decision.office, "in_domain_score": round(decision.in_domain_score, 3),
             "general_knowledge": round(decision.general_knowledge, 3), "barred": decision.barred}
+
+
+def general_knowledge_reach(decisions, truth, threshold: float) -> dict:
+    """Where the general-knowledge probability can change a decision: only a message whose campus-gate score (before the
+    bar) lies between the threshold and the halfway bar is turned away by a high probability and kept by a low one; a
+    message under the threshold is out and one over the bar is in whatever the probability. Counted by in domain / out of
+    domain and by what the bar did, with the out-of-domain messages let in over the bar (no probability reaches them)."""
+    bar = (1.0 + threshold) / 2.0
+    out = {"threshold": round(threshold, 4), "bar": round(bar, 4), "between": {"in_domain": {"turned_away": 0, "kept": 0}, "out_of_domain": {"turned_away": 0, "let_in": 0}},
+           "out_of_domain_let_in_over_the_bar": 0}
+    for d, t in zip(decisions, truth):
+        kind = "in_domain" if t is not None else "out_of_domain"
+        if d.barred:  # under the bar, over the threshold, a high probability: turned away
+            out["between"][kind]["turned_away"] += 1
+        elif d.general_knowledge < GENERAL_KNOWLEDGE_MIN and threshold <= d.in_domain_score < bar:
+            out["between"][kind]["kept" if t is not None else "let_in"] += 1
+        elif t is None and d.office is not None and d.in_domain_score >= bar:
+            out["out_of_domain_let_in_over_the_bar"] += 1
+    return out
 
 
 def _without_gate(router: Router) -> Router:
@@ -215,6 +234,7 @@ def main() -> None:
         "router": router.meta,
         "train_seconds": train_s,
         "routing_with_ood": {k: all_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")} | {"misses": dev_misses},
+        "general_knowledge_reach": general_knowledge_reach(decisions, truth, router.gate.threshold) if router.gate is not None else None,
         "routing_in_domain_only": {k: in_report[k] for k in ("macro_f1", "accuracy", "f1", "confusion", "n")},
         "out_of_domain": {k: ood_report[k] for k in ("f1_in", "f1_out", "precision_out", "recall_out", "accuracy")},
         "fresh": fresh,
