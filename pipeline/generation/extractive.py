@@ -53,6 +53,8 @@ _FAILURE_CASE = re.compile(
     r"^(?:art\w*\.? ?\d+\W*)?(?:si|en caso (?:de )?que|cuando|de no)\b[^.;:]{0,90}?"
     r"(?:\bno (?:fuera|fuese|fueran|fuesen|es|sea|sean|ha sido|hubiera sido|haya sido) aprobad|\breprob|\bno (?:se )?present|\bno (?:aprueba|aprueban|aprobara|aprobaran|aprobare)\b|\bno (?:realiza|realizara|cumple|cumpliera)\b|\bpierde|\bperdiera)"
 )
+NAMING_ONLY = 0.9  # score factor of a unit that opens by naming what a term means ('Se denominan evaluaciones por suficiencia a…') when the question asks for a value, a rule or a step, not what the thing is
+_NAMES_TERM = re.compile(r"^(?:(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*)?(?:se denominan?|se define[n]? como|se entiende por)\b")
 SAME_ASPECT = 1.05  # score factor, for a question that asks which requirements or papers (not whether there are any), of a unit introduced as that kind of answer ('REQUISITOS: …', an item of 'Requisitos para …:')
 OTHER_FAQ = 0.85  # score factor of a unit of an FAQ entry whose own question names less than MIN_FAQ_OBJECT of what is asked: the entry answers its question, not this one
 MIN_FAQ_OBJECT = 0.5
@@ -72,6 +74,7 @@ def asks_loss(question: str) -> bool:
     return bool(_ASKS_LOSS.search(fold(question.split("¿")[-1])))
 
 
+_DEFINITION_ASKED = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)  # '¿qué es…?' (selection's definition question)
 _ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
 
 
@@ -246,6 +249,10 @@ class ExtractiveGenerator:
             for c in cands:
                 if c.unit.kind not in ("record", "row") and _FAILURE_CASE.search(fold(c.unit.text)):
                     c.score *= UNASKED_FAILURE
+        if (asked.kind != "other" or asked_types(question)) and not _DEFINITION_ASKED.search(" ".join(asked_parts(question))):  # a definition does not give a value, a rule or a step
+            for c in cands:
+                if _NAMES_TERM.match(fold(c.unit.text)):
+                    c.score *= NAMING_ONLY
         if not asked.yes_no and (kinds := asked_types(question)) and {"requirement", "documents"} & kinds:  # the unit that says it gives what is asked ('REQUISITOS: licenciatura…'); '¿Hay algún requisito…?' asks whether, which a rule answers
             for c in cands:
                 if same_aspect(c, kinds):

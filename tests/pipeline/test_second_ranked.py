@@ -59,3 +59,22 @@ def test_a_rule_that_takes_a_right_away_answers_no_to_may_i_and_yes_to_do_i_lose
     for question, expected in (("Reprobé tres exámenes de suficiencia, ¿puedo hacer otro?", "no"), ("¿Pierdo el derecho a la suficiencia si repruebo tres?", "yes")):
         cands = gen.rank(question, [doc], gen.coverage(question, [doc])[0], ask(question))
         assert clause_yes_no(question, cands[:1]) == expected, question
+
+
+def test_with_how_much_one_passes_and_a_minimum_ask_for_a_count():
+    from pipeline.generation.asking import kind_of
+    from pipeline.generation.selection import asked_types
+
+    assert kind_of("¿Con cuánto se gana un examen por suficiencia?") == "count"
+    assert "count" in asked_types("¿Con cuánto se gana un examen por suficiencia?")
+    assert "count" in asked_types("¿Cuál es la zona mínima para ir al examen final?")
+    assert kind_of("¿Con cuántas personas hago el proyecto?") == "count" and kind_of("¿Con quién hablo?") == "role"
+
+
+def test_a_unit_that_names_what_a_term_means_does_not_lead_a_question_asking_a_value():
+    text = ("Se denominan exámenes de suficiencia a aquellos en los que el estudiante demuestra el dominio del curso sin cursarlo.\n\n"
+            "La nota de promoción del examen de suficiencia es de 80 puntos o más.")
+    order = ranked("¿Con cuánto se gana un examen de suficiencia?", text)
+    assert order[0].startswith("La nota de promoción"), order
+    defined = ranked("¿Qué es un examen de suficiencia?", text)
+    assert defined[0].startswith("Se denominan"), defined  # asked what it is: the definition answers
