@@ -247,11 +247,11 @@ class ExtractiveGenerator:
                     c.score *= CEILING
         if not asked.negative:  # the rule for a failure the student does not describe ('¿Cómo me asigno…?' against 'Si no fuera aprobada… deberá asignarse')
             for c in cands:
-                if c.unit.kind not in ("record", "row") and _FAILURE_CASE.search(fold(c.unit.text)):
+                if c.unit.kind not in ("record", "row") and _FAILURE_CASE.search(opening(c.unit.text)):
                     c.score *= UNASKED_FAILURE
         if (asked.kind != "other" or asked_types(question)) and not _DEFINITION_ASKED.search(" ".join(asked_parts(question))):  # a definition does not give a value, a rule or a step
             for c in cands:
-                if _NAMES_TERM.match(fold(c.unit.text)):
+                if _NAMES_TERM.match(opening(c.unit.text)):
                     c.score *= NAMING_ONLY
         if not asked.yes_no and (kinds := asked_types(question)) and {"requirement", "documents"} & kinds:  # the unit that says it gives what is asked ('REQUISITOS: licenciatura…'); '¿Hay algún requisito…?' asks whether, which a rule answers
             for c in cands:
@@ -1214,11 +1214,24 @@ _SAYS_HOW = re.compile(
 )
 
 
+_OPENINGS: dict[str, str] = {}
+
+
+def opening(text: str) -> str:
+    """A unit's first 160 characters, folded (what _FAILURE_CASE and _NAMES_TERM read); cached by text."""
+    out = _OPENINGS.get(text)
+    if out is None:
+        if len(_OPENINGS) >= 100_000:
+            _OPENINGS.clear()
+        out = _OPENINGS[text] = fold(text[:160])
+    return out
+
+
 def same_aspect(c: Candidate, asked: set[str]) -> bool:
     """Whether a unit is introduced as a kind of answer asked: its own opening label ('REQUISITOS: licenciatura…') or, for a
     list item, its lead-in ('Requisitos para la práctica inicial:') names it (selection.ASPECTS)."""
-    head = fold(c.unit.text.split(":", 1)[0]) if ":" in c.unit.text[:40] else ""
-    lead = fold(c.unit.context or "") if c.unit.kind == "item" else ""
+    head = opening(c.unit.text).split(":", 1)[0] if ":" in c.unit.text[:40] else ""
+    lead = opening(c.unit.context or "") if c.unit.kind == "item" else ""
     return any(name in asked and (pattern.search(head) or pattern.search(lead)) for name, pattern in ASPECTS.items())
 
 
