@@ -21,7 +21,7 @@ from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
-from pipeline.generation.selection import RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
+from pipeline.generation.selection import ASPECTS, RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
 from pipeline.text import fold, tokens
@@ -43,9 +43,19 @@ _PREDICATE_Q = re.compile(r"(?:^|[¿,.;]\s*)(?:y\s+)?(?:(?:la|el|las|los|este|es
 _NOT_PREDICATE = frozenset({"posible", "necesario", "cierto", "verdad", "normal", "mejor", "igual", "mismo", "misma", "valido"})
 NO_STEPS = 0.8  # score factor of a unit that gives neither a step nor the papers to hand in, for a question asking how to do something
 CEILING = 0.7  # score factor of a unit that only states a ceiling ('hasta 3', 'como máximo 5') when the question asks how many are required
-_ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid")
+_ASKS_CEILING = re.compile(r"\bmaxim|\bcomo mucho\b|\ba lo sumo\b|\bhasta cuant|\blimite\b|\btope\b|\bpuedo\b|\bpodes\b|\bpodemos\b|\bse puede|\bse permit|\bpermitid"
+                           r"|\ben cuanto tiempo\b|\bdentro de cuanto|\bcuanto (?:tardan?|demoran?|se tardan?|se demoran?)\b")  # how soon something is done: its longest delay answers ('en un tiempo máximo de 15 días')
 _NUMBER = re.compile(r"\b\d+(?:[.,]\d+)?\b|\b(?:dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b")
 _CEILING_BEFORE = re.compile(r"\b(?:hasta|maxim[oa]s?|como maximo|un maximo de|maximo de|no mas de|a lo sumo|como mucho|tope de|limite de)(?: de)?(?: (?:un|una|los|las|el|la))?\W*$")
+UNASKED_FAILURE = 0.85  # score factor of a unit that opens with the case of a failure ('Si esta evaluación no fuera aprobada…') when the student describes none
+# A unit that opens with a failure case: a condition ('Si…', 'En caso de que…', 'Cuando…') that something was not passed, not done or lost. Folded.
+_FAILURE_CASE = re.compile(
+    r"^(?:art\w*\.? ?\d+\W*)?(?:si|en caso (?:de )?que|cuando|de no)\b[^.;:]{0,90}?"
+    r"(?:\bno (?:fuera|fuese|fueran|fuesen|es|sea|sean|ha sido|hubiera sido|haya sido) aprobad|\breprob|\bno (?:se )?present|\bno (?:aprueba|aprueban|aprobara|aprobaran|aprobare)\b|\bno (?:realiza|realizara|cumple|cumpliera)\b|\bpierde|\bperdiera)"
+)
+NAMING_ONLY = 0.9  # score factor of a unit that opens by naming what a term means ('Se denominan evaluaciones por suficiencia a…') when the question asks for a value, a rule or a step, not what the thing is
+_NAMES_TERM = re.compile(r"^(?:(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*)?(?:se denominan?|se define[n]? como|se entiende por)\b")
+SAME_ASPECT = 1.05  # score factor, for a question that asks which requirements or papers (not whether there are any), of a unit introduced as that kind of answer ('REQUISITOS: …', an item of 'Requisitos para …:')
 OTHER_FAQ = 0.85  # score factor of a unit of an FAQ entry whose own question names less than MIN_FAQ_OBJECT of what is asked: the entry answers its question, not this one
 MIN_FAQ_OBJECT = 0.5
 OTHER_PROGRAMME = 0.6  # score factor of a unit of a programme whose name holds the one the question names, and more ('Mecánica' is not 'Mecánica Industrial')
@@ -53,6 +63,18 @@ MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking 
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
 _YES = re.compile(r"\b(?:podra|podran|puede|pueden|podes|puedes|podras|se permite|tiene derecho|tienen derecho|derecho a|derecho de|es posible|se autoriza|se aceptan?|procede|es obligatori|debera|deberan|debe|deben|se necesita|se requiere|es necesario|es requisito)\b")
 
+# A rule that takes a right or an option away ('perderán el derecho de…', 'pierde su derecho a…', 'quedará sin derecho'). Folded.
+_LOSES = re.compile(r"\b(?:perdera|perderan|pierde|pierden)\s+(?:(?:el|su|todo)\s+)?derecho\b|\bquedara[n]?\s+sin (?:el |su )?derecho\b")
+# The question itself asks whether something is lost ('¿Pierdo el derecho…?'), read after its last '¿'. Folded.
+_ASKS_LOSS = re.compile(r"\b(?:pierdo|pierde|pierden|perder|perderia|perdere|perdemos|perderian)\b")
+
+
+def asks_loss(question: str) -> bool:
+    """Whether the asked clause is about losing something ('¿Pierdo el derecho si…?'), not a loss the student reports ('Perdí tres…, ¿puedo…?')."""
+    return bool(_ASKS_LOSS.search(fold(question.split("¿")[-1])))
+
+
+_DEFINITION_ASKED = re.compile(r"\bqu[eé] (?:es|son|significa|significan)\b|\ben qu[eé] consiste", re.IGNORECASE)  # '¿qué es…?' (selection's definition question)
 _ASKING = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|cuál|cuáles|saber|consulta|consultar)\b")  # accents: 'qué' asks, 'que' does not
 
 
@@ -223,6 +245,18 @@ class ExtractiveGenerator:
             for c in cands:
                 if ceiling_only(c.text):
                     c.score *= CEILING
+        if not asked.negative:  # the rule for a failure the student does not describe ('¿Cómo me asigno…?' against 'Si no fuera aprobada… deberá asignarse')
+            for c in cands:
+                if c.unit.kind not in ("record", "row") and _FAILURE_CASE.search(opening(c.unit.text)):
+                    c.score *= UNASKED_FAILURE
+        if (asked.kind != "other" or asked_types(question)) and not _DEFINITION_ASKED.search(" ".join(asked_parts(question))):  # a definition does not give a value, a rule or a step
+            for c in cands:
+                if _NAMES_TERM.match(opening(c.unit.text)):
+                    c.score *= NAMING_ONLY
+        if not asked.yes_no and (kinds := asked_types(question)) and {"requirement", "documents"} & kinds:  # the unit that says it gives what is asked ('REQUISITOS: licenciatura…'); '¿Hay algún requisito…?' asks whether, which a rule answers
+            for c in cands:
+                if same_aspect(c, kinds):
+                    c.score *= SAME_ASPECT
         if asked.yes_no and (said := predicate(question)):  # '¿Es compatible con…?': a unit that says whether it is compatible
             for c in cands:
                 if said not in fold(c.text) or c.unit.kind in ("record", "row"):  # a plan's 'obligatorio' field is not a rule saying so
@@ -807,7 +841,8 @@ def clause_yes_no(question: str, chosen: Sequence[Candidate]) -> str | None:
     """'yes'/'no' read from the rule: when its sentences disagree (a permission, then a denial in the same article), the
     one that says more of the question's own words decides ('desasignarme todos mis cursos' against 'no puede realizar la
     desasignación de todos los cursos'); a tie keeps the first, whose exception is said with it."""
-    said = [(yes_or_no(c.text), c) for c in chosen]
+    loss = asks_loss(question)
+    said = [(yes_or_no(c.text, loss), c) for c in chosen]
     first = said[0][0] if said else None
     other = next(((a, c) for a, c in said[1:] if a is not None and a != first), None)
     if first is None or other is None:
@@ -815,9 +850,13 @@ def clause_yes_no(question: str, chosen: Sequence[Candidate]) -> str | None:
     return other[0] if _overlap(question, other[1].text) > _overlap(question, said[0][1].text) else first
 
 
-def yes_or_no(text: str) -> str | None:
-    """'no' when the unit forbids or denies, 'yes' when it allows or obliges, None when it says neither."""
+def yes_or_no(text: str, asks_loss: bool = False) -> str | None:
+    """'no' when the unit forbids or denies, 'yes' when it allows or obliges, None when it says neither. A rule that takes a
+    right away ('perderán el derecho de someterse…') denies it: 'no' to '¿puedo…?', 'yes' to a question asking whether the
+    right is lost (`asks_loss`: '¿pierdo el derecho…?')."""
     folded = fold(text)
+    if _LOSES.search(folded):
+        return "yes" if asks_loss else "no"
     if _NO.search(folded):
         return "no"
     if _YES.search(folded):
@@ -1173,6 +1212,27 @@ _SAYS_HOW = re.compile(
     r"(?:solicitar|presentar|generar|pagar|llenar|completar|ingresar|enviar|entregar|descargar|subir|realizar|acudir|inscribir\w*|asignar\w*|obtener\w*|tramitar|pedir\w*|retirar\w*)\b"
     r"|\bse (?:pide|piden|solicita|solicitan|tramita|tramitan|descarga|descargan|presenta|presentan|envia|envian|entrega|entregan|gestiona|gestionan|retira|retiran|genera|paga) (?:en|por|con|a|al|desde|mediante|ante|llenando|completando)\b"
 )
+
+
+_OPENINGS: dict[str, str] = {}
+
+
+def opening(text: str) -> str:
+    """A unit's first 160 characters, folded (what _FAILURE_CASE and _NAMES_TERM read); cached by text."""
+    out = _OPENINGS.get(text)
+    if out is None:
+        if len(_OPENINGS) >= 100_000:
+            _OPENINGS.clear()
+        out = _OPENINGS[text] = fold(text[:160])
+    return out
+
+
+def same_aspect(c: Candidate, asked: set[str]) -> bool:
+    """Whether a unit is introduced as a kind of answer asked: its own opening label ('REQUISITOS: licenciatura…') or, for a
+    list item, its lead-in ('Requisitos para la práctica inicial:') names it (selection.ASPECTS)."""
+    head = opening(c.unit.text).split(":", 1)[0] if ":" in c.unit.text[:40] else ""
+    lead = opening(c.unit.context or "") if c.unit.kind == "item" else ""
+    return any(name in asked and (pattern.search(head) or pattern.search(lead)) for name, pattern in ASPECTS.items())
 
 
 def ceiling_only(text: str) -> bool:
