@@ -38,7 +38,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("named_institution", "nombra una institución por su nombre o su sigla (la Mariano, la UVG)"),
     ("transfer_in", "viene de otra institución a un trámite de aquí (equivalencias, traslado)"),
     ("computes", "pide un cálculo con cantidades (metros, litros, por ciento)"),
-    ("provider", "busca un proveedor de fuera (qué clínica, qué taller, algo barato) o un trámite de un banco"),
+    ("provider", "busca un proveedor de fuera (qué clínica, qué taller, algo barato)"),
     ("errand", "pide un trámite de su propio registro (constancia, carné, sección, recibo, cita, reingreso)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
@@ -169,29 +169,9 @@ _PERCENT_OF = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+(?:de|del)\s+(
 
 # A student choosing an outside provider for a personal need: which clinic, workshop or shop, or the cheap one. The office
 # provides its own services and recommends no business; asked about on campus ("¿hay enfermería en la facultad?") a
-# service is a campus question and does not fire this. A bank is left to bank_business: the office's fees are paid at one. Nor does it
+# service is a campus question and does not fire this. A bank is left out: the office's fees are paid at one. Nor does it
 # lend money: "¿me prestan 300?" asks a favour of a person, not the office (a student short of money for a fee, said so,
 # is left to the classifier and may reach a person).
-# A bank's own business (an account, a card, a branch's hours, a transfer): the office's fees are paid at a bank, so only
-# with nothing said of a payment, a slip or the office's own things (_ADMIN).
-_BANK = re.compile(
-    r"\b(?:banco|bancos|banrural|bantrab|bam|agencia bancaria|cuenta (?:de ahorros?|monetaria|bancaria)|tarjeta de (?:credito|debito)|"
-    r"chequera|estado de cuenta|banca (?:en linea|movil)|cajero automatico)\b"
-)
-_ON_CAMPUS = re.compile(r"\b(?:facultad|facu|campus|ciudad universitaria|universidad|usac|edificio|aca|aqui)\b")  # the bank on campus is a campus question
-_CITY_ZONE = re.compile(r"\bzona\s+\d+\b")
-_BANK_FOR_OFFICE = re.compile(r"\b(?:pag\w*|boleta\w*|recibo\w*|voucher|comprobante\w*|orden de pago|deposit\w*)\b")
-
-
-def bank_business(folded: str) -> bool:
-    """A bank's own business, not a payment to the office made at one nor the bank on campus ("¿a qué hora abre la agencia
-    del banco?")."""
-    if not _BANK.search(folded) or _BANK_FOR_OFFICE.search(folded) or _ON_CAMPUS.search(folded):
-        return False
-    rest = _BANK.sub(" ", _CITY_ZONE.sub(" ", folded))  # "en la zona 1" is a part of the city, "tarjeta de crédito" no course's
-    return not _ADMIN.search(rest)
-
-
 _PROVIDER = re.compile(
     r"\b(?:(?:mas\s+)?barat(?:o|a|os|as|isim\w*)|"
     r"(?:que|cual|cuales|en\s+que|a\s+que|algun|alguna)\s+(?:clinica|hospital|sanatorio|taller|tienda|farmacia|restaurante|hotel|hospedaje|"
@@ -533,7 +513,7 @@ class IntentModel:
             float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
             float(min(named, 2)), float(transfer),
             float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)), 3)),
-            float(bool(_PROVIDER.search(f)) or bank_business(f)), float(own_errand(f)),
+            float(bool(_PROVIDER.search(f))), float(own_errand(f)),
         ]
 
     def transform(self, texts: Sequence[str]) -> np.ndarray:

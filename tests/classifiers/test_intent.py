@@ -300,16 +300,6 @@ def test_another_facultys_own_procedure_is_another_institutions_business(intent,
     assert (feats(intent, text)["other_institution"] > 0) == other, text
 
 
-@pytest.mark.parametrize("text,fires", [
-    ("a que hora cierra la agencia del banco de la zona 4", True), ("como saco una tarjeta de credito con el banrural", True),
-    ("quiero abrir una cuenta de ahorro en el banco, que piden", True),
-    # a payment to the office made at a bank, or the bank on campus
-    ("en que banco se paga la inscripcion", False), ("ya deposite en el banco lo de la retrasada y no aparece", False),
-    ("hay agencia bancaria dentro de la facultad?", False),
-])
-def test_a_banks_own_business_is_no_office_business(intent, text, fires):
-    assert (feats(intent, text)["provider"] > 0) == fires, text
-
 
 def test_the_name_after_escuela_de_stops_where_a_clause_begins(chunks):
     """When the documents name their own "Escuela de Vacaciones", a clause after it ("... que tengo que pagar") is not part
