@@ -111,7 +111,12 @@ _TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\
 # ("¿el informe final se redacta en grupo?", "¿pueden revisar mi protocolo?") the classifier judges it.
 _WORK = (
     r"(?:informes?(?: final(?:es)?)?|tesis|tareas?|proyectos?|plan de negocios|presentacion(?:es)?|diapositivas|marco teorico|protocolo|reportes?|"
-    r"mapa conceptual|cuadro sinoptico|investigacion|diagnostico|hoja de trabajo|ejercicios|trabajo de graduacion|trabajos?)"
+    r"mapa conceptual|cuadro sinoptico|investigacion|diagnostico|hoja de trabajo|ejercicios|trabajo de graduacion|trabajos?|calculos|planos|maqueta)"
+)
+# A request whose object pronoun points back to the student's work named before it, with no request verb on the work
+# itself ("necesito los cálculos de la armadura, ¿me los hacen?", "la maqueta del proyecto, ¿quién me la arma?").
+_WORK_BACK = re.compile(
+    r"\b(?:me|nos)\s+(lo|la|los|las)\s+(?:(?:pueden|puede|podes|podrian|podria)\s+)?(?:hac|resuelv|resolv|arm|elabor|prepar|calcul|dise[nñ]|escrib|redact)\w*\b"
 )
 _WORK_FOR_ME = re.compile(
     r"\b(?:(?:escrib|redact|resolv|resuelv|elabor|hac|prepar|arm|dise[nñ]|program)\w*(?:me|nos)|hazme|haceme|hacenme|hacenos|"
@@ -126,7 +131,7 @@ _PROCLITIC_PRODUCE = re.compile(
     r"\b(?:me|nos)\s+(?:(lo|la|los|las)\s+)?(?:(?:pueden|puede|podes|podrian|podria)\s+)?"
     r"(?!(?:\w+)(?:ieron|aron|io)\b|hac\w*\s+falta\b)"
     r"(?:hac(?:en|e|es|er)|escrib(?:en|e|es|ir)|redact(?:an|a|as|ar)|resuelv(?:en|e|es)|resolver|traduc(?:en|e|es|ir)|resum(?:en|e|es|ir)|"
-    r"corrig(?:en|e|es)|corregir|program(?:an|a|as|ar)|calcul(?:an|a|as|ar)|dise[nñ](?:an|a|as|ar)|elabor(?:an|a|as|ar)|"
+    r"corrig(?:en|e|es)|corregir|program(?:an|a|as|ar)|calcul(?:an|a|as|ar)|dise[nñ](?:an|a|as|ar)|elabor(?:an|a|as|ar)|arm(?:an|a|as|ar)|"
     r"ayud(?:an|a|as|ar)\s+(?:a\s+(?:hacer|resolver|escribir|redactar|estudiar|entender|traducir|programar|calcular)|con\s+(?:la|las|el|los|mi|mis|un|una)\s+(?:\w+\s+)?(?:tarea|tareas|ejercicios?|proyecto|ensayo|informe|codigo|programa|integral\w*|problemas?)))\b"
 )
 from pipeline.text import fold  # noqa: E402
@@ -141,6 +146,28 @@ ELSEWHERE_INTENTS = ("jobs", "coding", "opinion", "course_content", "computes", 
 DECISIVE = (("coding", 1.0), ("provider", 1.0), ("jobs", 2.0))
 UNDER = 0.999  # a decided message's score is scaled just under the threshold (order kept)
 REQUESTS = (REQUEST, MAKES_TEXT)
+
+
+_MASCULINE_DET = frozenset({"el", "un", "los", "unos", "este", "estos", "otro"})
+_FEMININE_DET = frozenset({"la", "una", "las", "unas", "esta", "estas", "otra"})
+
+
+def _points_back_to_work(folded: str) -> bool:
+    """The request's pronoun points back to the student's work named before it ("los cálculos ... ¿me los hacen?"): the
+    nearest thing before the pronoun that agrees with it in gender and number is a piece of work, so the work is what is
+    asked to be made. "la orden de impresión, ¿me la hacen?" points to an office thing, whatever work was named before."""
+    back = _WORK_BACK.search(folded)
+    if back is None:
+        return False
+    pronoun = back.group(1)
+    plural, feminine = pronoun.endswith("s"), pronoun.startswith("la")
+    nearest = None
+    for m in re.finditer(rf"\b({_DET})\s+\w+", folded[: back.start()]):
+        det = m.group(1)
+        if det.endswith("s") != plural or (det in _MASCULINE_DET and feminine) or (det in _FEMININE_DET and not feminine):
+            continue
+        nearest = m
+    return nearest is not None and bool(re.match(rf"{_DET}\s+(?:\w+\s+)?{_WORK}\b", folded[nearest.start() :]))
 
 
 def request_clauses(text: str) -> list[str]:
@@ -160,7 +187,9 @@ def request_clauses(text: str) -> list[str]:
             request = clause[inner.start() :]
         elif proclitic and len(folded) == len(clause):
             request = clause[proclitic.start() :]
-            if proclitic.group(1) and out_prev is not None:  # "me lo escriben?": the thing asked is in the clause before
+            if proclitic.group(1) and re.search(rf"\b{_DET}\s+\w+", folded[: proclitic.start()]):
+                request = clause  # "la orden de impresión me la hacen?": the thing asked is named in the clause itself
+            elif proclitic.group(1) and out_prev is not None:  # "me lo escriben?": the thing asked is in the clause before
                 request = out_prev + ", " + request
         else:
             out_prev = clause
@@ -193,7 +222,7 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
                 owner.append(i)
                 kind_of.append(QUESTION)
         for clause in request_clauses(text):
-            makes_text = bool(_TEXT_OBJECT.search(fold(clause)) or _WORK_FOR_ME.search(fold(clause)))
+            makes_text = bool(_TEXT_OBJECT.search(fold(clause)) or _WORK_FOR_ME.search(fold(clause)) or _points_back_to_work(fold(clause)))
             if len(clause) < len(text) - 15 or makes_text:
                 segments.append(clause)
                 owner.append(i)

@@ -188,11 +188,11 @@ _PROVIDER = re.compile(
 # must itself be academic business), nor does a thing without an ask ("el carné sirve para la biblioteca?").
 _ERRAND_ASK = re.compile(
     r"\b(?:necesit\w*|ocup\w*|quier\w*|quisiera|solicit\w*|pid[oae]\w*|ped[ií]\w*|tramit\w*|sac(?:o|ar|arme|arla|arlo)|obten\w*|agend\w*|me urge|"
-    r"me (?:(?:pueden|puede|podrian|podria|podes|puedes)\s+)?(?:dar|den|dan|extiend\w*|extender|emit\w*|repon\w*|regres\w*|devuelv\w*|devolver|cambi\w*|pas(?:an|en|ar)|"
+    r"me (?:(?:pueden|puede|podrian|podria|podes|puedes|puedo|podre)\s+)?(?:dar|den|dan|extiend\w*|extender|emit\w*|repon\w*|regres\w*|devuelv\w*|devolver|cambi\w*|pas(?:an|en|ar)|muev(?:an|en)|mover|"
     r"mand(?:an|en|ar)|envi(?:an|en|ar)|corrij\w*|correg\w*|actualiz\w*|gener\w*|hac(?:er|en)\s+(?:el|la|un|una)\s+(?:cambio|correccion|duplicado|reposicion)|ayud\w*\s+con)|"
     r"a quien (?:le )?(?:pido|solicito|acudo|busco|pregunto|entrego)|con quien (?:hablo|veo|tramito)|donde (?:pido|saco|solicito|tramito|entrego|recojo|lleno)|"
     r"(?:donde|a quien|como|cuando|con quien) se (?:recoge|entrega|pide|solicita|tramita|saca|llena|presenta)|"
-    r"cambiarme|me cambio|desasign\w*|retirarme|darme de baja|reingres\w*|reincorpor\w*|reposicion|duplicado|reponer|corregir|corrijan|actualizar|"
+    r"(?:cambi|pas|mov)arme|me cambio|desasign\w*|retirarme|darme de baja|reingres\w*|reincorpor\w*|reposicion|duplicado|reponer|corregir|corrijan|actualizar|"
     r"me (?:cerraron|cambiaron|pasaron|quitaron|movieron|borraron|anularon|dieron de baja|sacaron)|se me (?:borro|mojo|rompio|perdio|dano|arruino|vencio)|"
     r"perd[ií](?:do|da|mos)?|extravi\w*)\b"
 )
@@ -208,16 +208,22 @@ _ERRAND_THING = re.compile(
 _ERRAND_SELF = re.compile(r"\b(?:desasign\w*|reingres\w*|reincorpor\w*|darme de baja|cambiarme de (?:seccion|horario|jornada|salon))\b")
 # What a thing is "of", "for" or "with" when it says so: academic business, or a person of the faculty, keeps it the
 # student's record; an appointment is the office's only when it says with whom or about what.
-_ERRAND_OF = re.compile(r"\s+(?:de|del|para|con)\s+(?:(?:la|el|los|las|mi|mis|un|una)\s+)?(\w+)")
+_ERRAND_OF = re.compile(r"\s+(?:de|del|para|con)\s+(?:(?:la|el|los|las|mi|mis|un|una)\s+)?(\w+)((?:\s+\w+){0,2})")
 _ERRAND_OF_OK = re.compile(
     r"(?:estudi\w*|estudiante|alumn\w*|vacaciones|ingenieria|facultad|facu|carrera|semestre\w*|u|usac|universidad|beca\w*|sello|"
-    r"coordinador\w*|director\w*|secretari\w*|catedratic\w*|profesor\w*|inge|ingeniero|orientador\w*|control|revisar|ver)$"
+    r"coordinador\w*|director\w*|secretari\w*|catedratic\w*|profesor\w*|inge|ingeniero|orientador\w*|control|revisar|ver|"
+    r"academic\w*|cursos|aprobad\w*|"  # a letter about the student's studies ("carta de buena conducta académica")
+    r"ma[nñ]ana|tarde|noche|matutin\w*|vespertin\w*|nocturn\w*|lunes|martes|miercoles|jueves|viernes|sabados?|domingos?|fin)$"  # a section or schedule by its time
 )
 # The student's own card or paper damaged or lost, told with the thing first ("mi carné se rompió").
 _ERRAND_DAMAGED = re.compile(r"\b(?:mi|el|la) (?:carne|carnet|constancia|boleta|recibo|titulo|solvencia|certificado|certificacion)\s+(?:\w+\s+){0,2}?se (?:me )?(?:rompio|perdio|dano|mojo|borro|arruino|quemo|vencio)\b")
 _FIRST_PERSON_ASK = re.compile(r"\b(?:quisiera|solicito|ocupo|pido|necesito|requiero)\b")
 _ERRAND_GAP = 4  # words between the ask and its thing: "ocupo que me extiendan una constancia"; not "saco la media ponderada de estas notas"
 _ERRAND_CLAUSE = re.compile(r"[^.?!;:,\n]+")
+
+
+def _ERRAND_OF_ACADEMIC(word: str) -> bool:
+    return bool(_ADMIN.search(word) or _ERRAND_OF_OK.match(word) or _ERRAND_THING.fullmatch(word) or _ERRAND_ASK.fullmatch(word))
 
 
 def own_errand(folded: str) -> bool:
@@ -237,8 +243,8 @@ def own_errand(folded: str) -> bool:
                 if of is None:
                     if not m.group(2):  # an appointment says with whom or about what
                         return True
-                elif _ADMIN.search(of.group(1)) or _ERRAND_OF_OK.match(of.group(1)) or _ERRAND_THING.fullmatch(of.group(1)) or _ERRAND_ASK.fullmatch(of.group(1)):
-                    return True
+                elif _ERRAND_OF_ACADEMIC(of.group(1)) or any(_ERRAND_OF_OK.match(w) for w in of.group(2).split()[:2] if w not in _STOP):
+                    return True  # the first word says what the thing is of; an adjective after it may ("de buena conducta académica")
     return False
 
 
@@ -262,6 +268,14 @@ def bundled_institutions() -> dict[str, tuple[str, ...]]:
     """The bundled faculties, universities and professional bodies of Spanish-speaking countries."""
     data = json.loads(INSTITUTIONS_PATH.read_text(encoding="utf-8"))
     return {k: tuple(v) for k, v in data.items() if not k.startswith("_")}
+
+
+@lru_cache(maxsize=1)
+def bundled_nicknames() -> tuple[str, ...]:
+    """How students name the country's private universities when they talk ("la marro", "la landi", "la mesoamericana"):
+    domain knowledge for the entity check, kept apart from the names that make training examples."""
+    data = json.loads(INSTITUTIONS_PATH.read_text(encoding="utf-8"))
+    return tuple(data.get("_nicknames", ()))
 
 
 def course_names_in(texts: Sequence[str]) -> list[str]:
@@ -327,7 +341,10 @@ def _study_fields() -> list[str]:
 
 # Where a field of study names the people or the faculty that follow it: "los de psicología", "estudia farmacia", "la carrera
 # de derecho", "inscribirse en arquitectura", "en medicina de la USAC".
-_STUDY_BEFORE = rf"(?:{_FIELD_CONTEXT}|{_BELONGING}|(?:la\s+)?gente\s+de\s+|(?:inscrib\w*|entrar|ingresar|pasarse|cambiarse)\s+(?:a|en)\s+|(?:carrera|licenciatura)\s+(?:de|en)\s+)"
+# A procedure every faculty has, said of another field ("el examen privado de arquitectura", "el EPS de odontología", "las
+# prácticas del bufete de derecho"): that faculty's own procedure, although the office's documents describe one by the same name.
+_PROCEDURE_OF = r"(?:examen(?:es)?\s+(?:privado|publico|general|tecnico\s+profesional)|eps|e\.p\.s\.?|tesis|practicas?(?:\s+(?:supervisada|profesional|final))?|internado|bufete(?:\s+popular)?|trabajo\s+de\s+graduacion|pensum|plan\s+de\s+estudios)\s+(?:de|en)\s+(?:(?:la\s+)?(?:facultad|escuela|carrera)\s+de\s+)?"
+_STUDY_BEFORE = rf"(?:{_PROCEDURE_OF}|{_FIELD_CONTEXT}|{_BELONGING}|(?:la\s+)?gente\s+de\s+|(?:inscrib\w*|entrar|ingresar|pasarse|cambiarse)\s+(?:a|en)\s+|(?:carrera|licenciatura)\s+(?:de|en)\s+)"
 _STUDY_AFTER = r"\s+(?:de|en)\s+(?:la\s+)?(?:usac|san\s+carlos|u\b|universidad)"
 
 
@@ -392,6 +409,7 @@ class IntentModel:
         study_fields = [f for f in _study_fields() if not set(f.split()) & set(own_words)]
         others = [fold(n) for names in bundled_institutions().values() for n in names]
         others += [fold(s) for names in bundled_institutions().values() for n in names for s in spoken_institution_names(n)]
+        others += [fold(n) for n in bundled_nicknames()]
         return cls(
             own_words=own_words,
             other_fields=other_fields,

@@ -132,3 +132,24 @@ def test_a_request_for_a_made_up_text_is_a_request_clause_with_or_without_a_clit
 def test_a_request_ending_in_a_colon_carries_what_it_asks_for():
     text = "hola, estoy en civil, me resuelven este problema: una barra de 3 m soporta 20 kN, cual es el esfuerzo"
     assert request_clauses(text) == ["me resuelven este problema: una barra de 3 m soporta 20 kN, cual es el esfuerzo"]
+
+
+def test_a_pronoun_that_points_back_to_the_students_work_makes_it_a_request_for_that_work():
+    """The work is named with no request verb ("los planos de la bodega"), then a pronoun asks for it ("me los hacen?"): the
+    whole is a request to make the student's work. The pronoun points to the nearest thing that agrees with it: an office
+    thing ("la orden de impresión ..., ¿me la hacen?", "la constancia ..., ¿me la hacen llegar?") is no work."""
+    from classifiers.gate import MAKES_TEXT
+
+    kinds: list[str] = []
+    segments, _ = message_segments([
+        "buenas noches, ocupo los planos de la bodega para dibujo 2, me los hacen?",
+        "hola, la maqueta del puente para el viernes, quien me la arma?",
+    ], kinds=kinds)
+    made = [seg for seg, k in zip(segments, kinds) if k == MAKES_TEXT]
+    assert len(made) == 2 and made[0].startswith("ocupo los planos de la bodega")
+    kinds = []
+    message_segments([
+        "ya tengo listos los planos de mi trabajo de graduacion, la orden de impresion me la hacen ustedes?",
+        "necesito la constancia de cursos aprobados, me la hacen llegar por correo?",
+    ], kinds=kinds)
+    assert MAKES_TEXT not in kinds

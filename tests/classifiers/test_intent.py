@@ -268,6 +268,39 @@ def test_the_students_own_administrative_errand(intent, text, fires):
     assert (feats(intent, text)["errand"] > 0) == fires, text
 
 
+@pytest.mark.parametrize("text,fires", [
+    # a change asked with a modal ("me puedo cambiar", "quiero moverme"), a section named by its time, a letter about studies
+    ("me puedo cambiar a la seccion de la noche de quimica 1?", True), ("quiero moverme de la jornada matutina, trabajo en las mañanas", True),
+    ("me podrian mover de seccion? la del sabado choca con mi trabajo", True), ("me pasaron a la seccion del martes y no puedo ese dia", True),
+    ("ocupo una carta de buena conducta academica para aplicar a un intercambio", True), ("como pido una constancia de que soy alumno regular", True),
+    # someone else's paper or a change that is no errand with the office
+    ("me puedo cambiar de celular en la tienda si se arruino?", False), ("necesito la carta de buena conducta de la policia", False),
+    ("quiero moverme de casa a la zona 7", False),
+])
+def test_an_errand_asked_with_a_modal_or_a_letter_about_studies(intent, text, fires):
+    assert (feats(intent, text)["errand"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text", [
+    "en la marro cuanto cuesta el semestre de economia", "mi primo saco su titulo en la landi, cuanto tardo?",
+    "la mesoamericana tiene sede en quetzaltenango?", "cuando cierra la inscripcion en la upana",
+])
+def test_a_university_named_by_its_nickname_is_another_institution(intent, text):
+    assert feats(intent, text)["other_institution"] > 0, text
+
+
+@pytest.mark.parametrize("text,other", [
+    # the procedure every faculty has, said of another field, is that faculty's
+    ("cuanto cuesta el examen privado de arquitectura", True), ("en que fecha empieza el eps de odontologia", True),
+    ("que piden para el bufete popular de derecho", True),
+    # said of this faculty or of none, it is the office's
+    ("cuanto cuesta el examen privado de ingenieria civil", False), ("en que fecha empieza el eps", False),
+])
+def test_another_facultys_own_procedure_is_another_institutions_business(intent, text, other):
+    assert (feats(intent, text)["other_institution"] > 0) == other, text
+
+
+
 def test_the_name_after_escuela_de_stops_where_a_clause_begins(chunks):
     """When the documents name their own "Escuela de Vacaciones", a clause after it ("... que tengo que pagar") is not part
     of the name: the message names the office's own summer school, not another school."""
