@@ -11,13 +11,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
 
 from pipeline.generation.asking import asked_parts, object_keys
+from pipeline.generation.candidates import Candidate, asked_types, units_of
 from pipeline.text import fold
-
-if TYPE_CHECKING:
-    from pipeline.generation.selection import Candidate
 
 # A second question inside one sentence: ', y en qué bancos…', ' y cuánto…', ' o dónde…' (an interrogative after 'y'/'o').
 _SECOND_ASK = re.compile(
@@ -40,8 +37,6 @@ class Ask:
 
 def asks(question: str) -> list[Ask]:
     """The message's asks: its interrogative sentences, each split where a second interrogative follows 'y' or 'o'."""
-    from pipeline.generation.selection import asked_types
-
     out = []
     for part in asked_parts(question):
         pieces = [p.strip(" ,¿?") for p in _SECOND_ASK.split(part)]
@@ -101,8 +96,6 @@ def completions(chosen: list[Candidate], cands: Sequence[Candidate], question: s
     """The units that complete the chosen ones, however lower they score: the unit right after one that announces what
     follows ('Graduados bajo esta modalidad deberán: Completar su inscripción…' then 'Verificar en su portal…'), and, for
     each ask of the message that no chosen unit answers, the best unit scoring at least `floor` that answers it."""
-    from pipeline.generation.selection import units_of
-
     by_unit = {id(c.unit): c for c in cands}
     for x in list(chosen):
         if x.unit.kind not in ("item", "sentence") or not _ANNOUNCES.search(fold(x.unit.text)):
@@ -125,8 +118,6 @@ def completions(chosen: list[Candidate], cands: Sequence[Candidate], question: s
 
 def _next_to(x: Candidate, c: Candidate) -> bool:
     """Whether `c` is the unit right after `x` in its chunk, under the same heading (the same article or paragraph goes on)."""
-    from pipeline.generation.selection import units_of
-
     if c.chunk is not x.chunk or c.unit.context != x.unit.context:
         return False
     units = units_of(x.chunk)

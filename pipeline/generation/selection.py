@@ -3,75 +3,18 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
 from pipeline.chunking import Chunk
 from pipeline.generation.additions import adds_answer, as_good, completions
+from pipeline.generation.candidates import ANSWER_TYPES, DOCS_LIST, Candidate, asked_types, unit_types, units_of  # noqa: F401 (unit_types re-exported)
 from pipeline.generation.asking import asked_parts, counted, kind_of, object_keys
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.ranking import NEEDS, unit_gives
 from pipeline.text import STOPWORDS_ES, fold, tokens
-from pipeline.units import Unit, extract_units, record_code, record_name, render
-
-# Papers a student hands in: a unit naming them answers '¿qué documentos necesito?' (folded text).
-_DOCUMENT = r"\b(?:fotocopias?|constancias?|certificad[oa]s?|formularios?|cedula|pasaporte|partida de nacimiento|fotografias?|fotos? carne|carta de|original y copia|copias? (?:de|del|simple|legalizada|autenticada)s?)\b"
-# The lead-in or heading of a list of papers or requirements ('Documentación necesaria:', 'Hay que presentar:').
-_DOCS_LIST = re.compile(r"\bdocumentacion\b|\bdocumentos\b|\brecaudos\b|\bpresentar\b|\badjuntar\b|\bpapeles\b")
-# A question that asks which papers or what else to hand in ('¿qué documentos necesito?', '¿qué más tengo que presentar?').
-_DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|constancias)\b|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
-               r"|\bque (?:mas )?(?:necesito|debo|tengo que|hay que|se debe|se tiene que) (?:presentar|entregar|adjuntar|llevar|traer|mandar|enviar)\b")
-
-# What a question asks for (on the folded question) and what a unit must contain to give it (on the folded unit).
-ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
-    "date": (
-        re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bperiodo|\bvence|\babren\b|\bcierran?\b|\bempiezan?\b|\bterminan?\b|\bcomienzan?\b"),
-        re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:lunes|martes|miercoles|jueves|viernes|sabado|domingo)\b|\bdias? habiles\b|\b\d+ (?:dias|semanas|meses|anos)\b|\bantes de\b|\ba partir de\b|\bsemestre\b"),
-    ),
-    "time": (
-        re.compile(r"\bhorarios?\b|\ba que hora|\bhora\b|\batiende|\babre\b|\bcierra\b"),
-        re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs|horas)\b|\ba\.?m\.?\b|\bp\.?m\.?\b"),
-    ),
-    "amount": (
-        re.compile(r"\bcuanto (?:sale|cuesta|vale|cobran|se paga|hay que pagar|pago|es el costo)|\bcosto|\bprecio|\bpagar|\barancel|\bcuota|\bgratis|\bgratuit|\bvalor\b|\bmonto|\btasa\b"),
-        re.compile(r"\$|\bq ?\d|\bquetzal|\bpesos\b|\bcuotas?\b|\bgratuit|\barancel|\bexonerad|\btasa\b|\bus\$|\bdolares\b|\bpago\b"),
-    ),
-    "count": (
-        re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje"),
-        re.compile(r"\d|\b(?:uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b"),
-    ),
-    "requirement": (
-        re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bnecesito (?:para|tener|haber)|\bdebo (?:aprobar|tener|haber)|\bantes de (?:llevar|cursar|tomar)|\bcondicion|\bpuedo (?:llevar|cursar|hacer|inscribir)|\bse requiere"),
-        re.compile(r"requisit|prerrequisit|prerequisit|\bdebe(?:ra|n|s)?\b|\bes necesario\b|\bse requiere|\baprobad|\bhaber\b|\bcondicion|\bminimo\b|\bcontar con\b|\ba partir de\b|\bal menos\b"),
-    ),
-    "documents": (  # the papers to hand in: a unit that names them ('Fotocopia de la cédula', 'presentar la escolaridad')
-        re.compile(_DOCS_ASKED),
-        re.compile(rf"\b(?:presentar|presentando|adjuntar|adjuntando|acompanad[oa]s? de)\b|\bdocumentos?\b|\bdocumentacion\b|{_DOCUMENT}"),
-    ),
-    "place": (
-        re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bdireccion\b|\bportal\b|\bcorreo\b|\bmail\b"),
-        re.compile(r"https?://|www\.|\.edu|@|\bse descarga|\bdescargar|\ben linea\b|\bedificio\b|\bsalon\b|\boficina\b|\bplanta\b|\bpiso\b|\bsala\b|\bportal\b|\bpagina\b|\bsitio\b|\bventanilla\b|\bcorreo\b"),
-    ),
-    "role": (
-        re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)"),
-        re.compile(r"\bdirector|\bcoordinador|\bdecan|\bsecretari|\bjunta\b|\bcomision\b|\bunidad\b|\bdireccion\b|\bcontrol academico\b|\bdepartamento\b|\bescuela\b|\bsupervisor|\basesor|\bdocente|\bcatedratic|\bconsejo\b|\bbedelia\b|\boficina\b|\bresponsable|\bterna\b|\btribunal\b"),
-    ),
-}
-
-
-_MONTH = r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)"
-
-# A concrete value of the kind (a figure, a calendar date, a clock time, a threshold) answers more than a word about it
-# ('$ 1.200' more than 'gratuito', 'a partir de los 250 créditos' more than 'se requiere un convenio').
-STRONG: dict[str, re.Pattern] = {
-    "date": re.compile(rf"\b\d{{1,2}}(?: de)? {_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{_MONTH} (?:de )?\d{{4}}\b"),
-    "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs)\b"),
-    "amount": re.compile(r"\$ ?\d|\bq ?\d|\b\d[\d.,]* ?(?:pesos|quetzales|dolares|usd)\b"),
-    "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),
-    "documents": re.compile(_DOCUMENT),  # a paper named, not only 'presentar'/'documentos'
-}
-
+from pipeline.units import Unit, record_code, record_name, render
 
 # A lead-in that only announces what follows ('... debe realizar lo siguiente:'), unlike one that says something itself.
 _DANGLING = re.compile(r"(?:\bsiguientes?|\ba continuaci[oó]n|\bcomo sigue|\blo que sigue|\b(?:estas|estos|estas opciones|estos pasos))\s*:$", re.IGNORECASE)
@@ -89,15 +32,6 @@ def other_aspect(context: str | None, asked: set[str]) -> bool:
     inicial:' is one requirement of it, not when it takes place ('¿Cuándo se realizan las Prácticas Iniciales?')."""
     said = {name for name, pattern in ASPECTS.items() if pattern.search(fold(context or ""))}
     return bool(said) and not said & asked
-
-
-def asked_types(question: str) -> set[str]:
-    """The kinds of answer the question asks for (cuándo → date, horario → time, cuánto cuesta → amount, ...)."""
-    q = fold(" ".join(asked_parts(question)))  # what the question sentences ask, not the words around them ('no tengo dónde quedarme')
-    out = {name for name, (ask, _) in ANSWER_TYPES.items() if ask.search(q)}
-    if "amount" in out or "time" in out:
-        out.discard("count")  # 'cuánto cuesta' asks for an amount, not any number
-    return out
 
 
 _INTERROGATIVE = re.compile(r"\b(?:cuándo|cómo|qué|dónde|cuánto|cuánta|cuántos|cuántas|quién|quiénes|cuál|cuáles)\b", re.IGNORECASE)
@@ -118,45 +52,6 @@ def label_of(u: Unit) -> str:
         return record_name(u)
     m = re.match(r"^([^:]{2,60}):\s", u.text) if u.kind == "item" else None
     return m.group(1) if m and len(m.group(1).split()) <= 6 else ""
-
-
-def unit_types(text: str) -> tuple[set[str], set[str]]:
-    """The kinds of answer a unit gives, and those it gives as a concrete value (types without a STRONG pattern count as concrete)."""
-    t = fold(text)
-    has = {name for name, (_, pattern) in ANSWER_TYPES.items() if pattern.search(t)}
-    return has, {name for name in has if name not in STRONG or STRONG[name].search(t)}
-
-
-@dataclass(slots=True)
-class Candidate:
-    """A unit of a retrieved chunk, scored for one question."""
-
-    unit: Unit
-    hit_no: int  # 1-based position of its chunk among the hits (the derivation's premise)
-    chunk: Chunk
-    doc_rank: int
-    text: str
-    keys: set[str]
-    score: float = 0.0
-    parts: dict[str, float] = field(default_factory=dict)
-    miss: bool = False  # the question asks for a kind of answer (a date, an amount...) this unit does not give
-    value_miss: bool = False  # ... and that kind is one of SelectionConfig.miss_types
-    types: set[str] = field(default_factory=set)
-    strong: set[str] = field(default_factory=set)
-    vec: np.ndarray | None = None
-    cover: float = 0.0  # weighted share of the question's keys the unit and its headings contain
-    own: set[str] = field(default_factory=set)  # the unit's own keys (without its headings)
-    hand: float = 0.0  # the hand-weighted score, kept when a learned ranker replaces `score`
-    learned: bool = False  # `score` is the learned ranker's probability (else the hand score)
-    sim: float | None = None  # cosine of the question's and the unit's embeddings (None: no vectors)
-    before: Candidate | None = None  # the sentence this one refers back to ('Este plazo…'), said with it
-
-
-def units_of(chunk: Chunk) -> list[Unit]:
-    """The chunk's stored units; chunks indexed before units existed are split here (no vectors)."""
-    if chunk.units is None:
-        chunk.units = extract_units(chunk.text, skip=set())
-    return chunk.units
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,7 +139,7 @@ def features(u: Unit) -> Features:
         fields = " ".join(u.fields.values())
         label = label_of(u)
         types, strong = unit_types(f"{u.text} {' '.join(f'{k} {v}' for k, v in u.fields.items())}")
-        if u.kind == "item" and _DOCS_LIST.search(fold(u.context)):  # an item of a list of papers ('Documentación necesaria:') names one
+        if u.kind == "item" and DOCS_LIST.search(fold(u.context)):  # an item of a list of papers ('Documentación necesaria:') names one
             types, strong = types | {"documents"}, strong | {"documents"}
         return Features(
             text=text,
