@@ -39,12 +39,13 @@ from pipeline.generation.readiness import readiness_of  # noqa: E402
 from pipeline.loaders.vocabulary import Vocabulary  # noqa: E402
 from pipeline.settings import load_settings  # noqa: E402
 from pipeline.text import STOPWORDS_ES, fold, sentences, stem, tokens  # noqa: E402
+from pipeline.units import HTML_TAG  # noqa: E402
 
 FIUSAC = ROOT.parent / "shared" / "corpora" / "fiusac"
 PDF_SOURCES = {"Guía de Graduación 2025", "Guía de Privado 2025", "NormativoEPS", "NormativoGeneral_Evaluacion_y_Promocion", "Normativo_finales", "Preguntas Frecuentes"}
 _PAGE = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
 _FIELD = re.compile(r"(?:^|[\s|])[a-záéíóúñ_]{3,20}:(?=\s*(?:\||$|\S))", re.MULTILINE)
-_MARKUP = re.compile(r"\*\*|__|</?[a-z][^>]*>|^#{1,6}\s|\s[,.;:](?=\s|$)", re.MULTILINE)
+_MARKUP = re.compile(r"\*\*|__|^#{1,6}\s|\s[,.;:](?=\s|$)", re.MULTILINE)  # HTML elements: pipeline.units.HTML_TAG (a placeholder such as '<número de dpi>' is text)
 
 
 def page_headers(folder: Path) -> set[str]:
@@ -66,7 +67,7 @@ def debris(body: str, headers: set[str]) -> list[str]:
         found.append("pipe")
     if len(_FIELD.findall(body)) >= 2 and re.search(r"(?:^|\s)(?:codigo|nombre|creditos|prerequisitos|area|obligatorio):", fold(body)):
         found.append("fields")
-    if _MARKUP.search(body):
+    if _MARKUP.search(body) or HTML_TAG.search(body):
         found.append("markup")
     lines = {x.strip(" -•*") for x in body.splitlines()}
     if any(h in lines for h in headers):

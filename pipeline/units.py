@@ -63,11 +63,12 @@ _EMPH1 = re.compile(r"(?<![\w*])([*_])(?=\S)([^*_\n]+?)(?<=\S)\1(?![\w*])")
 # HTML elements a converted document may carry; a placeholder in angle brackets ("la cuenta es <número de dpi>@…",
 # "<carné>") is text the student needs, not markup
 _HTML_ELEMENTS = (
-    "a abbr b big blockquote body br caption center cite code col colgroup dd del div dl dt em font footer h1 h2 h3 h4 h5 "
-    "h6 head header hr html i img ins kbd li link mark meta nav ol p pre q s small span strike strong style sub sup table "
-    "tbody td tfoot th thead title tr tt u ul"
+    "a abbr address article aside audio b big blockquote body br button canvas caption center cite code col colgroup dd "
+    "del details dfn div dl dt em figcaption figure font footer form h1 h2 h3 h4 h5 h6 head header hr html i iframe img "
+    "input ins kbd label li link main mark meta nav noscript ol option p picture pre q s samp script section select small "
+    "source span strike strong style sub summary sup svg table tbody td textarea tfoot th thead time title tr tt u ul var video"
 ).split()
-_TAG = re.compile(r"</?(?:%s)(?:\s[^<>]*)?/?>" % "|".join(sorted(_HTML_ELEMENTS, key=len, reverse=True)), re.IGNORECASE)
+HTML_TAG = re.compile(r"</?(?:%s)(?:\s[^<>]*)?/?>" % "|".join(sorted(_HTML_ELEMENTS, key=len, reverse=True)), re.IGNORECASE)
 _SPACE_BEFORE = re.compile(r"\s+([,.;:!?)\]»])")
 _SPACE_AFTER = re.compile(r"([(\[«¿¡])\s+")
 
@@ -75,7 +76,7 @@ _SPACE_AFTER = re.compile(r"([(\[«¿¡])\s+")
 def clean(text: str) -> str:
     """Plain text: Markdown/HTML markup and emphasis removed without leaving spaces before punctuation."""
     text = _MD_LINK.sub(lambda m: m.group(2) if m.group(1) == m.group(2) else f"{m.group(1)} ({m.group(2)})", text)
-    text = _TAG.sub("", text)
+    text = HTML_TAG.sub("", text)
     for _ in range(2):
         text = _EMPH.sub(r"\2", text)
     text = _EMPH1.sub(r"\2", text).replace("`", "")
