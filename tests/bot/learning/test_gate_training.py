@@ -93,6 +93,10 @@ def test_staff_decisions_become_examples_and_retraining_uses_them(services, monk
     assert not d.in_domain and d.remembered and d.remembered["label"] == 0
     lenient = gate_retraining._options(services)
     lenient.require_gain, lenient.min_decisions = (), 0
+    # the learning is under test here, not adoption (tests/classifiers/test_retraining.py holds adoption to its rules):
+    # on this small hashed-embedding fixture the retrained classifier may cost a few synthetic held-out errors
+    lenient.tolerance = {"staff_decisions": 0.0, "synthetic_heldout": 0.02}
+    lenient.protected_surely, lenient.max_protected_rise = (), {"staff_decisions": 0.02, "synthetic_heldout": 0.02}
     monkeypatch.setattr(gate_retraining, "_options", lambda _services: lenient)
     gate = train_with_feedback(services, TrainOptions())  # the retraining itself: the corrections are examples
     after = gate.probabilities([rejected_text], services.embedder, memory=False)[0]
