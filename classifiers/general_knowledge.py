@@ -25,6 +25,7 @@ import numpy as np
 
 from classifiers import styles
 from classifiers.synthetic import Example
+from classifiers.tfidf import tfidf_rows
 from pipeline.text import fold
 
 UNKNOWN = "zzdesconocida"  # the placeholder for a word the offices' documents never use (never itself a Spanish word)
@@ -295,7 +296,7 @@ class GeneralKnowledge:
             words = self._new_vectorizer()
             words.vocabulary_, words.idf_ = dict(self.vocabulary), np.asarray(self.idf, dtype=np.float64)
             self._vectorizer = words
-        x = self._vectorizer.transform(masked(texts, self._known, self._common))
+        x = tfidf_rows(self._vectorizer, masked(texts, self._known, self._common))
         z = np.asarray(x @ self.coef).ravel() + self.intercept
         p = 1.0 / (1.0 + np.exp(-np.clip(z, -50, 50)))
         own = np.array([bool(_OWN_CASE.search(fold(t))) for t in texts])

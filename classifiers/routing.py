@@ -28,6 +28,7 @@ import numpy as np
 from classifiers.errors import GateError, GateNotTrained
 from classifiers.gate import Gate, halfway_bar
 from classifiers.general_knowledge import GeneralKnowledge
+from classifiers.tfidf import tfidf_rows
 from pipeline.embeddings import Embedder
 
 FORMAT_VERSION = 8  # 8: the general-knowledge model stores the words the offices' questions often use (the rest of the documents' words read as a second placeholder); 7: the general-knowledge model is stored with the router; 5: `coverage_behind` replaces the passage and office coverage features (a router saved before has 10 columns); 6: the word model reads character n-grams too
@@ -117,11 +118,11 @@ class Lexicon:
         return self._vectorizer
 
     def transform(self, texts: Sequence[str]):
-        return self.vectorizer.transform(list(texts))
+        return tfidf_rows(self.vectorizer, list(texts))
 
-    def coverage(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    def coverage(self, texts: Sequence[str], *, rows=None) -> tuple[np.ndarray, np.ndarray]:
         """Per text: the idf-weighted share of its terms found in each chunk (all offices' chunks, in order), and in each
-        office's documents as a whole."""
+        office's documents as a whole. `rows`: the texts' `transform`, when already computed."""
         from scipy.sparse import csr_matrix, vstack
 
         cached = self.__dict__.get("_presence")
@@ -135,7 +136,7 @@ class Lexicon:
             only = np.asarray(union.sum(axis=0)).ravel() == 1  # terms that one office's documents alone contain
             exclusive = union.multiply(only[None, :].astype(np.float32)).tocsr()
             cached = self.__dict__["_presence"] = (presence.T.tocsc(), union.T.tocsc(), exclusive.T.tocsc())
-        q = self.transform(texts).tocsr().astype(np.float32)
+        q = (self.transform(texts) if rows is None else rows).tocsr().astype(np.float32)  # a copy: its data is replaced
         q.data = np.asarray(self.idf, dtype=np.float32)[q.indices]
         total = np.asarray(q.sum(axis=1)).ravel() + 1e-6
         self.__dict__["_exclusive"] = (q @ cached[2]).toarray() / total[:, None]  # read by `exclusive_coverage`, right after
@@ -212,7 +213,7 @@ class Wording:
             vec = Lexicon._new_vectorizer()
             vec.vocabulary_, vec.idf_ = dict(self.vocabulary), np.asarray(self.idf, dtype=np.float64)
             self._vectorizer = vec
-        x = self._vectorizer.transform(list(texts))
+        x = tfidf_rows(self._vectorizer, list(texts))
         if self.char_vocabulary is not None:
             from scipy.sparse import hstack
 
@@ -220,7 +221,7 @@ class Wording:
                 vec = self._new_char_vectorizer()
                 vec.vocabulary_, vec.idf_ = dict(self.char_vocabulary), np.asarray(self.char_idf, dtype=np.float64)
                 self._char_vectorizer = vec
-            x = hstack([x, self._char_vectorizer.transform(list(texts))]).tocsr()
+            x = hstack([x, tfidf_rows(self._char_vectorizer, list(texts))]).tocsr()
         z = np.asarray(x @ self.coef.T) + self.intercept
         z = z - z.max(axis=1, keepdims=True)
         return (z - np.log(np.exp(z).sum(axis=1, keepdims=True))).astype(np.float32)
@@ -273,9 +274,10 @@ def office_features(query_vecs: np.ndarray, texts: Sequence[str], office_vectors
     rows = lexicon.__dict__.get("_stacked")
     if rows is None:
         rows = lexicon.__dict__["_stacked"] = vstack(lexicon.office_rows).tocsr().T.tocsc()
-    lexical = _split_top((lexicon.transform(texts) @ rows).toarray(), lexical_bounds)
+    q = lexicon.transform(texts)  # once: the similarities and the coverage both read it
+    lexical = _split_top((q @ rows).toarray(), lexical_bounds)
     behind = np.stack([dense[:, :, 0] - dense[:, :, 0].max(axis=1, keepdims=True), lexical[:, :, 0] - lexical[:, :, 0].max(axis=1, keepdims=True)], axis=2)
-    coverage = coverage_behind(lexicon.coverage(texts)[1])
+    coverage = coverage_behind(lexicon.coverage(texts, rows=q)[1])
     lexicon.__dict__.pop("_exclusive", None)  # `Lexicon.exclusive_coverage`: measured as a 9th feature, it did not help (0.903 vs 0.908)
     words = np.zeros((len(texts), len(office_vectors)), dtype=np.float32) if wording is None else np.asarray(wording, dtype=np.float32)
     words = np.stack([words, words - words.max(axis=1, keepdims=True)], axis=2)
