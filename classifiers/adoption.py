@@ -176,6 +176,8 @@ def judge(comparisons: Mapping[str, SetComparison], *, tolerance: float | Mappin
         if c.brier_interval is not None and c.n >= MIN_BRIER_CASES and c.brier_interval[0] > 0:
             bl, bh = c.brier_interval
             return AdoptionVerdict(False, f"scores surely worse on {name}: Brier {c.brier_before:.4f} -> {c.brier_after:.4f} (95% [{bl:+.4f}, {bh:+.4f}]) at {c.errors_before} -> {c.errors_after} errors", comparisons)
+    # a regression on any set is the reason given before a gain missing on another
+    for name, c in comparisons.items():
         if name in require_gain and len(c.fixed) <= len(c.broken):
             return AdoptionVerdict(False, f"no gain on {name}: {len(c.fixed)} fixed, {len(c.broken)} broken ({c.errors_before} -> {c.errors_after} errors of {c.n}, McNemar p {mcnemar_p(len(c.fixed), len(c.broken)):.2f})", comparisons)
         if name in require_gain and gain_alpha is not None and gain_p(len(c.fixed), len(c.broken)) > gain_alpha + 1e-12:
