@@ -1,7 +1,7 @@
 """Split-and-replay benchmark of learning the gate from staff (issue 28).
 
 Protocol:
-  PYTHONPATH=$PWD python benchmarks/gate_learning.py [--data-dir /tmp/i28gl] [--splits 2] [--fresh-seeds 101,102]
+  PYTHONPATH=$PWD python benchmarks/gate_learning.py --data-dir DIR [--splits 2] [--fresh-seeds 101,102]
       [--fresh2-seeds 201,202] [--fresh3-seeds 301,302] [--fresh4-seeds 401,402]
       [--parts tuning,fresh,fresh2,fresh3,fresh4,dev_to_fresh,worse] [--out PATH]
 The gate is trained offline from the FIUSAC text documents (shared corpora, read by path). The dev set
@@ -125,6 +125,13 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
     cand_gate = res.classifier_candidate or res.gate
     served_after = res.gate if res.verdict.adopted else gate
     old_rule = adopted_under_previous_rule(res.verdict)
+    # the rule before the sure gain ("more fixed than broken" on the staff decisions), read from the classifier's evidence
+    plain_gain = None
+    if res.kind == "classifier" and res.verdict.sets:
+        plain_gain = adoption.judge(res.verdict.sets, tolerance=opts.tolerance, max_protected_rise=opts.max_protected_rise, margin=opts.margin, brier_allowance=opts.brier_allowance,
+                                    require_gain=opts.require_gain, protected_surely=opts.protected_surely, gain_alpha=None)
+        if plain_gain.adopted and (res.figures.get("staff_model_in_domain_guard") or {}).get("refused"):
+            plain_gain = adoption.AdoptionVerdict(False, "the staff model's in-domain guard refuses", plain_gain.sets)
     middle = adoption.judge(res.verdict.sets, tolerance=opts.tolerance, max_protected_rise=opts.max_protected_rise, margin=opts.margin, brier_allowance={"staff_decisions": 1})
     if middle.adopted and (res.figures.get("staff_model_in_domain_guard") or {}).get("refused"):
         middle = adoption.AdoptionVerdict(False, "the staff model's in-domain guard refuses", middle.sets)
@@ -146,6 +153,9 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
         "adopted": res.verdict.adopted, "adopted_kind": res.kind if res.verdict.adopted else "", "adoption_reason": res.verdict.reason,
         "unseen_after_memory_alone": memory_alone, "memory_only_evidence": res.memory_only, "reach_out_of_fold": res.figures.get("reach_out_of_fold"), "adopted_under_previous_rule": old_rule,
         "unseen_after_under_previous_rule": after_candidate if old_rule else before, "threshold": res.threshold,
+        "adopted_without_sure_gain": None if plain_gain is None else plain_gain.adopted,
+        "unseen_after_without_sure_gain": after if plain_gain is None or plain_gain.adopted == res.verdict.adopted else (after_candidate if plain_gain.adopted else before),
+        "staff_gain_p": adoption.gain_p(len(res.verdict.sets["staff_decisions"].fixed), len(res.verdict.sets["staff_decisions"].broken)) if "staff_decisions" in res.verdict.sets else None,
         "adopted_under_middle_ground": middle.adopted, "middle_ground_reason": middle.reason, "unseen_after_under_middle_ground": after_candidate if middle.adopted else before,
         "staff_model_in_domain_guard": res.figures.get("staff_model_in_domain_guard"), "staff_model_served": res.gate.memory.model is not None,
         "evidence": {k: {kk: vv for kk, vv in v.as_dict().items() if kk not in ("fixed", "broken")} for k, v in res.verdict.sets.items()},
@@ -226,6 +236,7 @@ def total(splits: list[dict], *, n_boot: int = 2000, seed: int = 0) -> dict:
     prev = sum(s["unseen_after_under_previous_rule"]["mistakes"] for s in splits)
     middle = sum(s["unseen_after_under_middle_ground"]["mistakes"] for s in splits)
     cand = sum(s["unseen_after_candidate"]["mistakes"] for s in splits)
+    plain = sum(s.get("unseen_after_without_sure_gain", s["unseen_after"])["mistakes"] for s in splits)
     # 95% bootstrap interval of the fall: unseen messages resampled within each split, both verdicts paired
     rng = np.random.default_rng(seed)
     wb = [np.asarray(s["wrong_before"]) for s in splits]
@@ -238,14 +249,14 @@ def total(splits: list[dict], *, n_boot: int = 2000, seed: int = 0) -> dict:
             sb += int(x[idx].sum())
             sa += int(y[idx].sum())
         falls.append(1 - sa / sb if sb else 0.0)
-    return {"before": b, "after": a, "after_under_previous_rule": prev, "after_under_middle_ground": middle, "after_candidate_always": cand, "fall": round(1 - a / max(1, b), 3), "fall_95": [round(float(np.percentile(falls, 2.5)), 3), round(float(np.percentile(falls, 97.5)), 3)],
+    return {"before": b, "after": a, "after_under_previous_rule": prev, "after_under_middle_ground": middle, "after_without_sure_gain": plain, "after_candidate_always": cand, "fall": round(1 - a / max(1, b), 3), "fall_95": [round(float(np.percentile(falls, 2.5)), 3), round(float(np.percentile(falls, 97.5)), 3)],
             "f1_worse_in_any_split": any(s["unseen_after"]["f1_in"] < s["unseen_before"]["f1_in"] or s["unseen_after"]["f1_out"] < s["unseen_before"]["f1_out"] for s in splits),
             "max_in_turned_away_points_poisoned": max(s["poisoned"]["in_turned_away_points"] for s in splits)}
 
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data-dir", type=Path, default=Path("/tmp/i28gl"))
+    ap.add_argument("--data-dir", type=Path, required=True, help="a scratch data directory (the gate is trained into it)")
     ap.add_argument("--splits", type=int, default=2)
     ap.add_argument("--fresh-seeds", default="101,102", help="seeds of the fresh splits (never used to choose anything)")
     ap.add_argument("--fresh2-seeds", default="201,202", help="seeds of the splits of the second, larger fresh file")
@@ -256,6 +267,7 @@ def main() -> None:
     ap.add_argument("--brier-allowance", type=int, default=None, help="extra staff CV errors adoption lets through when the Brier interval is surely better (default: LearningOptions')")
     ap.add_argument("--correction-weight", type=float, default=None, help="weight of one staff correction (default: the setting)")
     ap.add_argument("--confirmation-weight", type=float, default=None, help="weight of one staff decision that agrees with the gate (default: LearningOptions')")
+    ap.add_argument("--gain-alpha", type=float, default=None, help="level of the sign test a staff-decision gain must pass (default: LearningOptions'; 0 = off: more fixed than broken is enough)")
     ap.add_argument("--evidence-dir", type=Path, default=None, help="save each split's out-of-fold evidence (npz) here")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
@@ -273,6 +285,8 @@ def main() -> None:
     options = LearningOptions(model=g.model, balanced=g.balanced, correction_weight=g.correction_weight, radius=g.memory_radius, min_in_recall=g.min_in_recall, staff_model=g.staff_model if args.staff_model == "config" else args.staff_model == "on")
     if args.correction_weight is not None:
         options.correction_weight = args.correction_weight
+    if args.gain_alpha is not None:
+        options.gain_alpha = args.gain_alpha if args.gain_alpha > 0 else None
     if args.confirmation_weight is not None:
         options.confirmation_weight = args.confirmation_weight
     if args.brier_allowance is not None:
@@ -281,7 +295,7 @@ def main() -> None:
     parts = {p.strip() for p in args.parts.split(",")}
     result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "n_fresh3": len(fresh3), "n_fresh4": len(fresh4), "parts": sorted(parts),
                     "correction_weight": options.correction_weight, "confirmation_weight": options.confirmation_weight, "min_decisions": options.min_decisions, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c,
-                    "brier_allowance": options.brier_allowance, "staff_model_in_guard": options.staff_model_in_guard}
+                    "brier_allowance": options.brier_allowance, "gain_alpha": options.gain_alpha, "staff_model_in_guard": options.staff_model_in_guard}
     # 2b. the larger fresh files, kept out of all training and tuning: fresh2 (239 messages written in the third session)
     #     and fresh3 (202 messages written in the fourth, before any of its runs); about 100-120 unseen messages per split
     for name, data, seed_list in (("fresh2", fresh2, args.fresh2_seeds), ("fresh3", fresh3, args.fresh3_seeds), ("fresh4", fresh4, args.fresh4_seeds)):

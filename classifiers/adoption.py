@@ -135,6 +135,7 @@ def decide(
     brier_allowance: Mapping[str, int] | None = None,
     require_gain: Sequence[str] = (),
     protected_surely: Sequence[str] = (),
+    gain_alpha: float | None = None,
 ) -> AdoptionVerdict:
     """Adopt only when, on every set of (labels, current, candidate), the candidate is no worse: its error rate rises by no
     more than that set's `tolerance` (a share) and not surely (the bootstrap interval lies above zero), and the protected
@@ -145,16 +146,18 @@ def decide(
     scores, up to that many more errors are let through when its Brier score is surely better (interval below zero, from
     `MIN_BRIER_CASES` cases on); every other check still applies. On the sets named in `require_gain` the candidate must
     moreover fix more cases than it breaks: a retrain that only trades one set of mistakes for another is not adopted.
+    With `gain_alpha`, that gain must moreover be sure: the one-sided exact sign test of the flips (fixed against broken,
+    `gain_p`) at most `gain_alpha`, so that a few flips each way, which chance alone gives, are not taken for learning.
     An empty evaluation never adopts."""
     scores = scores or {}
     comparisons = {name: compare(*triple, protected_label=protected_label, seed=seed, scores=scores.get(name)) for name, triple in sets.items()}
     return judge(comparisons, tolerance=tolerance, max_protected_rise=max_protected_rise, margin=margin, brier_allowance=brier_allowance, require_gain=require_gain,
-                 protected_surely=protected_surely)
+                 protected_surely=protected_surely, gain_alpha=gain_alpha)
 
 
 def judge(comparisons: Mapping[str, SetComparison], *, tolerance: float | Mapping[str, float] = 0.0, max_protected_rise: float | Mapping[str, float] = 0.0,
           margin: float | Mapping[str, float] | None = None, brier_allowance: Mapping[str, int] | None = None, require_gain: Sequence[str] = (),
-          protected_surely: Sequence[str] = ()) -> AdoptionVerdict:
+          protected_surely: Sequence[str] = (), gain_alpha: float | None = None) -> AdoptionVerdict:
     """`decide`'s rule on comparisons already made (so one piece of evidence can be read under several rules)."""
     comparisons = dict(comparisons)
     if not comparisons or all(c.n == 0 for c in comparisons.values()):
@@ -173,8 +176,13 @@ def judge(comparisons: Mapping[str, SetComparison], *, tolerance: float | Mappin
         if c.brier_interval is not None and c.n >= MIN_BRIER_CASES and c.brier_interval[0] > 0:
             bl, bh = c.brier_interval
             return AdoptionVerdict(False, f"scores surely worse on {name}: Brier {c.brier_before:.4f} -> {c.brier_after:.4f} (95% [{bl:+.4f}, {bh:+.4f}]) at {c.errors_before} -> {c.errors_after} errors", comparisons)
+    # a regression on any set is the reason given before a gain missing on another
+    for name, c in comparisons.items():
         if name in require_gain and len(c.fixed) <= len(c.broken):
             return AdoptionVerdict(False, f"no gain on {name}: {len(c.fixed)} fixed, {len(c.broken)} broken ({c.errors_before} -> {c.errors_after} errors of {c.n}, McNemar p {mcnemar_p(len(c.fixed), len(c.broken)):.2f})", comparisons)
+        if name in require_gain and gain_alpha is not None and gain_p(len(c.fixed), len(c.broken)) > gain_alpha + 1e-12:
+            return AdoptionVerdict(False, f"no sure gain on {name}: {len(c.fixed)} fixed, {len(c.broken)} broken ({c.errors_before} -> {c.errors_after} errors of {c.n}; "
+                                          f"one-sided sign test p {gain_p(len(c.fixed), len(c.broken)):.3f} > {gain_alpha:.3f}: chance alone flips this many each way)", comparisons)
     summary = "; ".join(f"{n}: {c.errors_before} -> {c.errors_after} errors of {c.n}" for n, c in comparisons.items())
     return AdoptionVerdict(True, f"no worse on unseen cases ({summary})", comparisons)
 
@@ -185,6 +193,15 @@ def mcnemar_p(fixed: int, broken: int) -> float:
 
     n = fixed + broken
     return 1.0 if n == 0 else float(binomtest(fixed, n, 0.5).pvalue)
+
+
+def gain_p(fixed: int, broken: int) -> float:
+    """One-sided exact sign test of the flips: the chance of at least `fixed` of the `fixed + broken` flipped cases going the
+    candidate's way if each flip were a coin toss (1.0 without flips). 4 fixed against 1 broken: 0.19; 4 against 0: 0.06."""
+    from scipy.stats import binom
+
+    n = fixed + broken
+    return 1.0 if n == 0 else float(binom.sf(fixed - 1, n, 0.5))
 
 
 def proportion_interval(hits: Sequence[bool], *, n_boot: int = 2000, seed: int = 0) -> tuple[float, float]:

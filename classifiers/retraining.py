@@ -66,6 +66,12 @@ class LearningOptions:
     # and such a retrain (13 -> 13 staff errors) was the one that made 3 more mistakes on unseen mail.
     tolerance: dict = field(default_factory=lambda: {"staff_decisions": 0.0, "synthetic_heldout": 0.0})
     require_gain: tuple = ("staff_decisions",)
+    # ... and that gain must be sure, not a few flips each way: the one-sided exact sign test of the out-of-fold flips
+    # (fixed against broken, adoption.gain_p) at most `gain_alpha`. "More fixed than broken" let through a retrain that
+    # fixed 4 staff decisions and broke 1 (p 0.19: chance alone does that about one time in five) and then made more
+    # mistakes on the unseen half (4 -> 5) than the gate it replaced; from 4 fixed and none broken (p 0.06), or 7 against
+    # 2, the gain is taken as learnt. None: "more fixed than broken" alone
+    gain_alpha: float | None = 0.1
     # ... and on the synthetic held-out, in-domain questions turned away must not surely rise (paired bootstrap over its
     # ~3,000 in-domain questions): the 1-point allowance let through retrains that turned 12 to 31 more of them away, and
     # those were the ones that turned students away on unseen mail (a poisoned split: +2 of 49)
@@ -300,7 +306,7 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     scores = {"staff_decisions": (oof_base[staff_rows], p_after[staff_rows])}  # the synthetic set is large enough to tell by its errors
     verdict = adoption.decide(sets, protected_label=1, tolerance=o.tolerance, max_protected_rise=o.max_protected_rise, seed=o.seed, scores=scores, margin=o.margin,
                               brier_allowance=o.brier_allowance, require_gain=o.require_gain,
-                              protected_surely=o.protected_surely)
+                              protected_surely=o.protected_surely, gain_alpha=o.gain_alpha)
     if verdict.adopted and staff_model_guard.get("refused"):
         # not dropped for the memory alone: a memory of decisions that push the documents' own questions out would carry
         # labels no evidence can judge (a reviewer flipping every label gets his close repeats "right")
@@ -356,7 +362,7 @@ def _offer_memory_alone(result: LearningResult, o: LearningOptions, f: _Features
     p_memory = np.where(oof_memory_only >= 0, oof_memory_only, oof_base)
     verdict = adoption.decide(sets, protected_label=1, tolerance=o.tolerance, max_protected_rise=o.max_protected_rise, seed=o.seed, margin=o.margin,
                               scores={"staff_decisions": (oof_base[staff_rows], p_memory[staff_rows])}, require_gain=() if few else o.require_gain,
-                              protected_surely=o.protected_surely)
+                              protected_surely=o.protected_surely, gain_alpha=o.gain_alpha)
     disagree = int((before_v[staff_rows] != y[staff_rows]).sum())
     if verdict.adopted and disagree >= o.memory_min_disagreements and disagree > o.memory_max_disagreement * len(staff_rows):
         verdict = adoption.AdoptionVerdict(False, f"the staff decisions contradict the gate learnt from the documents on {disagree} of {len(staff_rows)} (out of fold): a memory of them is not trusted", verdict.sets)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from classifiers import adoption
 
@@ -166,3 +167,26 @@ def test_a_sure_rise_of_in_domain_cases_turned_away_is_refused_where_asked_howev
     after[:30] = 1
     after[:2] = 0  # two turned away: not sure
     assert adoption.decide(sets | {"synthetic_heldout": (y, before, after)}, max_protected_rise=0.01, protected_surely=("synthetic_heldout",)).adopted
+
+
+def test_a_gain_chance_alone_gives_is_refused_and_a_sure_one_is_adopted():
+    """The retrain that fixed 4 staff decisions out of fold and broke 1, then made more mistakes on the unseen half than
+    the gate it replaced: 'more fixed than broken' adopts it; a sure gain (one-sided sign test at 0.1) does not. Four fixed
+    and none broken, or seven against two, is a gain chance alone rarely gives, and is adopted."""
+    y = np.array([1] * 50 + [0] * 50)
+
+    def sets(fixed: int, broken: int):
+        before, after = y.copy(), y.copy()
+        before[:fixed] = 1 - before[:fixed]  # wrong before, right after
+        after[50:50 + broken] = 1  # right before, out of domain let through after
+        return {"staff_decisions": (y, before, after)}
+
+    assert adoption.gain_p(4, 1) == pytest.approx(6 / 32) and adoption.gain_p(4, 0) == pytest.approx(1 / 16) and adoption.gain_p(0, 0) == 1.0
+    assert adoption.decide(sets(4, 1), require_gain=("staff_decisions",)).adopted  # the plain gain rule
+    v = adoption.decide(sets(4, 1), require_gain=("staff_decisions",), gain_alpha=0.1)
+    assert not v.adopted and "no sure gain on staff_decisions: 4 fixed, 1 broken" in v.reason and "p 0.188" in v.reason, v.reason
+    assert adoption.decide(sets(4, 0), require_gain=("staff_decisions",), gain_alpha=0.1).adopted
+    assert adoption.decide(sets(7, 2), require_gain=("staff_decisions",), gain_alpha=0.1).adopted
+    assert not adoption.decide(sets(5, 1), require_gain=("staff_decisions",), gain_alpha=0.1).adopted  # p 0.11
+    assert adoption.decide(sets(4, 1), gain_alpha=0.1).adopted  # only on the sets where a gain is required
+    assert not adoption.judge(v.sets, require_gain=("staff_decisions",), gain_alpha=0.1).adopted  # the same rule read from evidence already made

@@ -296,3 +296,33 @@ def test_the_scores_retraining_judges_floor_the_students_own_errand_as_the_gate_
     served = final.probabilities(msgs, fake_embedder, memory=False)
     assert (served == 1.0).sum() >= len(errands)  # the floor decided the errands
     assert np.allclose(fitted[-1], served)
+
+
+def test_the_gain_adoption_requires_is_a_sure_one_for_the_classifier_and_the_memory_alone(setup, fake_embedder, monkeypatch):
+    """Every adoption `learn` asks for (the retrained classifier, then the memory alone) requires the sure gain of its
+    options: with the default, an adopted candidate's out-of-fold flips on the staff decisions pass the sign test."""
+    import classifiers.retraining as retraining
+    from classifiers import adoption
+
+    space, synthetic, gate = setup
+    texts = [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT + PLAIN_OUT]
+    texts += [(f"{t} gracias", y) for t, y in texts]
+    staff = _staff(gate, fake_embedder, texts)
+    calls = []
+    real = adoption.decide
+
+    def spy(sets, **kw):
+        calls.append(kw)
+        return real(sets, **kw)
+
+    monkeypatch.setattr(retraining.adoption, "decide", spy)
+    options = LearningOptions(radius=0.8, staff_model=False)
+    assert options.gain_alpha == 0.1 and options.require_gain == ("staff_decisions",)
+    result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=options, current=gate)
+    assert len(staff) >= options.min_decisions and calls  # enough decisions: a gain is required of every candidate
+    assert all(kw["gain_alpha"] == 0.1 and kw["require_gain"] == ("staff_decisions",) for kw in calls), calls
+    c = result.verdict.sets["staff_decisions"]
+    if result.verdict.adopted:
+        assert adoption.gain_p(len(c.fixed), len(c.broken)) <= 0.1, result.verdict.reason
+    else:
+        assert "gain" in result.verdict.reason or "worse" in result.verdict.reason or "turns" in result.verdict.reason, result.verdict.reason
