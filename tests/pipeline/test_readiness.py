@@ -510,3 +510,10 @@ def test_a_figure_asked_with_que_or_con_cuanto_is_ready_when_the_passage_gives_i
     vague = "## Graduación\n\nArtículo 64. El promedio general del estudiante determina la distinción cum laude que recibe al graduarse."
     flag = readiness_of(gen.generate("¿Qué promedio necesito para graduarme cum laude?", [hit("normativo", "Normativo", vague, URL, "Graduación")]).flags)
     assert flag["flag"] == "necesita revisión" and flag["missing"].startswith("la pregunta es abierta"), flag
+
+
+def test_an_faq_answer_to_another_open_question_is_not_ready():
+    faq = ("## Preguntas frecuentes\n\n13. ¿Cuál es el requisito para llevar cursos en modo Pre-Post?\n"
+           "El requisito es ser estudiante de cierre (tener 215 créditos aprobados), no haber hecho Pre-Post anteriormente y cerrar en el semestre.\n")
+    answer = ExtractiveGenerator().generate("¿Qué cursos llevo en cuarto semestre?", [hit("faq", "Preguntas frecuentes", faq, URL, "Preguntas frecuentes")])
+    assert readiness_of(answer.flags)["flag"] == "necesita revisión", answer.text
