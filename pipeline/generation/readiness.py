@@ -66,10 +66,24 @@ def gives_type(asked: Asked, chosen: Sequence) -> bool:
 _FRACTION = re.compile(r"\b(?:mitad|medio|tercio|tercera|terceras|cuarto|cuarta|cuartas|quinta|quintas)\s*(?:partes?\s*)?\(?\s*\d{1,2}\s*/\s*\d{1,2}\s*\)?|\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)\s*(?:partes?\b)")
 
 
+_AMOUNT_OF_TIME = r"(?:\d+|un|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|quince|veinte|treinta|sesenta|noventa)\s+(?:\(\d+\)\s+)?(?:horas|dias|semanas|meses|anos)\b"
+_DURATION = re.compile(r"\b" + _AMOUNT_OF_TIME)
+# A length of time that is a time limit: after a word that bounds or places it ('en un plazo de 15 días', 'dentro de los
+# 3 días', 'máximo 30 días'), or before one ('5 días antes', '30 días calendario', '3 días hábiles').
+_BOUNDED = re.compile(
+    r"\b(?:plazo|dentro|antes|despues|posterior(?:es)?|siguientes?|maximo|minimo|hasta|partir|menos|mayor|menor|termino|transcurrid\w*|lapso|anticipacion|previo|previa|tarda\w*|dura\w*|durante|cada)\b(?:\W+\w+){0,3}?\W+" + _AMOUNT_OF_TIME
+    + r"|\b" + _AMOUNT_OF_TIME + r"\s+(?:\w+\s+)?(?:antes|despues|posterior\w*|siguientes?|previos?|de anticipacion|a partir|habiles|calendario|contados?)\b"
+)
+
+
 def _dated(text: str) -> bool:
     """Whether a unit says a date or a time limit once the fractions it writes as 'N/M' ('un tercio (1/3)', 'dos terceras
-    (2/3) partes') are read as fractions, not as days of a month."""
+    (2/3) partes') are read as fractions, not as days of a month, and a length of time is read as a limit only when a
+    word bounds or places it (_BOUNDED): 'un Informe Final del EPS de 3 meses' says how long something lasts, not when."""
     t = _FRACTION.sub(" ", fold(text))
+    if _BOUNDED.search(t):
+        return True
+    t = _DURATION.sub(" ", t)
     return bool(ANSWER_TYPES["date"][1].search(t) or DEADLINE.search(t))
 
 
@@ -96,6 +110,7 @@ _GARBLED = (
     re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
     re.compile(r"(?<![\w.+>-])@[a-z0-9-]+\.[a-z]"),  # an e-mail address whose user part was lost ('la cuenta es @ingenieria.usac.edu.gt'; '<número de dpi>@…' names it)
     re.compile(r"\s-[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+[^\n]*?\s-[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),  # a list flattened into a line ('… -Objetivos -Resultados o Contenido -Conclusiones')
+    re.compile(r"\b[A-ZÁÉÍÓÚÑ][a-záéíóúñ]{2,} [a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:gt|com|org|net|edu|gob|info)\b"),  # a web address glued to a capitalised word, a table's cells run together ('Planta Baja Archivo portalregistro.usac.edu.gt')
     re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[A-Za-zÁÉÍÓÚÑáéíóúñ][a-záéíóúñ]{2,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
 )
 MAX_READY_WORDS = 70
