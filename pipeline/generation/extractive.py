@@ -15,6 +15,7 @@ from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
+from pipeline.generation.faq_match import FaqMatcher
 from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages, wh_asked
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, nested, sub_items
@@ -158,6 +159,7 @@ class ExtractiveGenerator:
         self.min_coverage, self.context_weight = min_coverage, context_weight
         self.expand_documents = expand_documents  # the best-ranked documents whose every unit is a candidate
         self.dense_led = semantic(embedder)  # similarity leads the unit score (else shared words: LEXICAL_FIRST)
+        self.faq = FaqMatcher(embedder, chunks_of=lambda doc: self._by_doc.get(doc, ())) if self.dense_led else None  # a question that means an FAQ entry's own question gets that entry's answer (faq_match)
         self.word_rerank = True  # ranking.rerank on the dense-led hand score (a benchmark turns it off to measure it)
         weights = dict(dense_weight=dense_weight) if self.dense_led else LEXICAL_FIRST
         self.selection = SelectionConfig(max_units=max_sentences, rank_weight=rank_weight, **weights)
@@ -224,7 +226,8 @@ class ExtractiveGenerator:
         curricula = [doc for doc in dict.fromkeys(h.chunk.doc_id for h in candidates) if doc in book.by_code]
         courses = " ".join(dict.fromkeys(record_name(u) for _, u in book.named_in(question)))  # 'Química 2' names a course, not the programme
         named = frozenset(book.programmes_named(question, curricula, courses)) if len(curricula) > 1 else frozenset()
-        cands = score(question, weights, self._query_vector(question, hits), candidates, self.selection, named)
+        qvec = self._query_vector(question, hits)
+        cands = score(question, weights, qvec, candidates, self.selection, named)
         if self.dense_led and self.word_rerank:
             rerank(question, cands)  # whole-word matches of the question's object, which the hand score's prefixes miss
         if self.ranker is not None and cands and self.ranker.applies(cands[0].unit.kind):  # cands are in the hand score's order here
@@ -273,6 +276,8 @@ class ExtractiveGenerator:
                 if period_score(c.text, asked) < 0:
                     c.score *= PAST_PERIOD
         cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
+        if self.faq is not None:
+            self.faq.promote(asked, qvec, cands)
         return cands
 
     def features(self, question: str, asked: Asked, cands: list[Candidate], weights: dict[str, float] | None = None) -> np.ndarray:

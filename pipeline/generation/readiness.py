@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pipeline.generation.asking import Asked, asked_parts, counted, kinds_asked, period_score
+from pipeline.generation.faq_match import matched as faq_matched
 from pipeline.generation.ranking import CONSEQUENCE, DEADLINE, NEEDS, unit_gives, word_forms
 from pipeline.generation.selection import ANSWER_TYPES, defines
 from pipeline.text import fold
@@ -65,10 +66,24 @@ def gives_type(asked: Asked, chosen: Sequence) -> bool:
 _FRACTION = re.compile(r"\b(?:mitad|medio|tercio|tercera|terceras|cuarto|cuarta|cuartas|quinta|quintas)\s*(?:partes?\s*)?\(?\s*\d{1,2}\s*/\s*\d{1,2}\s*\)?|\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)\s*(?:partes?\b)")
 
 
+_AMOUNT_OF_TIME = r"(?:\d+|un|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|quince|veinte|treinta|sesenta|noventa)\s+(?:\(\d+\)\s+)?(?:horas|dias|semanas|meses|anos)\b"
+_DURATION = re.compile(r"\b" + _AMOUNT_OF_TIME)
+# A length of time that is a time limit: after a word that bounds or places it ('en un plazo de 15 días', 'dentro de los
+# 3 días', 'máximo 30 días'), or before one ('5 días antes', '30 días calendario', '3 días hábiles').
+_BOUNDED = re.compile(
+    r"\b(?:plazo|dentro|antes|despues|posterior(?:es)?|siguientes?|maximo|minimo|hasta|partir|menos|mayor|menor|termino|transcurrid\w*|lapso|anticipacion|previo|previa|tarda\w*|dura\w*|durante|cada)\b(?:\W+\w+){0,3}?\W+" + _AMOUNT_OF_TIME
+    + r"|\b" + _AMOUNT_OF_TIME + r"\s+(?:\w+\s+)?(?:antes|despues|posterior\w*|siguientes?|previos?|de anticipacion|a partir|habiles|calendario|contados?)\b"
+)
+
+
 def _dated(text: str) -> bool:
     """Whether a unit says a date or a time limit once the fractions it writes as 'N/M' ('un tercio (1/3)', 'dos terceras
-    (2/3) partes') are read as fractions, not as days of a month."""
+    (2/3) partes') are read as fractions, not as days of a month, and a length of time is read as a limit only when a
+    word bounds or places it (_BOUNDED): 'un Informe Final del EPS de 3 meses' says how long something lasts, not when."""
     t = _FRACTION.sub(" ", fold(text))
+    if _BOUNDED.search(t):
+        return True
+    t = _DURATION.sub(" ", t)
     return bool(ANSWER_TYPES["date"][1].search(t) or DEADLINE.search(t))
 
 
@@ -93,8 +108,9 @@ _GARBLED = (
     re.compile(r"[^\x00-\u024F\u0300-\u036F\u2010-\u206F\u2070-\u20CF\u2190-\u21FF]"),
     re.compile(r"_#|#carn|\.PDF\b|formato\.|\ben\.PDF"),
     re.compile(r"[a-záéíóúñ,] \d{1,2} [$]?\s?[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),
-    re.compile(r"(?<![\w.+-])@[a-z0-9-]+\.[a-z]"),  # an e-mail address whose user part was lost ('la cuenta es @ingenieria.usac.edu.gt')
+    re.compile(r"(?<![\w.+>-])@[a-z0-9-]+\.[a-z]"),  # an e-mail address whose user part was lost ('la cuenta es @ingenieria.usac.edu.gt'; '<número de dpi>@…' names it)
     re.compile(r"\s-[A-ZÁÉÍÓÚÑ][a-záéíóúñ]+[^\n]*?\s-[A-ZÁÉÍÓÚÑ][a-záéíóúñ]"),  # a list flattened into a line ('… -Objetivos -Resultados o Contenido -Conclusiones')
+    re.compile(r"\b[A-ZÁÉÍÓÚÑ][a-záéíóúñ]{2,} [a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:gt|com|org|net|edu|gob|info)\b"),  # a web address glued to a capitalised word, a table's cells run together ('Planta Baja Archivo portalregistro.usac.edu.gt')
     re.compile(r"^[A-ZÁÉÍÓÚÑ]{5,}:|\b[A-Za-zÁÉÍÓÚÑáéíóúñ][a-záéíóúñ]{2,} [A-ZÁÉÍÓÚÑ]{5,} [a-záéíóúñ]{3,}"),  # a watermark's letters in a sentence ('NSPICO: ...', '... Sodran AROLIN asignaturas')
 )
 MAX_READY_WORDS = 70
@@ -138,6 +154,7 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
     (up to MAX_READY_STEPS_WORDS), and the object is looked for in the steps together, not in the first one alone."""
     obj = object_phrase(question)
     missing = None
+    faq = bool(chosen) and faq_matched(chosen[0])  # the question means an FAQ entry's own question (faq_match): the entry answers its kind
     if body and garbled(body):
         missing = t("missing_garbled", lang)
     elif body and (len(body.split()) - len(quoted.split()) > (MAX_READY_STEPS_WORDS if steps else MAX_READY_WORDS) or body.rstrip().endswith(":")):  # long, or a lead-in without what it announces
@@ -150,13 +167,13 @@ def assess(question: str, asked: Asked, chosen: Sequence, cands: Sequence, *, le
         missing = t("missing_sources", lang)  # a second document's passage beside the first: one of them is usually a neighbour
     elif not chosen:
         missing = t("missing_object", lang).format(object=obj)
-    elif asked.kind == "other" and not (_DEFINITION.search(question) or chosen[0].unit.kind == "faq" or figure_given(question, chosen[0])):
+    elif not faq and asked.kind == "other" and not (_DEFINITION.search(question) or figure_given(question, chosen[0])):  # an FAQ answer answers an open question only when the question means the entry's own (faq_match)
         missing = t("missing_open", lang).format(object=obj)
-    elif asked.kind == "other" and chosen[0].unit.kind != "faq" and not defines(chosen[0].text, asked.object_keys) and not figure_given(question, chosen[0]):
+    elif not faq and asked.kind == "other" and chosen[0].unit.kind != "faq" and not defines(chosen[0].text, asked.object_keys) and not figure_given(question, chosen[0]):
         missing = t("missing_definition", lang).format(object=obj)  # '¿qué es X?' answered by a passage that does not say what X is
-    elif asked.kind == "consequence" and not any(consequence_beyond(question, c.text) for c in chosen):
+    elif not faq and asked.kind == "consequence" and not any(consequence_beyond(question, c.text) for c in chosen):
         missing = t("missing_type", lang).format(what=t("what_consequence", lang), object=obj)
-    elif asked.kind != "other" and not gives_type(asked, chosen) or (asked.kind == "count" and not record and not (_counts(question, chosen) and counts_it(question, chosen[0]))):
+    elif not faq and (asked.kind != "other" and not gives_type(asked, chosen) or asked.kind == "count" and not record and not (_counts(question, chosen) and counts_it(question, chosen[0]))):
         missing = t("missing_type", lang).format(what=t(f"what_{asked.kind}", lang), object=obj)
     elif body and asked.yes_no and (opening := _BARE_ANSWER.match(body)) and wh_asked(question):
         missing = t("missing_other_question", lang).format(opening=opening.group(1))  # '…, ¿qué hago?' answered 'Sí.'

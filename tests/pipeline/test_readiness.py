@@ -510,3 +510,30 @@ def test_a_figure_asked_with_que_or_con_cuanto_is_ready_when_the_passage_gives_i
     vague = "## Graduación\n\nArtículo 64. El promedio general del estudiante determina la distinción cum laude que recibe al graduarse."
     flag = readiness_of(gen.generate("¿Qué promedio necesito para graduarme cum laude?", [hit("normativo", "Normativo", vague, URL, "Graduación")]).flags)
     assert flag["flag"] == "necesita revisión" and flag["missing"].startswith("la pregunta es abierta"), flag
+
+
+def test_a_length_of_time_is_not_a_date_unless_a_word_bounds_it():
+    from pipeline.generation.readiness import _dated
+
+    assert not _dated("Examen General de Graduación a través de un Informe Final del Ejercicio Profesional Supervisado de 3 meses.")
+    assert _dated("El profesor resuelve en un plazo no mayor de tres días hábiles.")
+    assert _dated("Informar al estudiante en un tiempo máximo de 15 días de la aprobación del perfil.")
+    assert _dated("El EPS dura 6 meses.") and _dated("Se entrega el 5 de marzo.")
+    text = "## Modalidades\n\nExamen General de Graduación a través de un Informe Final del Ejercicio Profesional Supervisado de 3 meses.\n"
+    answer = ExtractiveGenerator().generate("¿Cuándo son las fechas de exámenes?", [hit("guia", "Guía", text, URL, "Modalidades")])
+    assert readiness_of(answer.flags)["flag"] == "necesita revisión", answer.text
+
+
+def test_a_web_address_glued_to_a_capitalised_word_is_debris():
+    from pipeline.generation.readiness import garbled
+
+    assert garbled("Consultar el procedimiento directamente en Edificio DIGA, Planta Baja Archivo portalregistro.usac.edu.gt/tramites.")
+    assert not garbled("Ir a la página https://www.ingenieria.usac.edu.gt/ y buscar la opción.")
+    assert not garbled("La cuenta es <número de dpi>@ingenieria.usac.edu.gt.")  # a placeholder names the user part
+
+
+def test_an_faq_answer_to_another_open_question_is_not_ready():
+    faq = ("## Preguntas frecuentes\n\n13. ¿Cuál es el requisito para llevar cursos en modo Pre-Post?\n"
+           "El requisito es ser estudiante de cierre (tener 215 créditos aprobados), no haber hecho Pre-Post anteriormente y cerrar en el semestre.\n")
+    answer = ExtractiveGenerator().generate("¿Qué cursos llevo en cuarto semestre?", [hit("faq", "Preguntas frecuentes", faq, URL, "Preguntas frecuentes")])
+    assert readiness_of(answer.flags)["flag"] == "necesita revisión", answer.text
