@@ -37,6 +37,11 @@ questions, as before: "best_segment"):
     FIUSAC messages incl. 10 errands phrased in varied ways and 5 naming another faculty or university as the student's
     origin or a document's recipient; 40 near misses: universities by nickname, other faculties' own procedures, padded
     asks with no request verb, bank business, misc); never used for training or choosing.
+  - benchmarks/data/gate_near_miss_fresh_i22aa.jsonl: 120 fresh messages written before the ninth round (60 informal
+    FIUSAC messages: rules, procedures, payments, problems, errands, letters asked for by an outside body, origins,
+    transfers, schedules; 60 near misses: other universities and faculties, other institutions' documents and banks,
+    homework, coding, writing, translation, jobs, general knowledge, personal errands, padded asks); never used for
+    training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -116,6 +121,8 @@ def main() -> None:
     sets["fresh_i22y"] = ([r["text"] for r in fresh7], [int(r["label"] == "in") for r in fresh7], [r["family"] for r in fresh7])
     fresh8 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22z.jsonl")  # written for issue 22's eighth round; never trained on
     sets["fresh_i22z"] = ([r["text"] for r in fresh8], [int(r["label"] == "in") for r in fresh8], [r["family"] for r in fresh8])
+    fresh9 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22aa.jsonl")  # written for issue 22's ninth round; never trained on
+    sets["fresh_i22aa"] = ([r["text"] for r in fresh9], [int(r["label"] == "in") for r in fresh9], [r["family"] for r in fresh9])
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}

@@ -109,7 +109,7 @@ class FeatureSpace:
         return np.asarray(rows, dtype=np.float32)
 
     # ------------------------------------------------------------ the matrix
-    def dense_block(self, texts: Sequence[str], query_vecs: np.ndarray | None, *, rows: np.ndarray | None = None) -> np.ndarray:
+    def dense_block(self, texts: Sequence[str], query_vecs: np.ndarray | None, *, rows: np.ndarray | None = None, rules: bool = True) -> np.ndarray:
         """Every dense feature the kinds ask for (everything but the sparse TF-IDF block).
 
         With `rows`, `texts` are distinct texts and the matrix has one row per entry of `rows` (the text each row is of);
@@ -123,7 +123,8 @@ class FeatureSpace:
         if "lexical" in self.kinds:
             parts.append(self.lexical(texts) if rows is None else self.lexical(texts)[rows])
         if "intent" in self.kinds:
-            parts.append(self.intent.transform(texts) if rows is None else self.intent.transform(texts)[rows])
+            intent = self.intent.transform(texts, rules=rules)
+            parts.append(intent if rows is None else intent[rows])
         if not parts:
             return np.zeros((len(texts) if rows is None else len(rows), 0), dtype=np.float32)
         return np.hstack(parts).astype(np.float32)
@@ -145,13 +146,14 @@ class FeatureSpace:
     def needs_embedding(self) -> bool:
         return "embedding" in self.kinds or "similarity" in self.kinds
 
-    def transform(self, texts: Sequence[str], *, embedder: Embedder | None = None, query_vecs: np.ndarray | None = None):
-        """(dense, sparse-or-None) features for `texts`; pass query_vecs to reuse embeddings."""
+    def transform(self, texts: Sequence[str], *, embedder: Embedder | None = None, query_vecs: np.ndarray | None = None, rules: bool = True):
+        """(dense, sparse-or-None) features for `texts`; pass query_vecs to reuse embeddings. `rules=False` (fitting the
+        classifier) leaves out the intent cues that only serve the structure's decision (see IntentModel.row)."""
         if self.needs_embedding and query_vecs is None:
             if embedder is None:
                 raise GateError("these gate features need an embedder")
             query_vecs = embedder.embed_queries(list(texts))
-        dense = self.dense_block(texts, query_vecs)
+        dense = self.dense_block(texts, query_vecs, rules=rules)
         sparse = self.tfidf(texts) if "tfidf" in self.kinds else None
         return dense, sparse
 

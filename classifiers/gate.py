@@ -95,12 +95,22 @@ _CREATIVE = (
     r"(?:poema|poesia|cuento|ensayo|cancion|discurso|novela|chiste|rima|versos?|slogan|eslogan|guion|monografia|fabula|leyenda|"
     r"historia (?:corta|de amor|de terror)|texto publicitario|publicacion para|post para|carta (?:de amor|de renuncia|para mi (?:novi[oa]|mama|papa|jefe)))"
 )
+_TEXT_PART = r"(?:introduccion|conclusion(?:es)?|justificacion|objetivos|resumen|parrafo|titulo|final|inicio|desarrollo)"  # a part of a text asked for
 _MADE_TEXT = r"(?:resumen|codigo|programa|script|traduccion|texto|parrafo|introduccion|conclusion(?:es)?|lista de ideas)"  # only with a verb that makes it
 _DET = r"(?:un|una|el|la|los|las|unos|unas|mi|mis|este|esta|estos|estas|otro|otra)"
+# A translation into a language named by what it is, without a verb ("la traducción al inglés de mi carta de motivación,
+# ¿se puede?"): a text made for the student. Not the translation of one of the office's papers, which a foreign student's
+# equivalence may need ("la traducción al español de mi título").
+_TRANSLATION = (
+    r"traduccion(?:es)?\s+(?:al|del|en)\s+(?:ingles|espanol|frances|aleman|portugues|italiano|chino|japones|coreano|ruso|mandarin|kaqchikel|kiche|qeqchi|mam)\b"
+    r"(?![^,.;?!]*\b(?:titulo|certificad\w*|certificacion\w*|constancia\w*|diploma\w*|notas|pensum|expediente|record|partida)\b)"
+)
 _ASKS_FOR_TEXT = re.compile(
     rf"(?:^|\b(?:ayud\w*\s+a|podes|puedes|podrias|pueden|podrian|porfa|por\s+favor|me\s+gustaria)\s+)(?:(?:escribir|redactar|hacer|crear|generar|componer|inventar|elaborar|armar|traducir|resumir)\s+(?:\w+\s+){{0,2}}?{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})"
-    rf"|(?:necesito|quiero|ocupo|quisiera|ayuda con|ayudame con|ayudas? con|me pasas|pasame|dame)\s+(?:\w+\s+){{0,1}}?{_DET}\s+(?:\w+\s+)?{_CREATIVE})\b"
+    rf"|(?:necesito|quiero|ocupo|quisiera|ayuda con|ayudame con|ayudas? con|me pasas|pasame|dame)\s+(?:\w+\s+){{0,1}}?{_DET}\s+(?:\w+\s+)?{_CREATIVE}"
+    rf"|(?:necesito|ocupo|ayuda con|ayudame con|ayudas? con|ayuden con|ayudan con|me pasas|pasame|dame)\s+{_DET}\s+{_TEXT_PART}\s+(?:de|del|para)\s+(?:{_DET}\s+)?(?:\w+\s+)?{_CREATIVE})\b"
     rf"|^{_DET}\s+(?:\w+\s+)?{_CREATIVE}\b"
+    rf"|^{_DET}\s+{_TRANSLATION}"
 )
 # What such a request asks to make is itself a text (an introduction, the conclusions, an essay): an office never writes
 # a student's text, whatever the text is about, so that request is out of the office's business.
@@ -111,13 +121,19 @@ _TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\
 # ("¿el informe final se redacta en grupo?", "¿pueden revisar mi protocolo?") the classifier judges it.
 _WORK = (
     r"(?:informes?(?: final(?:es)?)?|tesis|tareas?|proyectos?|plan de negocios|presentacion(?:es)?|diapositivas|marco teorico|protocolo|reportes?|"
-    r"mapa conceptual|cuadro sinoptico|investigacion|diagnostico|hoja de trabajo|ejercicios|trabajo de graduacion|trabajos?|calculos|planos|maqueta)"
+    r"mapa conceptual|cuadro sinoptico|investigacion|diagnostico|hoja de trabajo|ejercicios|trabajo de graduacion|trabajos?|calculos|planos|maqueta|"
+    r"solucion(?:es)?|respuestas|resumen(?:es)?|apuntes|resueltos?)"
 )
 # A request whose object pronoun points back to the student's work named before it, with no request verb on the work
 # itself ("necesito los cálculos de la armadura, ¿me los hacen?", "la maqueta del proyecto, ¿quién me la arma?").
 _WORK_BACK = re.compile(
-    r"\b(?:me|nos)\s+(lo|la|los|las)\s+(?:(?:pueden|puede|podes|podrian|podria)\s+)?(?:hac|resuelv|resolv|arm|elabor|prepar|calcul|dise[nñ]|escrib|redact)\w*\b"
+    r"\b(?:me|nos)\s+(lo|la|los|las)\s+(?:(?:pueden|puede|podes|podrian|podria)\s+)?(?:(?:hac|resuelv|resolv|arm|elabor|prepar|calcul|dise[nñ]|escrib|redact)\w*|"
+    r"pas(?:a|an|as|e|en|aria|arian)|mand(?:a|an|as|e|en)|envi(?:a|an|as|e|en)|compart\w*|regal\w*|prest(?:a|an|as|e|en))\b"
 )
+# The same pronoun with a verb of giving ("la solución del problema 5, ¿me la pasa?", "¿me las mandan?"): a request only
+# when what it points back to is a piece of work (see `_points_back_to_work`); the office's own paper given ("la
+# constancia, ¿me la mandan por correo?") is no request to produce anything.
+_GIVE_BACK = re.compile(r"\b(?:me|nos)\s+(?:lo|la|los|las)\s+(?:(?:pueden|puede|podes|podrian|podria)\s+)?(?:pas|mand|envi|compart|regal|prest)\w*\b")
 _WORK_FOR_ME = re.compile(
     r"\b(?:(?:escrib|redact|resolv|resuelv|elabor|hac|prepar|arm|dise[nñ]|program)\w*(?:me|nos)|hazme|haceme|hacenme|hacenos|"
     r"(?:que )?(?:me|nos) (?:(?:pueden|puede|podes|podrian) )?(?:escrib|redact|resuelv|resolv|hag|hic|hac|elabor|prepar|arm|dise[nñ]|program|ayud\w* con)\w*)"
@@ -148,6 +164,8 @@ UNDER = 0.999  # a decided message's score is scaled just under the threshold (o
 REQUESTS = (REQUEST, MAKES_TEXT)
 
 
+# One of the office's own papers (a certificate, a receipt, a form, the student's record): given back, it is no work.
+_OFFICE_PAPER = re.compile(r"\b(?:constancia|certificacion|certificado|carta|boleta|recibo|comprobante|formulario|solicitud|orden|carne|carnet|titulo|solvencia|cierre|expediente|historial|notas?)s?\b")
 _MASCULINE_DET = frozenset({"el", "un", "los", "unos", "este", "estos", "otro"})
 _FEMININE_DET = frozenset({"la", "una", "las", "unas", "esta", "estas", "otra"})
 
@@ -161,13 +179,18 @@ def _points_back_to_work(folded: str) -> bool:
         return False
     pronoun = back.group(1)
     plural, feminine = pronoun.endswith("s"), pronoun.startswith("la")
-    nearest = None
+    agreeing = []
     for m in re.finditer(rf"\b({_DET})\s+\w+", folded[: back.start()]):
         det = m.group(1)
         if det.endswith("s") != plural or (det in _MASCULINE_DET and feminine) or (det in _FEMININE_DET and not feminine):
             continue
-        nearest = m
-    return nearest is not None and bool(re.match(rf"{_DET}\s+(?:\w+\s+)?{_WORK}\b", folded[nearest.start() :]))
+        agreeing.append(m)
+    work = [bool(re.match(rf"{_DET}\s+(?:\w+\s+)?{_WORK}\b", folded[m.start() :])) for m in agreeing]
+    if not agreeing:
+        return False
+    # the nearest is the work; or a piece of work is named first and what follows only says what it is of ("la solución
+    # del problema 5 de la hoja de hidráulica"), not one of the office's things
+    return work[-1] or (any(work) and not _OFFICE_PAPER.search(folded[agreeing[-1].start() : back.start()]))
 
 
 def request_clauses(text: str) -> list[str]:
@@ -181,6 +204,7 @@ def request_clauses(text: str) -> list[str]:
         folded = fold(clause)  # same length as the clause: accents and case only
         inner = _PRODUCE_FOR_ME.search(folded) or _ASKS_FOR_TEXT.search(folded)
         proclitic = _PROCLITIC_PRODUCE.search(folded)
+        give = _GIVE_BACK.search(folded)
         if _PRODUCE.search(folded):
             request = clause
         elif inner and len(folded) == len(clause):
@@ -191,6 +215,9 @@ def request_clauses(text: str) -> list[str]:
                 request = clause  # "la orden de impresión me la hacen?": the thing asked is named in the clause itself
             elif proclitic.group(1) and out_prev is not None:  # "me lo escriben?": the thing asked is in the clause before
                 request = out_prev + ", " + request
+        elif give and len(folded) == len(clause) and _points_back_to_work(fold((out_prev + ", " if out_prev else "") + clause)):
+            named_here = re.search(rf"\b{_DET}\s+\w+", folded[: give.start()])
+            request = clause if named_here or out_prev is None else out_prev + ", " + clause[give.start() :]
         else:
             out_prev = clause
             continue
@@ -200,6 +227,29 @@ def request_clauses(text: str) -> list[str]:
         if len(request.split()) >= 3:
             out.append(request)
     return out
+
+
+# The greeting and the address that open a message ("hola control académico,", "buenas tardes secretaria:", "disculpe la
+# molestia, ingeniero,"): they name the office only because the student writes to it, so they say nothing of what is asked.
+_ADDRESS_WORD = (
+    r"(?:hola\w*|buenas|buenos|buen[oa]?|dias?|tardes|noches|saludos|disculp\w*|perdon\w*|estimad[oa]s?|querid[oa]s?|que|tal|como|estan?|oigan|hey|q|onda|"
+    r"la|el|los|las|a|de|del|mi|molestia|todos|todas|por|favor|"
+    r"secretari[oa]s?|ingenier[oa]s?|inge|licenciad[oa]s?|licda?|lic|se[nñ][oi]\w*|profe\w*|doctor\w*|control|academic[oa]|facultad|facu|oficina|equipo|"
+    r"coordinador\w*|coordinacion|director\w*|direccion|departamento|personal|amig[oa]s?|compas?|jovenes|usac|fiusac)"
+)
+_OPENING = re.compile(rf"^(?:hola\w*|buenas|buenos|buen\s+dia|saludos|disculp\w*|perdon\w*|estimad[oa]s?|querid[oa]s?|que\s+tal|oigan|hey|secretari[oa]|ingenier[oa]|inge|profe\w*|se[nñ][oi]\w*|licenciad[oa]|licda?|lic|doctor\w*|control\s+academico)\b")
+_ADDRESS = re.compile(rf"^{_ADDRESS_WORD}(?:\s+{_ADDRESS_WORD}){{0,5}}\s*[,.:;!]+\s*")
+
+
+def without_address(text: str) -> str:
+    """The message without the greeting and address it opens with, when at least three words remain."""
+    rest = text
+    while True:
+        folded = fold(rest)
+        m = _ADDRESS.match(folded) if _OPENING.match(folded) and len(folded) == len(rest) else None
+        if m is None or len(rest[m.end() :].split()) < 3:
+            return rest
+        rest = rest[m.end() :]
 
 
 def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) -> tuple[list[str], list[int]]:
@@ -212,7 +262,7 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
     kind_of: list[str] = []
     for i, text in enumerate(texts):
         text = re.sub(r"\s+", " ", strip_placeholders(text)).strip()
-        segments.append(text)
+        segments.append(without_address(text))  # judged without the greeting and the address: the office is only written to
         owner.append(i)
         kind_of.append(WHOLE)
         questions = [q.strip() for q in _QUESTION.findall(text) if len(q.strip()) >= 12]

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from classifiers.outside import outside_service
 from pipeline.text import fold
 
 # (name, description shown to reviewers)
@@ -38,7 +39,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
     ("named_institution", "nombra una institución por su nombre o su sigla (la Mariano, la UVG)"),
     ("transfer_in", "viene de otra institución a un trámite de aquí (equivalencias, traslado)"),
     ("computes", "pide un cálculo con cantidades (metros, litros, por ciento)"),
-    ("provider", "busca un proveedor de fuera (qué clínica, qué taller, algo barato)"),
+    ("provider", "busca un proveedor de fuera (qué clínica, qué taller, algo barato) o el servicio propio de otra entidad (un banco, el DPI)"),
     ("errand", "pide un trámite de su propio registro (constancia, carné, sección, recibo, cita, reingreso)"),
 )
 NAMES = tuple(n for n, _ in FEATURES)
@@ -102,13 +103,14 @@ _ENCYCLOPEDIC = re.compile(
 # troubles, so the message looks little like them; this cue says whose business it is. Trouble with anything else (a
 # phone, a national ID, code that does not compile) does not fire it.
 _TROUBLE = re.compile(
-    r"\b(perd\w*|se me (?:perdio|cayo|dano|vencio|bloqueo|olvido)|extravi\w*|robaron|vencid[oa]|no (?:me )?(?:abre|carga|deja|aparece\w*|llega|funciona|sale|reconoce|acepta)|"
+    r"\b(perd\w*|se me (?:perdio|cayo|dano|vencio|bloqueo|olvido)|extravi\w*|robaron|vencid[oa]|no (?:me )?(?:abre|carga|deja|aparece\w*|aparezco|figuro|llega|funciona|sale|salgo|reconoce|acepta)|"
     r"(?:me )?(?:sale|da|aparece) (?:un )?error|error \d+|caid[oa]|bloque\w*|olvide|cobraron|cobro doble|dos veces|mal escrit\w*|equivocad[oa]|no puedo (?:entrar|ingresar|pagar|asignar\w*|inscrib\w*|descargar|ver|imprimir|generar)|"
     r"pagina en blanco|se queda cargando|no (?:me )?han (?:dado|respondido|devuelto))\b"
 )
 _OFFICE_THING = re.compile(
     r"\b(carne|carnet|boleta\w*|orden de pago|recibo\w*|portal|usuario|contrasena|pin|constancia\w*|certificado\w*|solvencia\w*|cierre|nota\w*|asignacion\w*|"
-    r"inscripcion\w*|inscrit[oa]|pago\w*|link|enlace|sistema|plataforma|correo institucional|titulo|matricula|equivalencia\w*|expediente|curso\w* que (?:si )?aprobe)\b"
+    r"inscripcion\w*|inscrit[oa]|pago\w*|link|enlace|sistema|plataforma|correo institucional|titulo|matricula|equivalencia\w*|expediente|curso\w* que (?:si )?aprobe|"
+    r"listado\w*|lista de (?:clase|asignados|alumnos|notas|estudiantes))\b"
 )
 
 # An institution named by its name rather than described ("la Facultad de ..."): after an article or "universidad", a word
@@ -147,10 +149,24 @@ _MOTION = re.compile(
 # An institution a document of the office goes to ("una constancia de inscripción para el IGSS", "la carta de cursos
 # aprobados para la embajada"): the office is asked to issue it for the student, so naming the recipient is no sign of
 # someone else's business. From "para" to the end of its clause.
+_OFFICE_PAPER = r"(?:constancia|certificacion|certificado|carta|papel|documento|solvencia|cierre|record|historial|comprobante|copia|fotocopia)s?"
+# Also where it is to be handed in ("para presentarla en la UVG", "entregarla al IGSS"): a place the student delivers it.
 _RECIPIENT = re.compile(
-    r"\b(?:constancia|certificacion|certificado|carta|papel|documento|solvencia|cierre|record|historial|comprobante|copia|fotocopia)s?\b"
-    r"[^.?!;]{0,60}?\b(para)\s+(?:el|la|los|las|un|una|mi|su)\s+[^.?!;,]*"
+    rf"\b{_OFFICE_PAPER}\b"
+    r"[^.?!;]{0,60}?\b(?:(para)\s+(?:el|la|los|las|un|una|mi|su)\s+|((?:para\s+)?(?:presentar|entregar|llevar|mandar|enviar|meter)\w*)\s+(?:(?:en|a)\s+(?:el|la|los|las|un|una|mi|su)\s+|al\s+))[^.?!;,]*"
 )
+# What makes a paper the office's: it is of the faculty or of the student's studies, or says something of the student.
+_OF_THE_OFFICE = r"(?:de\s+(?:la\s+)?(?:facultad|facu|u|universidad|usac|escuela|carrera)\b|de\s+(?:estudios?|inscripcion|cursos|notas|alumno|estudiante|pensum|cierre)\b|que\s+(?:diga|conste|demuestre|soy|estoy))"
+# An outside body that asks the student for the office's paper ("la municipalidad me pide una carta de la facultad", "en
+# la embajada me piden una constancia"): the body is who the paper goes to, so it is no sign of someone else's business.
+_ASKED_BY = re.compile(
+    r"(?:^|[.?!;,¿]\s*|\b(?:en|de|y)\s+)((?:el|la|los|las)\s+[^.?!;,]{1,40}?)\s+(?:me|nos|le|les)\s+(?:(?:la|lo|las|los)\s+)?"
+    rf"(?:pide\w*|piden|pidio|pidieron|exig\w*|solicit\w*|requier\w*|requiri\w*)\s+(?:\w+\s+){{0,3}}?{_OFFICE_PAPER}\s+{_OF_THE_OFFICE}"
+)
+# A noun left out after "la del" / "la de" that the message named before ("la sección del sábado ... a la del lunes") or
+# a time that only a section, a schedule or a session has ("la del lunes", "la de la tarde"): no institution's name.
+_TIME_WORD = re.compile(r"(?:lunes|martes|miercoles|jueves|viernes|sabados?|domingos?|manana|tarde|noche|matutin\w*|vespertin\w*|nocturn\w*|fin|semana|mediodia|\d+)$")
+_ANTECEDENT = re.compile(r"\b(?:la|una|esta|otra|mi)\s+([a-z]+)\s+(?:de|del)\s")
 # Where the student comes from is this university itself ("vengo de la usac"), not a faculty or career named after it.
 _ORIGIN_HERE = re.compile(r"\s*(?:(?:la|el|esta)\s+)?(?:usac|san carlos|aca|aqui)\b")
 _HERE = re.compile(r"\b(?:aca|aqui|esta facultad|con ustedes)\b")
@@ -205,7 +221,12 @@ _ERRAND_THING = re.compile(
     r"notas?|titulo|(?:mis|sus) datos|datos personales|nombre|apellidos?|correo registrado|cursos?|laboratorios?|salon|carta|(cita|reunion))\b"
 )
 # Errands that name their own object: leaving or re-entering a course or the faculty.
-_ERRAND_SELF = re.compile(r"\b(?:desasign\w*|reingres\w*|reincorpor\w*|darme de baja|cambiarme de (?:seccion|horario|jornada|salon))\b")
+# Or a talk with one of the office's people about the student's case ("necesito hablar con alguien de la secretaría académica").
+_ERRAND_SELF = re.compile(
+    r"\b(?:desasign\w*|reingres\w*|reincorpor\w*|darme de baja|cambiarme de (?:seccion|horario|jornada|salon)|"
+    r"(?:hablar|reunirme|platicar|verme|entrevistarme)\s+con\s+(?:alguien|una persona|el|la)\s+(?:de\s+(?:la\s+|el\s+)?)?"
+    r"(?:secretari\w*|coordinador\w*|coordinacion|director\w*|direccion|control academico|orientador\w*|orientacion|decan\w*))\b"
+)
 # What a thing is "of", "for" or "with" when it says so: academic business, or a person of the faculty, keeps it the
 # student's record; an appointment is the office's only when it says with whom or about what.
 _ERRAND_OF = re.compile(r"\s+(?:de|del|para|con)\s+(?:(?:la|el|los|las|mi|mis|un|una)\s+)?(\w+)((?:\s+\w+){0,2})")
@@ -460,7 +481,8 @@ class IntentModel:
             if title:
                 named = w not in _STOP and (capital or acronym or _zipf(w) < RARE_ZIPF or w.endswith(("o", "l", "r", "n", "z")))
             elif elided:
-                named = article == "la" and len(w) > 3 and placed
+                antecedent = any(_ERRAND_THING.fullmatch(a.group(1)) or _ADMIN.fullmatch(a.group(1)) for a in _ANTECEDENT.finditer(folded, 0, m.start()))
+                named = article == "la" and len(w) > 3 and placed and not _TIME_WORD.match(w) and not antecedent
             else:
                 unknown_short = len(w) <= 5 and _zipf(w) < 2.6 and not r.isupper()
                 mismatch = article == "la" and w not in _FEMININE_ANYWAY and bool(_NOT_FEMININE.search(w))
@@ -488,15 +510,20 @@ class IntentModel:
         word, origin = bool(_TRANSFER_WORD.search(folded)), bool(origins)
         return (origin and (word or here)) or (word and here)
 
-    def row(self, text: str) -> list[float]:
+    def row(self, text: str, *, rules: bool = True) -> list[float]:
+        """The intent features of one text. `rules=False` leaves out the cues that only serve the structure's decision
+        (another body's own service in the provider column, see classifiers.outside): the classifier is fitted without
+        them, so it does not lean on a cue the structure decides by anyway and weigh the rest of its evidence less."""
         raw = " ".join(text.split())
         f = fold(raw)
         f_inst, raw_inst = f, raw
-        for m in _RECIPIENT.finditer(f):  # the recipient of a document the office issues: not whose business is asked
-            blank = " " * (m.end() - m.start(1))
-            f_inst = f_inst[: m.start(1)] + blank + f_inst[m.end() :]
+        spans = [(m.start(1) if m.group(1) else m.start(2), m.end()) for m in _RECIPIENT.finditer(f)]  # the recipient of a document the office issues
+        spans += [m.span(1) for m in _ASKED_BY.finditer(f)]  # the body that asks for it
+        for start, end in spans:  # not whose business is asked
+            blank = " " * (end - start)
+            f_inst = f_inst[:start] + blank + f_inst[end:]
             if len(raw_inst) == len(f):
-                raw_inst = raw_inst[: m.start(1)] + blank + raw_inst[m.end() :]
+                raw_inst = raw_inst[:start] + blank + raw_inst[end:]
         other, own = self.institution_mentions(f_inst)
         named, transfer = self.named_institutions(raw_inst, f_inst), self.transfer_in(f)
         if transfer:  # the other institution is where the student comes from, not whose business is asked
@@ -513,11 +540,11 @@ class IntentModel:
             float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
             float(min(named, 2)), float(transfer),
             float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)), 3)),
-            float(bool(_PROVIDER.search(f))), float(own_errand(f)),
+            float(bool(_PROVIDER.search(f)) or (rules and outside_service(f))), float(own_errand(f)),
         ]
 
-    def transform(self, texts: Sequence[str]) -> np.ndarray:
-        return np.asarray([self.row(t) for t in texts], dtype=np.float32).reshape(len(texts), len(NAMES))
+    def transform(self, texts: Sequence[str], *, rules: bool = True) -> np.ndarray:
+        return np.asarray([self.row(t, rules=rules) for t in texts], dtype=np.float32).reshape(len(texts), len(NAMES))
 
     def as_dict(self) -> dict:
         return {"own_words": self.own_words, "other_fields": self.other_fields, "vocabulary": self.vocabulary, "courses": self.courses, "other_names": self.other_names, "study_fields": self.study_fields}

@@ -139,7 +139,7 @@ def train_gate(
     if len(set(y.tolist())) < 2:
         raise GateError("the gate needs examples of both classes")
     groups = [e.group for e in examples]
-    dense, sparse = space.transform(texts, embedder=embedder, query_vecs=query_vecs)
+    dense, sparse = space.transform(texts, embedder=embedder, query_vecs=query_vecs, rules=False)  # the decision's rule cues are not fitted
     rows = balance(y, seed=seed) if balanced else np.arange(len(y))
     folds = group_folds([groups[i] for i in rows], y[rows], seed=seed)
     out_of_fold = np.zeros(len(rows))  # each example scored by a model that did not see its group

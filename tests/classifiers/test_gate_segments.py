@@ -153,3 +153,49 @@ def test_a_pronoun_that_points_back_to_the_students_work_makes_it_a_request_for_
         "necesito la constancia de cursos aprobados, me la hacen llegar por correo?",
     ], kinds=kinds)
     assert MAKES_TEXT not in kinds
+
+
+def test_a_pronoun_with_a_verb_of_giving_asks_for_the_work_it_points_back_to():
+    """"¿me la pasa?" asks to be given what the pronoun points back to: a piece of work (a solution, the answers, a summary)
+    is a request for the student's work, even when what it is of comes after it ("la solución del ejercicio 3 de la guía
+    de estática"); the office's own paper given ("la constancia ..., ¿me la mandan?") is no request."""
+    from classifiers.gate import MAKES_TEXT, REQUESTS
+
+    kinds: list[str] = []
+    segments, _ = message_segments([
+        "buenas, la solucion del ejercicio 3 de la guia de estatica, me la pasan?",
+        "saludos, los apuntes de termo del parcial, alguien me los comparte?",
+    ], kinds=kinds)
+    made = [seg for seg, k in zip(segments, kinds) if k == MAKES_TEXT]
+    assert len(made) == 2 and made[0].startswith("la solucion del ejercicio 3")
+    kinds = []
+    message_segments([
+        "pedi la constancia de inscripcion la semana pasada, me la mandan por correo?",
+        "ya pague la boleta de la retrasada, me la pueden enviar sellada?",
+    ], kinds=kinds)
+    assert not set(kinds) & set(REQUESTS)
+
+
+def test_a_translation_into_a_language_without_a_verb_is_a_text_for_the_student():
+    from classifiers.gate import MAKES_TEXT
+
+    kinds: list[str] = []
+    message_segments(["buenos dias, la traduccion al frances de mi ensayo de historia, alguien puede?"], kinds=kinds)
+    assert MAKES_TEXT in kinds
+    kinds = []
+    message_segments(["la traduccion al español de mi titulo de bachiller, la aceptan para la equivalencia?"], kinds=kinds)
+    assert MAKES_TEXT not in kinds
+
+
+def test_the_greeting_and_address_that_open_a_message_are_not_judged():
+    """"hola control académico," names the office only because the student writes to it: the whole message is judged
+    without it. What the student tells about themselves stays ("hola soy de odontología, ..."), and so does a message
+    that would be left with fewer than three words."""
+    from classifiers.gate import without_address
+
+    assert without_address("Buenas tardes, seño secretaria: el horario del museo de historia, lo sabe?") == "el horario del museo de historia, lo sabe?"
+    assert without_address("hola inge, disculpe la molestia, cuando sale el calendario de finales?") == "cuando sale el calendario de finales?"
+    assert without_address("hola soy de odontologia, cuando es el privado?") == "hola soy de odontologia, cuando es el privado?"
+    assert without_address("hola control academico, gracias") == "hola control academico, gracias"
+    segments, _ = message_segments(["Estimados de control académico: ¿la retrasada se paga aparte?"])
+    assert segments == ["¿la retrasada se paga aparte?"]

@@ -325,3 +325,37 @@ def test_a_student_leaving_this_institution_is_no_transfer_in(intent, text, fire
 ])
 def test_asking_to_borrow_money_is_no_office_business(intent, text, fires):
     assert (feats(intent, text)["provider"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text", [
+    "no me gusta la seccion del martes, me pueden pasar a la del jueves?",  # the noun left out is the section named before
+    "estoy en la jornada de la noche, puedo cambiarme a la de la mañana?",
+    "ocupo una certificacion de notas para entregarla en la Galileo, donde la pido?",  # where the student delivers the paper
+    "el consulado me pide una constancia de la facultad que diga que soy estudiante",  # the body that asks for the paper
+    "en el IGSS me piden la constancia de inscripcion, como la saco?",
+])
+def test_a_noun_left_out_or_the_body_a_paper_goes_to_names_no_other_institution(intent, text):
+    f = feats(intent, text)
+    assert f["named_institution"] == 0 and f["other_institution"] == 0, text
+
+
+@pytest.mark.parametrize("text", [
+    "como saco una certificacion en la Galileo",  # a paper of that university asked there: its business
+    "en la del valle hay plan fin de semana?",
+])
+def test_another_university_asked_about_is_still_named(intent, text):
+    f = feats(intent, text)
+    assert f["named_institution"] > 0 or f["other_institution"] > 0, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    # another body's own service: a bank's branch, card or account; a national document or a registry's office
+    ("el banco industrial de la 6a avenida atiende el domingo?", True), ("como desbloqueo mi tarjeta de debito", True),
+    ("cuanto tarda en salir el pasaporte si lo pido urgente", True), ("donde renuevo la licencia de conducir", True),
+    ("a que hora cierra el renap de la zona 4", True),
+    # the bank or the registry only carries the office's business
+    ("donde pago la inscripcion, sirve cualquier sucursal del banrural?", False), ("para inscribirme me piden el dpi, sirve si esta vencido?", False),
+    ("necesito una constancia de estudios para abrir una cuenta en el banco", False),
+])
+def test_another_bodys_own_service_is_an_outside_provider(intent, text, fires):
+    assert (feats(intent, text)["provider"] > 0) == fires, text
