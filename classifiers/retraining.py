@@ -21,6 +21,7 @@ from classifiers.errors import GateError
 from classifiers.evaluation import binary_report
 from classifiers.features import FeatureSpace
 from classifiers.gate import WHOLE, Gate, choose_threshold, elsewhere_bar, errand_floor, judge_segments, message_segments
+from classifiers.intent import NAMES as INTENT_NAMES
 from classifiers.memory import DEFAULT_RADIUS, MIN_STAFF_MODEL, REACH_RADII, ReachCounts, STAFF_MODEL_ANCHORS, STAFF_MODEL_C, STAFF_MODEL_SCORE_SCALE, StaffMemory, StaffModel
 from classifiers.synthetic import NO_INFO_SOURCES, Example
 from classifiers.training import _Fitted, balance, fit_information, group_folds
@@ -154,6 +155,12 @@ class _Features:
             self.vecs = None
         # the vector features (a matrix product, whose last bits depend on the matrix's shape) on every row as before
         self.dense = space.dense_block(unique_segments, self.vecs, rows=take)
+        # the classifier is fitted without the intent cues that only serve the structure's decision, as
+        # training.train_gate fits it (IntentModel.row, rules=False); scores as served keep them (self.dense)
+        self.fit_dense = self.dense
+        if "intent" in space.kinds:
+            self.fit_dense = self.dense.copy()  # the intent columns are the dense block's last ones
+            self.fit_dense[:, -len(INTENT_NAMES):] = space.intent.transform(unique_segments, rules=False)[take]
         self.sparse = space.tfidf(unique_segments)[take] if "tfidf" in space.kinds else None
         self.whole = np.array([i for i, k in enumerate(self.kinds) if k == WHOLE])
 
@@ -163,7 +170,7 @@ class _Features:
 
 def _fit(model: str, f: _Features, y: np.ndarray, rows: np.ndarray, weights: np.ndarray | None, space: FeatureSpace, seed: int) -> Gate:
     seg_rows = f.whole[rows]
-    return _Fitted(model, f.dense, f.sparse, _expand(y, f, rows), seg_rows, k=15, seed=seed, weights=None if weights is None else weights[rows]).gate(space)
+    return _Fitted(model, f.fit_dense, f.sparse, _expand(y, f, rows), seg_rows, k=15, seed=seed, weights=None if weights is None else weights[rows]).gate(space)
 
 
 def _expand(y: np.ndarray, f: _Features, rows: np.ndarray) -> np.ndarray:
@@ -324,7 +331,7 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         model = _staff_model(o, f, staff_rows, served(final, threshold), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
         final.memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius, model=model)
     examples = list(synthetic) + [Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}") for s in staff]
-    whole_dense = f.dense[f.whole]
+    whole_dense = f.fit_dense[f.whole]
     tr = np.concatenate([syn_rows[fold_of[syn_rows] != 0], staff_rows[fold_of[staff_rows] != 0]])
     ho = np.concatenate([syn_rows[fold_of[syn_rows] == 0], staff_rows[fold_of[staff_rows] == 0]])
     info = fit_information(examples, whole_dense, final, tr, ho, seed=o.seed)
@@ -379,7 +386,7 @@ def _offer_memory_alone(result: LearningResult, o: LearningOptions, f: _Features
     else:
         gate = _fit(o.model, f, y, syn_rows, None, space, o.seed)
         gate.threshold, gate.memory = threshold, memory
-        fit_information(list(synthetic), f.dense[f.whole][: len(synthetic)], gate, syn_rows[fold_of[syn_rows] != 0], syn_rows[fold_of[syn_rows] == 0], seed=o.seed)
+        fit_information(list(synthetic), f.fit_dense[f.whole][: len(synthetic)], gate, syn_rows[fold_of[syn_rows] != 0], syn_rows[fold_of[syn_rows] == 0], seed=o.seed)
     gate.meta.update({"n_staff": len(staff), "memory_radius": o.radius, "staff_model": False, "staff_learning": "memory"})
     why = f"fewer than {o.min_decisions} decisions: the classifier is not retrained, " if few else "the retrained classifier was not adopted; "
     result.gate, result.kind = gate, "memory"
