@@ -12,6 +12,7 @@ import numpy as np
 from classifiers.errors import GateError
 from classifiers.intent import NAMES as INTENT_NAMES
 from classifiers.intent import IntentModel
+from classifiers.tfidf import tfidf_rows
 from pipeline.embeddings import Embedder
 from pipeline.text import content_terms, fold
 
@@ -91,8 +92,8 @@ class FeatureSpace:
         return self._vectorizer
 
     def tfidf(self, texts: Sequence[str]):
-        """Sparse char n-gram TF-IDF rows (L2-normalised)."""
-        return self.vectorizer.transform(list(texts))
+        """Sparse char n-gram TF-IDF rows (L2-normalised), without sklearn's per-call validation (classifiers.tfidf)."""
+        return tfidf_rows(self.vectorizer, list(texts))
 
     def lexical(self, texts: Sequence[str]) -> np.ndarray:
         """Per text: share of its content terms found in the corpus (plain and idf-weighted) and its length in terms."""
