@@ -79,11 +79,23 @@ def kinds_asked(question: str) -> list[str]:
     return [_kind(fold(p)) for p in asked_parts(question)]
 
 
+# '¿Cuánto vale(n) … dentro de la zona / sobre la nota?' asks a weight in the grade, not a price (folded).
+_GRADE_WEIGHT = re.compile(r"\b(?:cuanto (?:vale|valen)|valor)\b(?=.*\b(?:nota|notas|zona|punteo|calificacion|promedio|porcentaje|puntos)\b)")
+
+
+def grade_weight(text: str) -> bool:
+    """Whether a (folded) question asks how much something weighs in a grade ('¿Cuánto valen los parciales dentro de la
+    zona?'): a number of points or a share, not an amount of money."""
+    return bool(_GRADE_WEIGHT.search(text))
+
+
 def _kind(text: str) -> str:
     for name, pattern in _KIND_PATTERNS:
+        if name == "amount" and grade_weight(text):
+            continue  # a weight in the grade: the count pattern reads it
         if pattern.search(text):
             return name
-    return "other"
+    return "count" if grade_weight(text) else "other"
 
 
 def asked_parts(question: str) -> list[str]:
@@ -113,6 +125,50 @@ def object_parts(question: str) -> list[str]:
             out.append(parts[i - 1])
         out.append(p)
     return out or asked
+
+
+# The article (or determiner) a clitic pronoun's antecedent starts with, by the pronoun's gender and number: '¿Dónde *la*
+# saco?' refers to 'una constancia…', '¿Cómo *lo* pido?' to 'un certificado…'. Folded.
+_DETERMINERS = {
+    "la": r"una|la|esta|esa|mi|nuestra",
+    "lo": r"un|el|este|ese|mi|nuestro",
+    "las": r"unas|las|estas|esas|mis|nuestras",
+    "los": r"unos|los|estos|esos|mis|nuestros",
+}
+# A clitic pronoun stands before its verb right after the question opens, an interrogative, 'no', 'ya' or another
+# clitic ('¿Dónde la saco?', '¿Me lo pueden enviar?'), or is glued to an infinitive ('¿Puedo renovarla?'); after a verb or a
+# preposition 'la' is an article ('¿Dónde pago la matrícula?'). Folded.
+_CLITIC = re.compile(
+    r"(?:^|¿|\b(?:donde|como|cuando|cuanto|que|quien|no|ya|me|te|se|nos|le|les|tambien)\s+)(la|lo|las|los)\s+([a-z]{3,})\b"
+    r"|\b[a-z]{3,}(?:ar|er|ir)(la|lo|las|los)\b"
+)
+# Where a noun phrase ends: a preposition other than 'de' (its complement: 'constancia de estudiante'), a conjunction, a relative.
+_PHRASE_END = re.compile(r"\b(?:para|por|en|a|al|con|sin|desde|hasta|ante|sobre|entre|que|y|o|pero|porque|donde|cuando|como|si)\b|[,;:.!?()]")
+
+
+def antecedent(sentence: str, pronoun: str) -> str | None:
+    """The noun phrase of `sentence` that the clitic `pronoun` refers to: the first one opened by a determiner of the
+    pronoun's gender and number, up to a preposition other than 'de' ('Necesito una constancia de estudiante para
+    presentar en el BPS' → 'constancia de estudiante'); None when there is none."""
+    text = fold(sentence)
+    m = re.search(rf"\b(?:{_DETERMINERS[pronoun]})\s+(?=[a-z])", text)
+    if not m:
+        return None
+    rest = text[m.end() :]
+    end = _PHRASE_END.search(rest)
+    phrase = " ".join((rest[: end.start()] if end else rest).split()[:5])
+    return phrase if query_keys(phrase) else None
+
+
+def pronoun_object(part: str, before: str) -> tuple[str, str] | None:
+    """When the asked sentence `part` has a clitic pronoun for object ('¿Dónde la saco?'), the phrase of the sentence
+    `before` it refers to and the verb it is the object of ('constancia de estudiante', 'saco'); None otherwise."""
+    m = _CLITIC.search(fold(part).strip())
+    if not m:
+        return None
+    pronoun, verb = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(0)[: -len(m.group(3))])
+    phrase = antecedent(before, pronoun)
+    return (phrase, verb) if phrase else None
 
 
 _COUNTED = re.compile(r"\bcu[aá]nt[oa]s\s+([a-záéíóúñ]{3,})", re.IGNORECASE)

@@ -60,3 +60,17 @@ def test_an_item_of_a_list_announcing_another_kind_of_answer_does_not_answer_whe
     taller = hit("talleres", "Talleres de la carrera", text, "https://x.example/talleres", "Taller inicial")
     said = body(ExtractiveGenerator().generate("¿Cuándo se hace el taller inicial?", [taller]))
     assert said.startswith("El taller inicial lo desarrollan todos los estudiantes en el segundo semestre"), said  # not a requirement's date
+
+
+def test_an_ask_whose_object_is_a_pronoun_is_about_the_phrase_it_refers_to():
+    question = "Necesito una constancia de estudiante para presentar en el BPS por las asignaciones familiares. ¿Dónde la saco? ¿Tengo que ir en persona?"
+    first = asks(question)[0]
+    assert {"consta", "estudi"} <= set(first.keys)
+    assert "saco" not in first.keys  # the verb is not what it asks about
+
+
+def test_a_lead_time_said_in_class_periods_is_a_date_answer():
+    from pipeline.generation.candidates import unit_types
+
+    types, _ = unit_types("Todo cambio deberá ser conocido por los estudiantes con un mínimo de un periodo de clases de anticipación.")
+    assert "date" in types

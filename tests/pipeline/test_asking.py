@@ -52,3 +52,35 @@ def test_a_past_period_is_marked_unless_the_question_names_it():
 def test_without_question_marks_the_sentence_with_an_interrogative_word_is_the_one_asked():
     asked = ask("Quería saber hasta cuándo me puedo inscribir a los exámenes de febrero. Tengo que dar Cálculo 2 y no quiero que se me pase.")
     assert asked.kind == "date" and "calc" not in asked.object_keys and "insc" in asked.object_keys
+
+
+@pytest.mark.parametrize(
+    ("part", "before", "expected"),
+    [
+        ("¿Dónde la saco?", "Necesito una constancia de estudiante para presentar en el BPS.", ("constancia de estudiante", "saco")),
+        ("¿Cómo lo pido?", "Quiero un certificado de notas.", ("certificado de notas", "pido")),
+        ("¿Puedo renovarla?", "Tengo la beca de transporte desde marzo.", ("beca de transporte", "renovar")),
+        ("¿Dónde pago la matrícula?", "Tengo una duda.", None),  # 'la' after a verb is an article
+        ("¿Y los requisitos?", "Quiero unos papeles.", None),
+        ("¿Dónde la saco?", "Necesito un certificado.", None),  # no antecedent of the pronoun's gender
+    ],
+)
+def test_a_clitic_pronoun_takes_its_object_from_the_sentence_before(part, before, expected):
+    from pipeline.generation.asking import pronoun_object
+
+    assert pronoun_object(part, before) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("¿Cuánto valen los parciales dentro de la zona?", "count"),
+        ("¿Cuánto vale el examen final sobre la nota?", "count"),
+        ("¿Cuánto vale el examen privado?", "amount"),
+    ],
+)
+def test_how_much_a_grade_part_is_worth_asks_points_not_money(question, kind):
+    from pipeline.generation.candidates import asked_types
+
+    assert kind_of(question) == kind
+    assert kind in asked_types(question)
