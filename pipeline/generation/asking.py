@@ -113,8 +113,9 @@ _PRONOUN = re.compile(r"\b(?:la|lo|las|los)\s+(?:pido|pid[oa]|saco|sac[oa]|consi
 
 
 def object_parts(question: str) -> list[str]:
-    """The asked sentences, each with the sentence before it when it refers back to it by a pronoun
-    ('Necesito una escolaridad… ¿Cómo *la* pido?': the object is the escolaridad)."""
+    """The asked sentences, each with what it refers back to by a pronoun in the sentence before it ('Necesito una
+    escolaridad para el trabajo. ¿Cómo *la* pido?': the object is the escolaridad): the noun phrase the pronoun stands
+    for when it is found (`pronoun_object`), else that whole sentence."""
     parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
     asked = asked_parts(question)
     out: list[str] = []
@@ -122,7 +123,8 @@ def object_parts(question: str) -> list[str]:
         if p not in asked:
             continue
         if i > 0 and parts[i - 1] not in asked and _PRONOUN.search(p.split("¿")[-1]):
-            out.append(parts[i - 1])
+            ref = pronoun_object(p, parts[i - 1])
+            out.append(ref[0] if ref else parts[i - 1])
         out.append(p)
     return out or asked
 

@@ -84,3 +84,10 @@ def test_how_much_a_grade_part_is_worth_asks_points_not_money(question, kind):
 
     assert kind_of(question) == kind
     assert kind in asked_types(question)
+
+
+def test_the_object_of_a_pronoun_ask_is_the_phrase_it_refers_to_not_the_whole_sentence_before():
+    question = "Necesito una constancia de estudiante para presentar en el BPS por las asignaciones familiares. ¿Dónde la saco?"
+    keys = ask(question).object_keys
+    assert {"consta", "estudi"} <= set(keys)
+    assert "bps" not in keys and "famili" not in keys  # why the student needs it is context, not what is asked
