@@ -29,7 +29,7 @@ _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("amount", re.compile(r"\bcuanto (?:sale|cuesta|vale|cobran|se paga|hay que pagar|pago|es el costo)|\bcosto|\bprecio|\barancel|\bcuota|\bgratis|\bgratuit|\bmonto")),
     ("place", re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bportal\b|\bcorreo\b|\ben que (?:lugar|oficina|sitio)")),
     ("role", re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)")),
-    ("count", re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje|\bcreditos\b")),
+    ("count", re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\b(?:que|cual es la|cuanta|una|la) nota (?:necesit|minima|maxima|de aprobacion|para|hay que|se necesita|debo|tengo que)|\bque nota\b|\bque (?:punteo|puntaje)\b|\bcuantos puntos\b|\bporcentaje|\bcreditos\b")),
     ("requirement", re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bque se necesita|\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos)\b"
                                r"|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
                                r"|\bque (?:mas )?(?:debo|tengo que|hay que|necesito|se debe) (?:presentar|entregar|tener|aprobar|adjuntar|llevar|traer|mandar|enviar)|\bcondicion")),

@@ -40,7 +40,7 @@ ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
         re.compile(r"\$|\bq ?\d|\bquetzal|\bpesos\b|\bcuotas?\b|\bgratuit|\barancel|\bexonerad|\btasa\b|\bus\$|\bdolares\b|\bpago\b"),
     ),
     "count": (
-        re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje"),
+        re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\b(?:que|cual es la|cuanta|una|la) nota (?:necesit|minima|maxima|de aprobacion|para|hay que|se necesita|debo|tengo que)|\bque nota\b|\bque (?:punteo|puntaje)\b|\bcuantos puntos\b|\bporcentaje"),
         re.compile(r"\d|\b(?:uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b"),
     ),
     "requirement": (

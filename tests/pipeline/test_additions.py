@@ -21,7 +21,7 @@ def test_a_neighbour_that_only_shares_words_with_the_question_is_not_said_after_
             "El docente responde en otros tres días hábiles. "
             "La nota de los exámenes finales se publica al terminar el semestre, según el calendario de la Facultad.")
     examenes = hit("examenes", "Reglamento de exámenes", text, "https://x.example/examenes", "Exámenes")
-    gen, q = ExtractiveGenerator(), "¿Hasta cuándo puedo pedir que revisen la nota de mi examen?"
+    gen, q = ExtractiveGenerator(), "¿Hasta cuándo puedo solicitar la revisión de la nota de mi examen?"
     weights = gen.coverage(q, [examenes])[0]
     cands = gen.rank(q, [examenes], weights, ask(q))
     answer, neighbour = cands[0], next(c for c in cands if c.text.startswith("La nota de los exámenes finales"))

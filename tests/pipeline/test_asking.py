@@ -91,3 +91,18 @@ def test_the_object_of_a_pronoun_ask_is_the_phrase_it_refers_to_not_the_whole_se
     keys = ask(question).object_keys
     assert {"consta", "estudi"} <= set(keys)
     assert "bps" not in keys and "famili" not in keys  # why the student needs it is context, not what is asked
+
+
+@pytest.mark.parametrize(
+    ("question", "counts"),
+    [
+        ("Aprobé mi laboratorio y la nota está vigente, ¿dónde puedo verla?", False),  # the grade is the topic, a place is asked
+        ("¿Tengo derecho a que revisen mi examen si no estoy de acuerdo con la nota?", False),
+        ("¿Qué nota necesito para aprobar el curso?", True),
+        ("¿Cuál es la nota de aprobación?", True),
+    ],
+)
+def test_a_grade_named_as_the_topic_does_not_ask_for_a_number(question, counts):
+    from pipeline.generation.candidates import asked_types
+
+    assert ("count" in asked_types(question)) is counts
