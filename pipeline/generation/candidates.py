@@ -27,7 +27,7 @@ _DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|con
 # What a question asks for (on the folded question) and what a unit must contain to give it (on the folded unit).
 ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "date": (
-        re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bperiodo|\bvence|\babren\b|\bcierran?\b|\bempiezan?\b|\bterminan?\b|\bcomienzan?\b"),
+        re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\b(?:que|cual es el|cuales son los|en que) periodos?\b|\bvence|\babren\b|\bcierran?\b|\bempiezan?\b|\bterminan?\b|\bcomienzan?\b"),
         re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:lunes|martes|miercoles|jueves|viernes|sabado|domingo)\b|\bdias? habiles\b|\b\d+ (?:dias|semanas|meses|anos)\b|\bantes de\b|\ba partir de\b|\bsemestre\b"
                    r"|\b(?:de|con) (?:anticipacion|antelacion)\b|\bplazo (?:de|no mayor|maximo|minimo)\b|\b(?:un|dos|tres|cuatro|cinco|\d+) periodos? de clases?\b"),
     ),

@@ -106,3 +106,17 @@ def test_a_grade_named_as_the_topic_does_not_ask_for_a_number(question, counts):
     from pipeline.generation.candidates import asked_types
 
     assert ("count" in asked_types(question)) is counts
+
+
+@pytest.mark.parametrize(
+    ("question", "dated"),
+    [
+        ("¿Puedo mejorar mi zona después de que terminó el período de clases?", False),  # a period named as the topic
+        ("¿Cuál es el período de asignación?", True),
+        ("¿En qué período se hacen las suficiencias?", True),
+    ],
+)
+def test_a_period_asks_for_a_date_only_when_it_is_asked_which(question, dated):
+    from pipeline.generation.candidates import asked_types
+
+    assert ("date" in asked_types(question)) is dated
