@@ -165,10 +165,13 @@ def antecedent(sentence: str, pronoun: str) -> str | None:
 def pronoun_object(part: str, before: str) -> tuple[str, str] | None:
     """When the asked sentence `part` has a clitic pronoun for object ('¿Dónde la saco?'), the phrase of the sentence
     `before` it refers to and the verb it is the object of ('constancia de estudiante', 'saco'); None otherwise."""
-    m = _CLITIC.search(fold(part).strip())
+    text = fold(part).strip()
+    m = _CLITIC.search(text)
     if not m:
         return None
     pronoun, verb = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(0)[: -len(m.group(3))])
+    if antecedent(text[: m.start()], pronoun):
+        return None  # it refers to a phrase of its own sentence ('¿Hay forma de salvar el curso sin recursarlo?')
     phrase = antecedent(before, pronoun)
     return (phrase, verb) if phrase else None
 

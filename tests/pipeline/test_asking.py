@@ -120,3 +120,10 @@ def test_a_period_asks_for_a_date_only_when_it_is_asked_which(question, dated):
     from pipeline.generation.candidates import asked_types
 
     assert ("date" in asked_types(question)) is dated
+
+
+def test_a_pronoun_whose_antecedent_is_in_its_own_sentence_does_not_look_back():
+    from pipeline.generation.asking import pronoun_object
+
+    before = "Me fue mal en el segundo parcial de Física 2 y quedé con 22 puntos en total."
+    assert pronoun_object("¿Hay alguna forma de salvar el curso sin tener que recursarlo?", before) is None
