@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from collections.abc import Iterator, Sequence
 
-from pipeline.generation.asking import asked_parts, object_keys
+from pipeline.generation.asking import asked_parts, object_keys, pronoun_object
 from pipeline.generation.candidates import Candidate, asked_types, units_of
 from pipeline.text import fold
 
@@ -36,13 +36,24 @@ class Ask:
 
 
 def asks(question: str) -> list[Ask]:
-    """The message's asks: its interrogative sentences, each split where a second interrogative follows 'y' or 'o'."""
+    """The message's asks: its interrogative sentences, each split where a second interrogative follows 'y' or 'o'. An ask
+    whose object is a clitic pronoun ('Necesito una constancia de estudiante… ¿Dónde la saco?') is about the phrase of the
+    sentence before it that the pronoun refers to, not about its verb."""
     out = []
+    sentences = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
     for part in asked_parts(question):
         pieces = [p.strip(" ,¿?") for p in _SECOND_ASK.split(part)]
         if len(pieces) < 2 or any(len(p.split()) < 2 for p in pieces):
             pieces = [part]
-        out.extend(Ask(p, frozenset(asked_types(p)), object_keys(p)) for p in pieces)
+        at = sentences.index(part) if part in sentences else -1
+        before = sentences[at - 1] if at > 0 else ""
+        for p in pieces:
+            keys = object_keys(p)
+            if before and (ref := pronoun_object(p, before)) is not None:
+                phrase, verb = ref
+                verb_keys = set(object_keys(verb))
+                keys = tuple(dict.fromkeys([*object_keys(phrase), *(k for k in keys if k not in verb_keys)]))
+            out.append(Ask(p, frozenset(asked_types(p)), keys))
     return out
 
 

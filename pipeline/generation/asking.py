@@ -29,7 +29,7 @@ _KIND_PATTERNS: tuple[tuple[str, re.Pattern], ...] = (
     ("amount", re.compile(r"\bcuanto (?:sale|cuesta|vale|cobran|se paga|hay que pagar|pago|es el costo)|\bcosto|\bprecio|\barancel|\bcuota|\bgratis|\bgratuit|\bmonto")),
     ("place", re.compile(r"\bdonde\b|\bsitio web|\bpagina\b|\benlace|\blink\b|\bportal\b|\bcorreo\b|\ben que (?:lugar|oficina|sitio)")),
     ("role", re.compile(r"\bquien(?:es)?\b|\bresponsable|\bencargad|\bque (?:oficina|unidad|dependencia|autoridad)")),
-    ("count", re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje|\bcreditos\b")),
+    ("count", re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\b(?:que|cual es la|cuanta|una|la) nota (?:necesit|minima|maxima|de aprobacion|para|hay que|se necesita|debo|tengo que)|\bque nota\b|\bque (?:punteo|puntaje)\b|\bcuantos puntos\b|\bporcentaje|\bcreditos\b")),
     ("requirement", re.compile(r"requisit|prerrequisit|prerequisit|\bque necesito\b|\bque se necesita|\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos)\b"
                                r"|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
                                r"|\bque (?:mas )?(?:debo|tengo que|hay que|necesito|se debe) (?:presentar|entregar|tener|aprobar|adjuntar|llevar|traer|mandar|enviar)|\bcondicion")),
@@ -79,11 +79,23 @@ def kinds_asked(question: str) -> list[str]:
     return [_kind(fold(p)) for p in asked_parts(question)]
 
 
+# '¿Cuánto vale(n) … dentro de la zona / sobre la nota?' asks a weight in the grade, not a price (folded).
+_GRADE_WEIGHT = re.compile(r"\b(?:cuanto (?:vale|valen)|valor)\b(?=.*\b(?:nota|notas|zona|punteo|calificacion|promedio|porcentaje|puntos)\b)")
+
+
+def grade_weight(text: str) -> bool:
+    """Whether a (folded) question asks how much something weighs in a grade ('¿Cuánto valen los parciales dentro de la
+    zona?'): a number of points or a share, not an amount of money."""
+    return bool(_GRADE_WEIGHT.search(text))
+
+
 def _kind(text: str) -> str:
     for name, pattern in _KIND_PATTERNS:
+        if name == "amount" and grade_weight(text):
+            continue  # a weight in the grade: the count pattern reads it
         if pattern.search(text):
             return name
-    return "other"
+    return "count" if grade_weight(text) else "other"
 
 
 def asked_parts(question: str) -> list[str]:
@@ -101,8 +113,9 @@ _PRONOUN = re.compile(r"\b(?:la|lo|las|los)\s+(?:pido|pid[oa]|saco|sac[oa]|consi
 
 
 def object_parts(question: str) -> list[str]:
-    """The asked sentences, each with the sentence before it when it refers back to it by a pronoun
-    ('Necesito una escolaridad… ¿Cómo *la* pido?': the object is the escolaridad)."""
+    """The asked sentences, each with what it refers back to by a pronoun in the sentence before it ('Necesito una
+    escolaridad para el trabajo. ¿Cómo *la* pido?': the object is the escolaridad): the noun phrase the pronoun stands
+    for when it is found (`pronoun_object`), else that whole sentence."""
     parts = [p for p in re.split(r"(?<=[?.!])\s+|\n+", question) if p.strip()]
     asked = asked_parts(question)
     out: list[str] = []
@@ -110,9 +123,57 @@ def object_parts(question: str) -> list[str]:
         if p not in asked:
             continue
         if i > 0 and parts[i - 1] not in asked and _PRONOUN.search(p.split("¿")[-1]):
-            out.append(parts[i - 1])
+            ref = pronoun_object(p, parts[i - 1])
+            out.append(ref[0] if ref else parts[i - 1])
         out.append(p)
     return out or asked
+
+
+# The article (or determiner) a clitic pronoun's antecedent starts with, by the pronoun's gender and number: '¿Dónde *la*
+# saco?' refers to 'una constancia…', '¿Cómo *lo* pido?' to 'un certificado…'. Folded.
+_DETERMINERS = {
+    "la": r"una|la|esta|esa|mi|nuestra",
+    "lo": r"un|el|este|ese|mi|nuestro",
+    "las": r"unas|las|estas|esas|mis|nuestras",
+    "los": r"unos|los|estos|esos|mis|nuestros",
+}
+# A clitic pronoun stands before its verb right after the question opens, an interrogative, 'no', 'ya' or another
+# clitic ('¿Dónde la saco?', '¿Me lo pueden enviar?'), or is glued to an infinitive ('¿Puedo renovarla?'); after a verb or a
+# preposition 'la' is an article ('¿Dónde pago la matrícula?'). Folded.
+_CLITIC = re.compile(
+    r"(?:^|¿|\b(?:donde|como|cuando|cuanto|que|quien|no|ya|me|te|se|nos|le|les|tambien)\s+)(la|lo|las|los)\s+([a-z]{3,})\b"
+    r"|\b[a-z]{3,}(?:ar|er|ir)(la|lo|las|los)\b"
+)
+# Where a noun phrase ends: a preposition other than 'de' (its complement: 'constancia de estudiante'), a conjunction, a relative.
+_PHRASE_END = re.compile(r"\b(?:para|por|en|a|al|con|sin|desde|hasta|ante|sobre|entre|que|y|o|pero|porque|donde|cuando|como|si)\b|[,;:.!?()]")
+
+
+def antecedent(sentence: str, pronoun: str) -> str | None:
+    """The noun phrase of `sentence` that the clitic `pronoun` refers to: the first one opened by a determiner of the
+    pronoun's gender and number, up to a preposition other than 'de' ('Necesito una constancia de estudiante para
+    presentar en el BPS' → 'constancia de estudiante'); None when there is none."""
+    text = fold(sentence)
+    m = re.search(rf"\b(?:{_DETERMINERS[pronoun]})\s+(?=[a-z])", text)
+    if not m:
+        return None
+    rest = text[m.end() :]
+    end = _PHRASE_END.search(rest)
+    phrase = " ".join((rest[: end.start()] if end else rest).split()[:5])
+    return phrase if query_keys(phrase) else None
+
+
+def pronoun_object(part: str, before: str) -> tuple[str, str] | None:
+    """When the asked sentence `part` has a clitic pronoun for object ('¿Dónde la saco?'), the phrase of the sentence
+    `before` it refers to and the verb it is the object of ('constancia de estudiante', 'saco'); None otherwise."""
+    text = fold(part).strip()
+    m = _CLITIC.search(text)
+    if not m:
+        return None
+    pronoun, verb = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(0)[: -len(m.group(3))])
+    if antecedent(text[: m.start()], pronoun):
+        return None  # it refers to a phrase of its own sentence ('¿Hay forma de salvar el curso sin recursarlo?')
+    phrase = antecedent(before, pronoun)
+    return (phrase, verb) if phrase else None
 
 
 _COUNTED = re.compile(r"\bcu[aá]nt[oa]s\s+([a-záéíóúñ]{3,})", re.IGNORECASE)

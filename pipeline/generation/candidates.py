@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from pipeline.chunking import Chunk
-from pipeline.generation.asking import asked_parts
+from pipeline.generation.asking import asked_parts, grade_weight
 from pipeline.text import fold
 from pipeline.units import Unit, extract_units
 
@@ -27,8 +27,9 @@ _DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|con
 # What a question asks for (on the folded question) and what a unit must contain to give it (on the folded unit).
 ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "date": (
-        re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\bperiodo|\bvence|\babren\b|\bcierran?\b|\bempiezan?\b|\bterminan?\b|\bcomienzan?\b"),
-        re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:lunes|martes|miercoles|jueves|viernes|sabado|domingo)\b|\bdias? habiles\b|\b\d+ (?:dias|semanas|meses|anos)\b|\bantes de\b|\ba partir de\b|\bsemestre\b"),
+        re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\b(?:que|cual es el|cuales son los|en que) periodos?\b|\bvence|\babren\b|\bcierran?\b|\bempiezan?\b|\bterminan?\b|\bcomienzan?\b"),
+        re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:lunes|martes|miercoles|jueves|viernes|sabado|domingo)\b|\bdias? habiles\b|\b\d+ (?:dias|semanas|meses|anos)\b|\bantes de\b|\ba partir de\b|\bsemestre\b"
+                   r"|\b(?:de|con) (?:anticipacion|antelacion)\b|\bplazo (?:de|no mayor|maximo|minimo)\b|\b(?:un|dos|tres|cuatro|cinco|\d+) periodos? de clases?\b"),
     ),
     "time": (
         re.compile(r"\bhorarios?\b|\ba que hora|\bhora\b|\batiende|\babre\b|\bcierra\b"),
@@ -39,7 +40,7 @@ ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
         re.compile(r"\$|\bq ?\d|\bquetzal|\bpesos\b|\bcuotas?\b|\bgratuit|\barancel|\bexonerad|\btasa\b|\bus\$|\bdolares\b|\bpago\b"),
     ),
     "count": (
-        re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\bnota\b|\bpunt(?:os|aje)\b|\bporcentaje"),
+        re.compile(r"\bcuant[oa]s\b|\bcuanto tiempo|\bminim[oa]s?\b|\bmaxim[oa]s?\b|\bcon cuanto (?:se gana|se aprueba|se pasa|gano|apruebo|paso)\b|\b(?:que|cual es la|cuanta|una|la) nota (?:necesit|minima|maxima|de aprobacion|para|hay que|se necesita|debo|tengo que)|\bque nota\b|\bque (?:punteo|puntaje)\b|\bcuantos puntos\b|\bporcentaje"),
         re.compile(r"\d|\b(?:uno|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|once|doce|quince|veinte|treinta|cuarenta|cincuenta|cien)\b"),
     ),
     "requirement": (
@@ -78,6 +79,8 @@ def asked_types(question: str) -> set[str]:
     """The kinds of answer the question asks for (cuándo → date, horario → time, cuánto cuesta → amount, ...)."""
     q = fold(" ".join(asked_parts(question)))  # what the question sentences ask, not the words around them ('no tengo dónde quedarme')
     out = {name for name, (ask, _) in ANSWER_TYPES.items() if ask.search(q)}
+    if "amount" in out and grade_weight(q):
+        out = (out - {"amount"}) | {"count"}  # '¿cuánto valen los parciales dentro de la zona?': points, not money
     if "amount" in out or "time" in out:
         out.discard("count")  # 'cuánto cuesta' asks for an amount, not any number
     return out

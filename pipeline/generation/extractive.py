@@ -523,6 +523,7 @@ class ExtractiveGenerator:
         return final, t("per_programme", self.lang).format(name=name) + "\n" + "\n".join(shown), None
 
     def _answer(self, body: str, d: _Steps, final: Step, covs: list[float], start: float, question: str, state: Readiness) -> Answer:
+        body = NEXT_HEADING.sub("", body)
         refs = references_for(d.steps, final, d.hits)
         self.verifier.verify(d.steps, [h.chunk.embed_text for h in d.hits], question)
         return Answer(
@@ -563,6 +564,11 @@ _POINTS_BACK = re.compile(
 )
 _HEAD_OF_ARTICLE = re.compile(r"^(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*(?:[A-ZÁÉÍÓÚÑ ]{3,}:\s*)?", re.IGNORECASE)
 ANTECEDENT_WORDS = 60  # a longer sentence before is not said along
+
+
+# The next article's heading left at the end of a sentence by the PDF text ('…prácticas, etc. Artículo 38°.'): said after
+# a sentence's end, with its degree sign (a reference inside a sentence, 'definidas en el Artículo 8°.', follows a word).
+NEXT_HEADING = re.compile(r"(?<=[.;:!?])[ \t]+art[ií]culo[ \t]+\d+[ \t]*[°º]\.?[ \t]*$", re.IGNORECASE | re.MULTILINE)
 
 
 def faq_share(asked: Asked, faq_question: str) -> float:

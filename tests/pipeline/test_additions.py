@@ -21,7 +21,7 @@ def test_a_neighbour_that_only_shares_words_with_the_question_is_not_said_after_
             "El docente responde en otros tres días hábiles. "
             "La nota de los exámenes finales se publica al terminar el semestre, según el calendario de la Facultad.")
     examenes = hit("examenes", "Reglamento de exámenes", text, "https://x.example/examenes", "Exámenes")
-    gen, q = ExtractiveGenerator(), "¿Hasta cuándo puedo pedir que revisen la nota de mi examen?"
+    gen, q = ExtractiveGenerator(), "¿Hasta cuándo puedo solicitar la revisión de la nota de mi examen?"
     weights = gen.coverage(q, [examenes])[0]
     cands = gen.rank(q, [examenes], weights, ask(q))
     answer, neighbour = cands[0], next(c for c in cands if c.text.startswith("La nota de los exámenes finales"))
@@ -60,3 +60,17 @@ def test_an_item_of_a_list_announcing_another_kind_of_answer_does_not_answer_whe
     taller = hit("talleres", "Talleres de la carrera", text, "https://x.example/talleres", "Taller inicial")
     said = body(ExtractiveGenerator().generate("¿Cuándo se hace el taller inicial?", [taller]))
     assert said.startswith("El taller inicial lo desarrollan todos los estudiantes en el segundo semestre"), said  # not a requirement's date
+
+
+def test_an_ask_whose_object_is_a_pronoun_is_about_the_phrase_it_refers_to():
+    question = "Necesito una constancia de estudiante para presentar en el BPS por las asignaciones familiares. ¿Dónde la saco? ¿Tengo que ir en persona?"
+    first = asks(question)[0]
+    assert {"consta", "estudi"} <= set(first.keys)
+    assert "saco" not in first.keys  # the verb is not what it asks about
+
+
+def test_a_lead_time_said_in_class_periods_is_a_date_answer():
+    from pipeline.generation.candidates import unit_types
+
+    types, _ = unit_types("Todo cambio deberá ser conocido por los estudiantes con un mínimo de un periodo de clases de anticipación.")
+    assert "date" in types

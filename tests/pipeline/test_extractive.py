@@ -558,3 +558,10 @@ def test_rows_that_each_say_the_same_column_word_say_it_once_after_the_lead_in()
     said = body(ExtractiveGenerator().generate("¿Cuál es el máximo de créditos que puedo cursar en un semestre?", hits))
     assert said.count("máximo de créditos en cursos por semestre") == 1, said
     assert "- Régimen general: 60 créditos." in said.splitlines() and "- Estudiantes de primer semestre de ingreso: 45 créditos." in said.splitlines(), said
+
+
+def test_a_next_articles_heading_left_after_a_sentence_is_not_said():
+    from pipeline.generation.extractive import NEXT_HEADING
+
+    assert NEXT_HEADING.sub("", "tales como: ejercicios, prácticas, etc. Artículo 38°.") == "tales como: ejercicios, prácticas, etc."
+    assert NEXT_HEADING.sub("", "las actividades definidas en el Artículo 8°.") == "las actividades definidas en el Artículo 8°."  # a reference stays
