@@ -32,6 +32,22 @@ PLAIN_OUT = [  # out of domain with the office's words and no request, instituti
 
 
 @pytest.fixture
+def staff_model_fits(monkeypatch) -> list[np.ndarray]:
+    """The scores every StaffModel.fit is called with, in order (the real fit still runs)."""
+    import classifiers.retraining as retraining
+
+    fitted: list[np.ndarray] = []
+    real = retraining.StaffModel.fit
+
+    def spy(vecs, scores, labels, **kw):
+        fitted.append(np.asarray(scores, dtype=float))
+        return real(vecs, scores, labels, **kw)
+
+    monkeypatch.setattr(retraining.StaffModel, "fit", spy)
+    return fitted
+
+
+@pytest.fixture
 def setup(chunks, chunk_vectors, fake_embedder):
     space = FeatureSpace.fit("similarity+tfidf+lexical+intent", chunk_texts=[c.embed_text for c in chunks], chunk_vectors=chunk_vectors)
     synthetic = offline_dataset(chunks)
@@ -226,24 +242,15 @@ def test_below_the_minimum_of_decisions_the_classifier_stays_and_the_memory_alon
     assert all(a["staff_decided"] >= b["staff_decided"] for a, b in zip(curve, curve[1:]))  # a wider radius decides more
 
 
-def test_the_staff_model_learns_from_the_scores_the_gate_serves(setup, fake_embedder, monkeypatch):
+def test_the_staff_model_learns_from_the_scores_the_gate_serves(setup, fake_embedder, staff_model_fits):
     """At serving time the staff memory and model see scores after another's business is barred (gate.elsewhere_bar):
     they must be fitted on those, not on the classifier's raw scores (which rate another university's procedure as the
     office's own)."""
-    import classifiers.retraining as retraining
-
     space, synthetic, gate = setup
     texts = [(t, 1) for t in GOOD_IN] + [(t, 0) for t in GOOD_OUT]
     texts += [(f"{t} gracias", y) for t, y in texts] + [(f"porfa {t}", y) for t, y in texts]
     staff = _staff(gate, fake_embedder, texts)
-    fitted = []
-    real = retraining.StaffModel.fit
-
-    def spy(vecs, scores, labels, **kw):
-        fitted.append(np.asarray(scores, dtype=float))
-        return real(vecs, scores, labels, **kw)
-
-    monkeypatch.setattr(retraining.StaffModel, "fit", spy)
+    fitted = staff_model_fits
     result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=True, min_decisions=0), current=gate)
     final = result.classifier_candidate
     assert final.memory.model is not None and len(fitted) >= 2
@@ -260,7 +267,7 @@ def _raw_whole(g, texts, embedder):
     return judge_segments(p, owner, kinds, len(texts))[0], dense, owner, kinds
 
 
-def test_the_scores_retraining_judges_floor_the_students_own_errand_as_the_gate_serves(setup, fake_embedder, monkeypatch):
+def test_the_scores_retraining_judges_floor_the_students_own_errand_as_the_gate_serves(setup, fake_embedder, monkeypatch, staff_model_fits):
     """A student's own errand (a lost card, a certificate) is floored when served (gate.errand_floor): the staff model is
     fitted on the served scores, floor included, not on the classifier's own. The tiny test gate already rates these
     errands in, so the floor is made to lift them to certainty in both places; a retraining that skips it fits on
@@ -281,14 +288,7 @@ def test_the_scores_retraining_judges_floor_the_students_own_errand_as_the_gate_
     texts = [(t, 1) for t in GOOD_IN + errands] + [(t, 0) for t in GOOD_OUT]
     texts += [(f"{t} gracias", y) for t, y in texts] + [(f"porfa {t}", y) for t, y in texts]
     staff = _staff(gate, fake_embedder, texts)
-    fitted = []
-    real = retraining.StaffModel.fit
-
-    def spy(vecs, scores, labels, **kw):
-        fitted.append(np.asarray(scores, dtype=float))
-        return real(vecs, scores, labels, **kw)
-
-    monkeypatch.setattr(retraining.StaffModel, "fit", spy)
+    fitted = staff_model_fits
     result = learn(synthetic, staff, space=space, embedder=fake_embedder, current_threshold=gate.threshold, options=LearningOptions(radius=0.8, staff_model=True, min_decisions=0), current=gate)
     final = result.classifier_candidate
     assert final.memory.model is not None and fitted
