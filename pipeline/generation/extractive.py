@@ -22,6 +22,7 @@ from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
 from pipeline.generation.records import RecordBook
+from pipeline.generation.figures import figure_fit, student_figures
 from pipeline.generation.selection import ASPECTS, RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
@@ -59,6 +60,7 @@ _NAMES_TERM = re.compile(r"^(?:(?:art[ií]culo|art\.)\s*\d+\s*[°º.]*\s*)?(?:se
 SAME_ASPECT = 1.05  # score factor, for a question that asks which requirements or papers (not whether there are any), of a unit introduced as that kind of answer ('REQUISITOS: …', an item of 'Requisitos para …:')
 OTHER_FAQ = 0.85  # score factor of a unit of an FAQ entry whose own question names less than MIN_FAQ_OBJECT of what is asked: the entry answers its question, not this one
 MIN_FAQ_OBJECT = 0.5
+FIGURE_HELD = 1.8  # score factor of a unit whose range or bound holds a figure the student states of their own ('entre 20 y 24 puntos' for 'con 22 puntos')
 OTHER_PROGRAMME = 0.6  # score factor of a unit of a programme whose name holds the one the question names, and more ('Mecánica' is not 'Mecánica Industrial')
 MAX_VARIANTS = 6  # per-programme variants listed (one line each) before asking which programme
 _NO = re.compile(r"\bno (?:es necesario|hace falta|se requiere|requiere|necesita|necesitas|tiene que|tienen que|podra|puede|pueden|podran|podes|puedes|se permite|se permitira|es posible|sera posible|tendra|tendran|se acepta|se aceptan|es valid|sera valid|se autoriza|procede)\b|\bprohibid|\bse prohibe|\bningun[oa]? (?:estudiante|curso|persona)\b")
@@ -275,6 +277,11 @@ class ExtractiveGenerator:
             for c in cands:
                 if period_score(c.text, asked) < 0:
                     c.score *= PAST_PERIOD
+        if cands and (figures := student_figures(question)):  # 'con 22 puntos': the rule whose range holds the figure applies to the student, not one whose bound excludes it
+            best = max(cands, key=lambda x: x.score)
+            for c in cands:  # ... when it is as much about what is asked as the best unit ('congelar zona' is not the zone for the exam)
+                if c.unit.kind not in ("record", "row") and c.cover >= best.cover and figure_fit(figures, c.text) > 0:
+                    c.score *= FIGURE_HELD
         cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
         if self.faq is not None:
             self.faq.promote(asked, qvec, cands)
@@ -662,7 +669,14 @@ _AT_MOST = re.compile(r"\b(?:como maximo|un maximo de|maximo de|hasta|no mas de|
 
 def by_number(question: str, texts: Sequence[str]) -> str | None:
     """'yes'/'no' when the student gives one figure ('con 22 puntos') and the rules state ranges or thresholds
-    ('entre 20 y 24 puntos', 'al menos 80 %'): yes when one of them admits the figure, None when none bounds it."""
+    ('entre 20 y 24 puntos', 'al menos 80 %'): yes when one of them admits the figure, None when none bounds it. A figure
+    said with what it measures ('Física 2 … con 22 puntos') is matched with the bounds of that measure."""
+    if figures := student_figures(question):
+        fits = [figure_fit(figures, text) for text in texts]
+        if any(f > 0 for f in fits):
+            return "yes"
+        if any(f < 0 for f in fits):
+            return "no"
     nums = {int(n) for n in _QNUM.findall(question)}
     if len(nums) != 1:
         return None
