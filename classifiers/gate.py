@@ -111,7 +111,7 @@ _TRANSLATION = (
 _LANGUAGE = r"(?:ingles|espa[nñ]ol|castellano|frances|aleman|portugues|italiano|chino|japones|coreano|ruso|arabe|latin|mandarin|kaqchikel|kiche|qeqchi|mam)"
 _SAY_IN = (
     r"(?:como\s+(?:se\s+(?:dice|dicen|traduce|traducen|escribe|escriben|pronuncia|llama|pone|ponen)|(?:(?:lo|la|los|las)\s+)?(?:digo|pongo|escribo|traduzco|decimos))|"
-    r"que\s+(?:significa|significan|quiere\s+decir|quieren\s+decir))"
+    r"que\s+(?:significa|significan|quiere\s+decir|quieren\s+decir)|cual\s+es\s+la\s+traduccion|(?:la\s+)?traduccion\s+(?:correcta|exacta|literal))"
 )
 _TRANSLATION_ASK = re.compile(
     rf"\b{_SAY_IN}\b[^.?!;]{{0,80}}?\b(?:en|al|a)\s+(?:el\s+)?{_LANGUAGE}\b|\b(?:en|al)\s+{_LANGUAGE}\s+{_SAY_IN}\b"

@@ -70,7 +70,8 @@ _FIRST_PERSON = re.compile(r"\b(?:me|mi|mis|yo|tengo|necesito|quiero|soy|estoy|e
 # pay (an EPS, a practice, a teaching assistantship, a grant), which the documents may describe.
 _PAY_OF_WORK = re.compile(
     r"\b(?:(?:paga|pagan|gana|ganan|cobra|cobran)\s+(?:(?:muy|tan|mas|menos)\s+)?(?:bien|mal|mejor|peor)\b|que\s+tan\s+(?:bien|mal)\s+(?:les?\s+)?(?:paga|pagan|gana|ganan)\b|"
-    r"(?:cuanto|cuanta\s+plata|cuanto\s+dinero)\s+(?:les?\s+)?(?:pagan|paga|gana|ganan|cobra|cobran)\s+a\s+(?:un|una|los|las)\s)"
+    r"(?:cuanto|cuanta\s+plata|cuanto\s+dinero)\s+(?:les?\s+)?(?:pagan|paga|gana|ganan|cobra|cobran)\s+a\s+(?:un|una|los|las)\s|"
+    r"que\s+tal\s+(?:les?\s+)?(?:paga|pagan|gana|ganan)\b|(?:cuanto|que\s+tal)\s+(?:gana|ganan)\s+(?:en\s+(?:un|una|el|la|las|los)\b|al\s+mes|al\s+ano|por\s+mes|mensual))"
 )
 _PROGRAMME = re.compile(r"\b(?:eps|e\.p\.s|ehps|practica\w*|practicante\w*|auxiliar\w*|auxiliatura\w*|beca\w*|becad[oa]s?)\b")
 _PAY_WORD = re.compile(r"\b(?:salario\w*|salarial|sueldo\w*|(?:les?\s+)?(?:paga|pagan)\s+(?:mas|menos|bien|mal))\b")

@@ -389,7 +389,8 @@ def test_the_students_own_school_is_the_offices_own(intent):
 
 @pytest.mark.parametrize("text,value", [
     ("cuanto le pagan a una arquitecta con maestria", 2.0), ("los topografos ganan bien en guatemala?", 2.0),
-    ("que especialidad paga mas bien hoy", 2.0),
+    ("que especialidad paga mas bien hoy", 2.0), ("que tal les pagan a los topografos en las mineras", 2.0),
+    ("una ingeniera ambiental cuanto gana al mes", 2.0),
     # the office's own programme's pay, which the documents may describe
     ("las practicas supervisadas tienen sueldo o son gratis", 0.0), ("al auxiliar de laboratorio le pagan bien?", 0.0),
     ("cuanto me cobran por la retrasada", 0.0),
