@@ -42,6 +42,10 @@ questions, as before: "best_segment"):
     transfers, schedules; 60 near misses: other universities and faculties, other institutions' documents and banks,
     homework, coding, writing, translation, jobs, general knowledge, personal errands, padded asks); never used for
     training or choosing.
+  - benchmarks/data/gate_near_miss_fresh_i22ab.jsonl: 40 fresh messages written before the tenth round (20 FIUSAC
+    messages naming the student's own career informally, asking about pay of the EPS or practices, or the name of an
+    office paper; 20 near misses: another faculty named by its people or a bare field, a translation asked as a
+    question, salaries); never used for training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -123,6 +127,8 @@ def main() -> None:
     sets["fresh_i22z"] = ([r["text"] for r in fresh8], [int(r["label"] == "in") for r in fresh8], [r["family"] for r in fresh8])
     fresh9 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22aa.jsonl")  # written for issue 22's ninth round; never trained on
     sets["fresh_i22aa"] = ([r["text"] for r in fresh9], [int(r["label"] == "in") for r in fresh9], [r["family"] for r in fresh9])
+    fresh10 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22ab.jsonl")  # written for issue 22's tenth round; never trained on
+    sets["fresh_i22ab"] = ([r["text"] for r in fresh10], [int(r["label"] == "in") for r in fresh10], [r["family"] for r in fresh10])
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}

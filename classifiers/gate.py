@@ -76,6 +76,7 @@ def corpus_hash(chunk_ids_and_texts: Sequence[tuple[str, str]]) -> str:
 
 _QUESTION = re.compile(r"[^.!?¿\n]*¿?[^.!?¿\n]*\?")
 _CLAUSE = re.compile(r"[^.!?¿¡;:,\n]+")
+_SENTENCE = re.compile(r"[^.!?\n]+")
 # A request to produce something (a text, a solution, code, a translation): what such a message asks is the office's
 # business only if that clause alone is; the office words padded around it do not make it so.
 _PRODUCE = re.compile(
@@ -104,6 +105,16 @@ _DET = r"(?:un|una|el|la|los|las|unos|unas|mi|mis|este|esta|estos|estas|otro|otr
 _TRANSLATION = (
     r"traduccion(?:es)?\s+(?:al|del|en)\s+(?:ingles|espanol|frances|aleman|portugues|italiano|chino|japones|coreano|ruso|mandarin|kaqchikel|kiche|qeqchi|mam)\b"
     r"(?![^,.;?!]*\b(?:titulo|certificad\w*|certificacion\w*|constancia\w*|diploma\w*|notas|pensum|expediente|record|partida)\b)"
+)
+# The words of another language asked for ("¿cómo se dice cierre de pensum en inglés?", "en inglés cómo se escribe ...",
+# "¿qué significa transcript en español?"): a translation asked as a question is still a text made for the student.
+_LANGUAGE = r"(?:ingles|espa[nñ]ol|castellano|frances|aleman|portugues|italiano|chino|japones|coreano|ruso|arabe|latin|mandarin|kaqchikel|kiche|qeqchi|mam)"
+_SAY_IN = (
+    r"(?:como\s+(?:se\s+(?:dice|dicen|traduce|traducen|escribe|escriben|pronuncia|llama|pone|ponen)|(?:(?:lo|la|los|las)\s+)?(?:digo|pongo|escribo|traduzco|decimos))|"
+    r"que\s+(?:significa|significan|quiere\s+decir|quieren\s+decir)|cual\s+es\s+la\s+traduccion|(?:la\s+)?traduccion\s+(?:correcta|exacta|literal))"
+)
+_TRANSLATION_ASK = re.compile(
+    rf"\b{_SAY_IN}\b[^.?!;]{{0,80}}?\b(?:en|al|a)\s+(?:el\s+)?{_LANGUAGE}\b|\b(?:en|al)\s+{_LANGUAGE}\s+{_SAY_IN}\b"
 )
 _ASKS_FOR_TEXT = re.compile(
     rf"(?:^|\b(?:ayud\w*\s+a|podes|puedes|podrias|pueden|podrian|porfa|por\s+favor|me\s+gustaria)\s+)(?:(?:escribir|redactar|hacer|crear|generar|componer|inventar|elaborar|armar|traducir|resumir)\s+(?:\w+\s+){{0,2}}?{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})"
@@ -271,6 +282,11 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
                 segments.append(q)
                 owner.append(i)
                 kind_of.append(QUESTION)
+        for sentence in _SENTENCE.findall(text):
+            if _TRANSLATION_ASK.search(fold(sentence)):
+                segments.append(sentence.strip())  # a translation asked as a question: the student's own text
+                owner.append(i)
+                kind_of.append(MAKES_TEXT)
         for clause in request_clauses(text):
             makes_text = bool(_TEXT_OBJECT.search(fold(clause)) or _WORK_FOR_ME.search(fold(clause)) or _points_back_to_work(fold(clause)))
             if len(clause) < len(text) - 15 or makes_text:

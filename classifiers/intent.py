@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from classifiers.outside import outside_service
+from classifiers.outside import outside_service, people_of_other_fields, profession_pay, programme_without_pay
 from pipeline.text import fold
 
 # (name, description shown to reviewers)
@@ -368,6 +368,16 @@ _PROCEDURE_OF = r"(?:examen(?:es)?\s+(?:privado|publico|general|tecnico\s+profes
 _STUDY_BEFORE = rf"(?:{_PROCEDURE_OF}|{_FIELD_CONTEXT}|{_BELONGING}|(?:la\s+)?gente\s+de\s+|(?:inscrib\w*|entrar|ingresar|pasarse|cambiarse)\s+(?:a|en)\s+|(?:carrera|licenciatura)\s+(?:de|en)\s+)"
 _STUDY_AFTER = r"\s+(?:de|en)\s+(?:la\s+)?(?:usac|san\s+carlos|u\b|universidad)"
 
+# Decision-time cues (rules=True only: the classifier is fitted without them, see IntentModel.row); the people of another
+# field and a profession's pay are read in classifiers.outside.
+# A field named bare at the head of a sentence or clause ("en económicas el privado es oral o escrito", "en psicología piden
+# examen específico"): the place the question is about. Not inside a clause ("... en experiencia laboral o en educación"),
+# nor a phrase that goes on ("en derecho a examen", "en administración de la facultad").
+_BARE_FIELD_HEAD = r"(?:^|[,.;:¿?!]\s*)(?:y\s+)?en\s+(?:(?:la\s+)?(?:carrera|facultad|escuela)\s+de\s+)?"
+_BARE_FIELD_TAIL = r"\b(?!\s+(?:de|del|a|al|y|con|para|por|que|se)\b)"
+# The student's own career or school ("la escuela de mi carrera", "la dirección de mi escuela"): this office's own.
+_MINE = re.compile(r"(?:mi|mis|nuestr[oa]s?)\b")
+
 
 @dataclass
 class IntentModel:
@@ -382,6 +392,7 @@ class IntentModel:
     _vocab: frozenset[str] = field(default=frozenset(), init=False, repr=False, compare=False)
     _courses: re.Pattern | None = field(default=None, init=False, repr=False, compare=False)
     _mentions: tuple | None = field(default=None, init=False, repr=False, compare=False)  # compiled on first use (_mention_patterns)
+    _bare: re.Pattern | None = field(default=None, init=False, repr=False, compare=False)  # compiled on first use (_bare_field)
 
     def __post_init__(self) -> None:
         self._vocab = frozenset(self.vocabulary)
@@ -440,11 +451,16 @@ class IntentModel:
             study_fields=study_fields,
         )
 
-    def institution_mentions(self, folded: str) -> tuple[int, int]:
-        """(other, own) institution mentions in a folded text."""
+    def institution_mentions(self, folded: str, *, rules: bool = False) -> tuple[int, int]:
+        """(other, own) institution mentions in a folded text. With `rules`, the decision-time cues too: the student's own
+        school ("la escuela de mi carrera") is the office's, and another field named by its people or bare at a clause's
+        head is another faculty."""
         other = own = 0
         for m in _INSTITUTION.finditer(folded):
             if m.group(2).split()[0] in _CLAUSE_WORDS:  # "se asegura la Facultad de que ...": a clause follows, not a name
+                continue
+            if rules and m.group(1) != "colegio" and _MINE.match(m.group(2)):
+                own += 1
                 continue
             tail = _tail(m)
             unknown_second = len(tail) > 1 and tail[1] not in self.own_words and tail[1] not in self._vocab
@@ -462,7 +478,18 @@ class IntentModel:
         for name, pattern in names:
             if name in folded and pattern.search(folded):  # the substring test first: most texts name no institution
                 other += 1
+        if rules and not _CAMPUS.search(folded):
+            other += people_of_other_fields(folded)
+        if rules and self.study_fields:
+            bare = self._bare_field()
+            other += len(bare.findall(folded))
         return other, own
+
+    def _bare_field(self) -> re.Pattern:
+        if self._bare is None:
+            alt = "|".join(map(re.escape, sorted(self.study_fields, key=len, reverse=True)))
+            self._bare = re.compile(rf"{_BARE_FIELD_HEAD}(?:{alt}){_BARE_FIELD_TAIL}")
+        return self._bare
 
     def named_institutions(self, raw: str, folded: str) -> int:
         """How many institutions the text names by a name or acronym the documents never use (see _NAME_SLOT)."""
@@ -524,7 +551,7 @@ class IntentModel:
             f_inst = f_inst[:start] + blank + f_inst[end:]
             if len(raw_inst) == len(f):
                 raw_inst = raw_inst[:start] + blank + raw_inst[end:]
-        other, own = self.institution_mentions(f_inst)
+        other, own = self.institution_mentions(f_inst, rules=rules)
         named, transfer = self.named_institutions(raw_inst, f_inst), self.transfer_in(f)
         if transfer:  # the other institution is where the student comes from, not whose business is asked
             other = named = 0
@@ -536,12 +563,25 @@ class IntentModel:
         return [
             float(min(other, 2)), float(min(own, 2)), course_content, float(min(content, 4)), float(min(admin, 4)),
             float(bool(_REQUEST.search(f))), float(min(len(_CODING.findall(f)), 2)), float(bool(_OPINION.search(f))),
-            2.0 if _JOB_SEARCH.search(f) else float(bool(_WORK_LIFE.search(f))), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
+            self._jobs(f, rules), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
             float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
             float(min(named, 2)), float(transfer),
             float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)), 3)),
             float(bool(_PROVIDER.search(f)) or (rules and outside_service(f))), float(own_errand(f)),
         ]
+
+    @staticmethod
+    def _jobs(f: str, rules: bool) -> float:
+        """2: a job search or a job's pay; 1: the student's own work life. With `rules`, a profession's pay asked ("qué tan
+        bien pagan a un ingeniero") is a job question, and a pay word said only of the office's own programme ("¿el EPS
+        es con sueldo?") is not."""
+        search = bool(_JOB_SEARCH.search(f))
+        programme = programme_without_pay(f) if rules else None
+        if programme is not None:
+            search = search and bool(_JOB_SEARCH.search(programme))
+        elif rules and not search:
+            search = profession_pay(f)
+        return 2.0 if search else float(bool(_WORK_LIFE.search(f)))
 
     def transform(self, texts: Sequence[str], *, rules: bool = True) -> np.ndarray:
         return np.asarray([self.row(t, rules=rules) for t in texts], dtype=np.float32).reshape(len(texts), len(NAMES))

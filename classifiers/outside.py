@@ -1,4 +1,4 @@
-"""Another body's own service: a bank's business, a public registry's document.
+"""Another body's own service (a bank's business, a public registry's document), another field's people, a profession's pay.
 
 A student asks the office about a bank branch's hours, opening an account or a card, or about getting a national ID, a
 passport or a criminal record. The words are close to the office's (a payment, a document, a procedure, "¿dónde lo
@@ -50,3 +50,48 @@ def outside_service(folded: str) -> bool:
     if _OFFICE_BUSINESS.search(folded):
         return False
     return bool(_BANK_BUSINESS.search(folded) or _DOC_SERVICE.search(folded))
+
+
+# Whose business, read at decision time only (IntentModel.row with rules=True; the classifier is fitted without them).
+# Another faculty named by the people of its profession ("el trámite de colegiado para los abogados", "a los contadores
+# públicos qué les piden"): whose procedure is asked. Plural, so "un certificado médico" or "el médico me dio" does not
+# fire; not said of the faculty's own staff ("los contadores de la facultad"), nor in a message about the student's own
+# case (first person: "los médicos del IGSS me dieron una suspensión").
+_FIELD_PEOPLE = re.compile(
+    r"\b(?:abogad[oa]s|medic[oa]s(?!\s+(?:de|del)\s+(?:la\s+)?(?:facultad|u|usac|clinica|unidad))|odontolog[oa]s|dentistas|psicolog[oa]s|arquitect[oa]s|agronom[oa]s|veterinari[oa]s|zootecnistas|"
+    r"contador(?:es|as)(?:\s+publicos)?|auditores|economistas|periodistas|comunicadores|farmaceutic[oa]s|quimicos\s+biologos|enfermer[oa]s|nutricionistas|"
+    r"biolog[oa]s|pedagog[oa]s|notarios|trabajador(?:es|as)\s+sociales|historiadores|antropolog[oa]s|sociolog[oa]s|politolog[oa]s|licenciad[oa]s\s+en\s+(?!ingenieria)\w+)\b"
+    r"(?!\s+(?:de|del)\s+(?:la\s+)?(?:facultad|facu|escuela|u|usac|universidad)\b)"
+)
+# The campus's own professionals ("¿hay psicólogos en la facultad?", "los médicos de la clínica"): a campus service.
+_CAMPUS_STAFF = re.compile(r"\bhay\s+(?:\w+\s+)?$|\b(?:la|esta|nuestra)\s+(?:facultad|facu|u|usac|universidad|clinica)\b(?!\s+de\s+(?!ingenieria\b))|\bunidad\s+de\s+salud\b|\bbienestar\b")
+_FIRST_PERSON = re.compile(r"\b(?:me|mi|mis|yo|tengo|necesito|quiero|soy|estoy|estudio|curso|llevo)\b")
+# A profession's pay (how well a field pays, what a graduate earns): a job question. Not the office's own programmes'
+# pay (an EPS, a practice, a teaching assistantship, a grant), which the documents may describe.
+_PAY_OF_WORK = re.compile(
+    r"\b(?:(?:paga|pagan|gana|ganan|cobra|cobran)\s+(?:(?:muy|tan|mas|menos)\s+)?(?:bien|mal|mejor|peor)\b|que\s+tan\s+(?:bien|mal)\s+(?:les?\s+)?(?:paga|pagan|gana|ganan)\b|"
+    r"(?:cuanto|cuanta\s+plata|cuanto\s+dinero)\s+(?:les?\s+)?(?:pagan|paga|gana|ganan|cobra|cobran)\s+a\s+(?:un|una|los|las)\s|"
+    r"que\s+tal\s+(?:les?\s+)?(?:paga|pagan|gana|ganan)\b|(?:cuanto|que\s+tal)\s+(?:gana|ganan)\s+(?:en\s+(?:un|una|el|la|las|los)\b|al\s+mes|al\s+ano|por\s+mes|mensual))"
+)
+_PROGRAMME = re.compile(r"\b(?:eps|e\.p\.s|ehps|practica\w*|practicante\w*|auxiliar\w*|auxiliatura\w*|beca\w*|becad[oa]s?)\b")
+_PAY_WORD = re.compile(r"\b(?:salario\w*|salarial|sueldo\w*|(?:les?\s+)?(?:paga|pagan)\s+(?:mas|menos|bien|mal))\b")
+
+
+def people_of_other_fields(folded: str) -> int:
+    """How many times a folded text names another field by the people of its profession ("para los abogados"), outside
+    the student's own case (first person) and the campus's own staff ("¿hay psicólogos en la facultad?")."""
+    if _FIRST_PERSON.search(folded) or _CAMPUS_STAFF.search(folded):
+        return 0
+    return sum(1 for m in _FIELD_PEOPLE.finditer(folded) if not _CAMPUS_STAFF.search(folded[max(0, m.start() - 16) : m.start()]))
+
+
+def profession_pay(folded: str) -> bool:
+    """A profession's pay asked ("qué tan bien pagan a un ingeniero", "¿qué carrera paga mejor?"), not the pay of one of
+    the office's own programmes (an EPS, a practice, an assistantship, a grant)."""
+    return not _PROGRAMME.search(folded) and bool(_PAY_OF_WORK.search(folded))
+
+
+def programme_without_pay(folded: str) -> str | None:
+    """When the text names one of the office's own programmes, the text without its pay words ("¿el EPS es con sueldo?"
+    asks about the programme, not a job); None when it names none."""
+    return _PAY_WORD.sub(" ", folded) if _PROGRAMME.search(folded) else None

@@ -199,3 +199,21 @@ def test_the_greeting_and_address_that_open_a_message_are_not_judged():
     assert without_address("hola control academico, gracias") == "hola control academico, gracias"
     segments, _ = message_segments(["Estimados de control académico: ¿la retrasada se paga aparte?"])
     assert segments == ["¿la retrasada se paga aparte?"]
+
+
+def test_a_translation_asked_as_a_question_is_a_text_for_the_student():
+    """"¿cómo se dice X en inglés?" asks for words in another language, whatever office paper X names; the name of an
+    office paper asked in Spanish ("¿cómo se llama el formulario de ...?") is no translation."""
+    from classifiers.gate import MAKES_TEXT
+
+    for text in ("como se dice constancia de cursos aprobados en ingles", "en frances como se escribe examen parcial?",
+                 "hola, que significa grade point average en español?", "la expresion cierre de pensum como la pongo en ingles para la beca",
+                 "cual es la traduccion de solvencia de pagos al ingles"):
+        kinds: list[str] = []
+        message_segments([text], kinds=kinds)
+        assert MAKES_TEXT in kinds, text
+    for text in ("como se llama el papel que dan cuando uno cierra pensum", "el curso de ingles se puede llevar en vacaciones?",
+                 "la constancia la extienden en ingles o hay que traducirla aparte?", "la traduccion de mi titulo al español la acepta la facultad?"):
+        kinds = []
+        message_segments([text], kinds=kinds)
+        assert MAKES_TEXT not in kinds, text

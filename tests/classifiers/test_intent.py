@@ -359,3 +359,41 @@ def test_another_university_asked_about_is_still_named(intent, text):
 ])
 def test_another_bodys_own_service_is_an_outside_provider(intent, text, fires):
     assert (feats(intent, text)["provider"] > 0) == fires, text
+
+
+@pytest.mark.parametrize("text,other", [
+    # another field named by its profession's people, or bare at the head of the question: another faculty's business
+    ("cuantos años de practica piden a los notarios antes de ejercer", True), ("las enfermeras hacen internado rural o no?", True),
+    ("en odontologia el examen publico es con paciente?", True), ("¿y en agronomia cuanto dura la tesis?", True),
+    # the student's own case, the campus's own staff, a field inside a phrase: none
+    ("los medicos del hospital me dieron reposo, como justifico la falta al parcial", False),
+    ("la facultad tiene psicologos para atender a los estudiantes?", False),
+    ("tengo derecho a retrasada si saque 55 en el final", False), ("en administracion de la facultad me dijeron que volviera el lunes", False),
+])
+def test_another_field_by_its_people_or_bare_at_the_head_is_another_faculty_at_decision_time(intent, text, other):
+    assert (feats(intent, text)["other_institution"] > 0) == other, text
+
+
+def test_the_decision_time_field_cues_leave_the_fitted_features_alone(intent):
+    """The classifier is fitted with rules=False: the new cues must not change what it is fitted on."""
+    assert dict(zip(NAMES, intent.row("los notarios tienen que hacer examen de colegiado?", rules=False)))["other_institution"] == 0
+    assert dict(zip(NAMES, intent.row("que tan bien pagan a un topografo", rules=False)))["jobs"] == 0
+    assert dict(zip(NAMES, intent.row("en psicologia el privado es en grupo?", rules=False)))["other_institution"] == 0
+
+
+def test_the_students_own_school_is_the_offices_own(intent):
+    f = feats(intent, "el director de la escuela de mi carrera tiene que firmar el protocolo?")
+    assert f["other_institution"] == 0 and f["own_institution"] > 0
+    assert dict(zip(NAMES, intent.row("el director de la escuela de mi carrera tiene que firmar el protocolo?", rules=False)))["other_institution"] > 0  # fitted as before
+
+
+@pytest.mark.parametrize("text,value", [
+    ("cuanto le pagan a una arquitecta con maestria", 2.0), ("los topografos ganan bien en guatemala?", 2.0),
+    ("que especialidad paga mas bien hoy", 2.0), ("que tal les pagan a los topografos en las mineras", 2.0),
+    ("una ingeniera ambiental cuanto gana al mes", 2.0),
+    # the office's own programme's pay, which the documents may describe
+    ("las practicas supervisadas tienen sueldo o son gratis", 0.0), ("al auxiliar de laboratorio le pagan bien?", 0.0),
+    ("cuanto me cobran por la retrasada", 0.0),
+])
+def test_a_professions_pay_is_a_job_question_but_the_offices_programmes_pay_is_not(intent, text, value):
+    assert feats(intent, text)["jobs"] == value, text
