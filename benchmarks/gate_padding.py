@@ -1,7 +1,7 @@
 """Does the gate judge the request, not the vocabulary around it? (issue 22, item 7)
 
 Protocol:
-  PYTHONPATH=$PWD python benchmarks/gate_padding.py [--data-dir /tmp/i28gl]
+  PYTHONPATH=$PWD python benchmarks/gate_padding.py --data-dir DIR
 Uses the gate stored in the data dir (trained offline from the FIUSAC text documents; `benchmarks/gate_learning.py`
 trains it) and scores, with the request clause deciding ("request") and without it (the best of the whole text and its
 questions, as before: "best_segment"):
@@ -92,43 +92,34 @@ def report(y, pred) -> dict:
     return {"f1_in": round(r["f1_in"], 3), "f1_out": round(r["f1_out"], 3), "confusion": r["confusion"]}
 
 
+# The fresh near-miss sets of issue 22, one per round of its gate work, in the order they were written.
+NEAR_MISS_ROUNDS = ("i22g", "i22n", "i22s", "i22g2", "i22x", "i22y", "i22z", "i22aa", "i22ab")
+
+
+def _labelled(rows: list[dict]) -> tuple[list[str], list[int], list[str]]:
+    """(texts, 1 for in domain, families) of a hand-written set's rows."""
+    return [r["text"] for r in rows], [int(r["label"] == "in") for r in rows], [r["family"] for r in rows]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--data-dir", type=Path, default=Path("/tmp/i28gl"))
+    ap.add_argument("--data-dir", type=Path, required=True, help="a data directory holding a gate trained from the FIUSAC text documents")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_padding.json")
     args = ap.parse_args()
     services = Services(load_settings(data_dir=args.data_dir))
     gate = services.gate
     out: dict = {"threshold": gate.threshold}
     sets = {}
-    mine = read_jsonl(ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl")
-    sets["issue28_dev"] = ([r["text"] for r in mine], [int(r["label"] == "in") for r in mine], [r["family"] for r in mine])
-    fresh = read_jsonl(ROOT / "benchmarks" / "data" / "gate_fresh_i22.jsonl")  # written for issue 22; never used for training or a threshold
-    sets["fresh_i22"] = ([r["text"] for r in fresh], [int(r["label"] == "in") for r in fresh], [r["family"] for r in fresh])
+    sets["issue28_dev"] = _labelled(read_jsonl(ROOT / "benchmarks" / "data" / "gate_learning_dev.jsonl"))
+    sets["fresh_i22"] = _labelled(read_jsonl(ROOT / "benchmarks" / "data" / "gate_fresh_i22.jsonl"))  # written for issue 22; never used for training or a threshold
     nm = read_jsonl(ROOT / "tests" / "classifiers" / "data" / "gate_dev_fiusac.jsonl")
     nm_near = [r for r in nm if r["category"] != "far"]
     sets["issue4_near_miss"] = ([r["text"] for r in nm_near], [int(r["label"] != "ood") for r in nm_near], [r["category"] for r in nm_near])
     ins = [r["question"] for r in read_jsonl(SHARED / "fiusac" / "qa_dev.jsonl")]
     outs = [r["question"] for r in read_jsonl(SHARED / "ood" / "squad_es_dev.jsonl")]
     sets["squad_es"] = (ins + outs, [1] * len(ins) + [0] * len(outs), ["in"] * len(ins) + ["squad"] * len(outs))
-    fresh2 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22g.jsonl")  # written for issue 22's second round; never trained on
-    sets["fresh_i22g"] = ([r["text"] for r in fresh2], [int(r["label"] == "in") for r in fresh2], [r["family"] for r in fresh2])
-    fresh3 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22n.jsonl")  # written for issue 22's third round; never trained on
-    sets["fresh_i22n"] = ([r["text"] for r in fresh3], [int(r["label"] == "in") for r in fresh3], [r["family"] for r in fresh3])
-    fresh4 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22s.jsonl")  # written for issue 22's fourth round; never trained on
-    sets["fresh_i22s"] = ([r["text"] for r in fresh4], [int(r["label"] == "in") for r in fresh4], [r["family"] for r in fresh4])
-    fresh5 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22g2.jsonl")  # written for issue 22's fifth round; never trained on
-    sets["fresh_i22g2"] = ([r["text"] for r in fresh5], [int(r["label"] == "in") for r in fresh5], [r["family"] for r in fresh5])
-    fresh6 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22x.jsonl")  # written for issue 22's sixth round; never trained on
-    sets["fresh_i22x"] = ([r["text"] for r in fresh6], [int(r["label"] == "in") for r in fresh6], [r["family"] for r in fresh6])
-    fresh7 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22y.jsonl")  # written for issue 22's seventh round; never trained on
-    sets["fresh_i22y"] = ([r["text"] for r in fresh7], [int(r["label"] == "in") for r in fresh7], [r["family"] for r in fresh7])
-    fresh8 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22z.jsonl")  # written for issue 22's eighth round; never trained on
-    sets["fresh_i22z"] = ([r["text"] for r in fresh8], [int(r["label"] == "in") for r in fresh8], [r["family"] for r in fresh8])
-    fresh9 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22aa.jsonl")  # written for issue 22's ninth round; never trained on
-    sets["fresh_i22aa"] = ([r["text"] for r in fresh9], [int(r["label"] == "in") for r in fresh9], [r["family"] for r in fresh9])
-    fresh10 = read_jsonl(ROOT / "benchmarks" / "data" / "gate_near_miss_fresh_i22ab.jsonl")  # written for issue 22's tenth round; never trained on
-    sets["fresh_i22ab"] = ([r["text"] for r in fresh10], [int(r["label"] == "in") for r in fresh10], [r["family"] for r in fresh10])
+    for name in NEAR_MISS_ROUNDS:  # each written before its round of issue 22's gate work; never trained on
+        sets[f"fresh_{name}"] = _labelled(read_jsonl(ROOT / "benchmarks" / "data" / f"gate_near_miss_fresh_{name}.jsonl"))
     for name, (texts, y, fams) in sets.items():
         scores = verdicts(gate, texts, services)
         v = {how: (sc >= gate.threshold).astype(int) for how, sc in scores.items()}
