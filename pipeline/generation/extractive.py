@@ -21,6 +21,7 @@ from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
+from pipeline.generation.course_plan import asked_attributes, attribute_head, attributes_answer, career_total, missing_attributes
 from pipeline.generation.records import RecordBook
 from pipeline.generation.figures import figure_fit, student_figures
 from pipeline.generation.selection import ASPECTS, RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
@@ -329,14 +330,18 @@ class ExtractiveGenerator:
         if not chosen:
             return self._no_info(hits, start, covs)
         chosen = with_antecedents(chosen, cands)
+        if (record := attribute_head(question, asked_attributes(question), chosen, cands, book)) is not None:
+            chosen = [record]  # a course's area, semester or credits: only its record says them
+        elif (total := career_total(question, chosen, book)) is not None:
+            chosen = [_as_candidate(chosen[0], *total)]  # the career's total credits, from the plan of the programme asked
         d = _Steps(hits)
         named_records = [c for c in chosen if c.unit.kind == "record" and {"name", "code"} & set(c.parts)]
         head = next((c for c in named_records if c is chosen[0] or c.score >= self.selection.near_tie * chosen[0].score), chosen[0])  # a course the question names
         if head is chosen[0] and head not in named_records:  # a passage answers: a record of the course it names, scored clearly below, is a neighbour
             chosen = [c for c in chosen if c not in named_records] or chosen
-        lead, by_docs, quoted, steps, pointed = None, False, "", False, False
+        lead, by_docs, quoted, steps, pointed, held = None, False, "", False, False, None
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
-            final, lead, _ = self._record_answer(question, head, book, d)
+            final, lead, held = self._record_answer(question, head, book, d)
         elif (variants := item_variants(question, asked, chosen[0], cands)) is not None:
             chosen = variants  # the answer differs by variant and the question does not say which: each one, a line each
             final = self._list_answer("", variants, d, numbered=False)
@@ -374,6 +379,8 @@ class ExtractiveGenerator:
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
         state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
+        if held is False and state.ready:  # the plan does not hold the asked attribute ('area: No especificada'): the draft says so, not ready
+            state = Readiness(False, missing_attributes(asked_attributes(question), record_name(head.unit), self.lang), passages(cands), state.evidence)
         if pointed and state.ready:
             state = Readiness(False, t("missing_list", self.lang), passages(cands), state.evidence)  # the list the answer announces is not in the draft
         if asked.yes_no and (lead is None or by_docs) and not named_record:
@@ -463,7 +470,7 @@ class ExtractiveGenerator:
         plain = render_fields(unit, only=only, head=head)
         named = self._named_prerequisites(chunk, unit, book, d)
         if named is not None:
-            return d.add("Compose", [group.id, named.id], render_fields(unit, book.names(chunk.doc_id), only=only, head=head))
+            return d.add("Compose", [group.id, named.id], render_fields(unit, book.names(chunk.doc_id, record_name(unit)), only=only, head=head))
         return d.add("Refine", [group.id], plain)
 
     def _named_prerequisites(self, chunk, unit: Unit, book: RecordBook, d: _Steps) -> Step | None:
@@ -492,21 +499,30 @@ class ExtractiveGenerator:
         where = t("list_in_article", self.lang).format(n=n) if n is not None else t("list_in_document", self.lang)
         return d.add("Refine", [said.id], f"{said.conclusion.rstrip('.: ')} {where}.")
 
-    def _record_answer(self, question: str, head: Candidate, book: RecordBook, d: _Steps) -> tuple[Step, str | None, str | None]:
-        """A course record: the programme's own when the question names one, else per programme where the curricula differ."""
+    def _record_answer(self, question: str, head: Candidate, book: RecordBook, d: _Steps) -> tuple[Step, str | None, bool | None]:
+        """A course record: the programme's own when the question names one, else per programme where the curricula differ.
+        Returns (the final step, a lead that replaces the body, whether the plans hold the asked attribute: None when the
+        question asks the whole record)."""
         same = book.same_name(head.unit)
         codes = set(re.findall(r"\b\d{3,4}\b", question))
         if codes and any(record_code(u) in codes for _, u in same.values()):
             same = {doc: e for doc, e in same.items() if record_code(e[1]) in codes}  # the code the student gave
+        attrs = asked_attributes(question)  # the attribute asked (area, credits, prerequisites...): said first and alone
         if len(same) < 2:
+            if attrs:
+                return attributes_answer(attrs, {head.chunk.doc_id: (head.chunk, head.unit)}, [head.chunk.doc_id], book, d, lang=self.lang, max_variants=MAX_VARIANTS)
             return self._render(head, book, d), None, None
         name = render_fields(head.unit, only=("__none__",)).rstrip(".")
         named = book.programmes_named(question, list(same), name)
         if named:
             doc = head.chunk.doc_id if head.chunk.doc_id in named else named[0]
             chunk, unit = same[doc]
+            if attrs:
+                return attributes_answer(attrs, {doc: (chunk, unit)}, [doc], book, d, lang=self.lang, max_variants=MAX_VARIANTS)
             return self._render(_as_candidate(head, chunk, unit), book, d), None, None
         order = sorted(same, key=lambda doc: (doc != head.chunk.doc_id, doc))
+        if attrs:
+            return attributes_answer(attrs, same, order, book, d, lang=self.lang, max_variants=MAX_VARIANTS)
         asked = asked_types(question)
         only = ("prerequisit", "prerrequisit") if "requirement" in asked else ("credit", "crédit") if "count" in asked else None
         groups: dict[str, list[str]] = {}
@@ -518,7 +534,7 @@ class ExtractiveGenerator:
         if len(groups) > MAX_VARIANTS:  # the variants do not fit in a few lines: ask which programme
             evidence = d.concat([d.extract(*same[x]) for x in order])
             lead = t("which_programme", self.lang).format(name=name, n=len(same), programmes=", ".join(labels[x] for x in order))
-            return evidence, lead, lead
+            return evidence, lead, None
         ranked = sorted(groups.values(), key=len)  # the largest group last: 'the other programmes'
         lines, shown = [], []
         for i, docs in enumerate(ranked):

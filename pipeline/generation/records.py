@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pipeline.chunking import Chunk
+from pipeline.generation.course_plan import code_names, names_by_code
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import tokens
 from pipeline.generation.selection import units_of
@@ -26,6 +27,8 @@ class RecordBook:
     by_code: dict[str, dict[str, Entry]]  # doc_id -> code -> record
     labels: dict[str, str]  # doc_id -> how the document names its programme
     distinct: dict[str, set[str]]  # doc_id -> keys that tell this document apart from the others
+    plans: dict[str, list[Entry]] = field(default_factory=dict)  # doc_id -> every record, in the document's order (a code may name several)
+    prose: dict[str, list[Entry]] = field(default_factory=dict)  # doc_id -> the sentences of a document that has records (what the plan says of the career)
     _words: dict[str, frozenset[str]] | None = None
 
     @classmethod
@@ -34,13 +37,18 @@ class RecordBook:
         by_code: dict[str, dict[str, Entry]] = {}
         headings: dict[str, list[str]] = {}
         titles: dict[str, str] = {}
+        plans: dict[str, dict[str, Entry]] = {}  # keyed by the unit's text: overlapping chunks repeat units
+        prose: dict[str, dict[str, Entry]] = {}
         for c in chunks:
             titles.setdefault(c.doc_id, c.doc_title)
             for u in units_of(c):
                 if u.kind == "heading":
                     headings.setdefault(c.doc_id, []).append(u.text)
+                if u.kind == "sentence":
+                    prose.setdefault(c.doc_id, {}).setdefault(u.text, (c, u))
                 if u.kind != "record":
                     continue
+                plans.setdefault(c.doc_id, {}).setdefault(u.text, (c, u))
                 name, code = record_name(u), record_code(u)
                 if name:
                     by_name.setdefault(name_key(name), {}).setdefault(c.doc_id, (c, u))
@@ -55,13 +63,18 @@ class RecordBook:
             labels[d] = label or titles[d]
         if len(set(labels.values())) < len(labels):  # titles that do not tell documents apart: use the file names
             labels = {d: labels[d] if list(labels.values()).count(labels[d]) == 1 else d.replace("_", " ") for d in docs}
-        return cls(by_name, by_code, labels, distinct)
+        plan = {d: sorted(by.values(), key=lambda e: (e[0].position, e[1].offset)) for d, by in plans.items()}
+        said = {d: sorted(prose.get(d, {}).values(), key=lambda e: (e[0].position, e[1].offset)) for d in plan}
+        return cls(by_name, by_code, labels, distinct, plan, said)
 
-    def names(self, doc_id: str) -> dict[str, str]:
-        """Code -> name of the records of one document (codes as written, with and without leading zeros)."""
+    def names(self, doc_id: str, course: str = "") -> dict[str, str]:
+        """Code -> name of the records of one document (codes as written, with and without leading zeros). A code the
+        plan gives to several courses is named by the one of them whose name shares a word with `course` (Termodinámica 2
+        needs 0390: Termodinámica 1, not Principios de Metrología), else by all of them ('Topografía 1 o Topografía 2')."""
         out = {}
+        shared = names_by_code(u for _, u in self.plans.get(doc_id, []))
         for code, (_, u) in self.by_code.get(doc_id, {}).items():
-            name = record_name(u)
+            name = " o ".join(code_names(shared.get(code, []), course)) or record_name(u)
             if name:
                 out[code] = name
                 out[record_code(u)] = name

@@ -116,7 +116,7 @@ def _course_hits(prereqs: dict[str, str]):
 def test_a_course_record_is_one_sentence_and_the_derivation_stays_honest():
     hits = _course_hits({"civil": "0112, 0152"})
     answer = ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", hits)
-    assert body(answer) == "Circuitos Eléctricos 1 (0204): 7 créditos, obligatorio; prerrequisitos: 0112 y 0152."
+    assert body(answer) == "Los prerrequisitos de Circuitos Eléctricos 1 (0204) son 0112 y 0152."  # the asked attribute, not the whole record
     rules = [s.rule for s in answer.derivation]
     assert rules == ["Extract", "Refine"] and answer.derivation[0].premises == ["1"] and step_flags(answer) == []
 
@@ -127,7 +127,8 @@ def test_a_course_shared_by_curricula_with_different_values_is_answered_per_prog
     text = body(answer)
     assert "no es igual en todas las carreras" in text
     assert text.startswith("Circuitos Eléctricos 1 (0204) no es igual en todas las carreras:")
-    assert "- pensum civil, pensum quimica: prerrequisitos 0112 y 0152." in text and "- pensum mecanica: prerrequisitos 0112." in text
+    assert "- pensum civil, pensum quimica: los prerrequisitos de Circuitos Eléctricos 1 (0204) son 0112 y 0152." in text
+    assert "- pensum mecanica: el prerrequisito de Circuitos Eléctricos 1 (0204) es 0112." in text
     assert {r.doc_id for r in answer.references} == {"pensum_civil", "pensum_mecanica", "pensum_quimica"}
     assert step_flags(answer) == []
 
@@ -135,21 +136,21 @@ def test_a_course_shared_by_curricula_with_different_values_is_answered_per_prog
 def test_a_programme_named_in_the_question_picks_its_curriculum():
     hits = _course_hits({"civil": "0112, 0152", "mecanica": "0112"})
     answer = ExtractiveGenerator().generate("En Mecánica, ¿qué prerrequisitos tiene Circuitos Eléctricos 1?", hits)
-    assert [r.doc_id for r in answer.references] == ["pensum_mecanica"] and "prerrequisitos: 0112." in body(answer)
+    assert [r.doc_id for r in answer.references] == ["pensum_mecanica"] and body(answer) == "El prerrequisito de Circuitos Eléctricos 1 (0204) es 0112."
 
 
 def test_prerequisite_codes_are_named_from_the_records_of_the_same_curriculum():
     text = _pensum("civil", "0112") + "codigo: 0112\nnombre: Área Matemática Intermedia 2\ncreditos: 6\nprerequisitos: 0107\nobligatorio: Sí\n---\n"
     answer = ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1 (0204)?", [hit("pensum_civil", "Ingeniería", text, "https://x.example", "SEMESTRE 5")])
-    assert "prerrequisitos: Área Matemática Intermedia 2 (0112)." in body(answer)
-    assert [s.rule for s in answer.derivation] == ["Extract", "Extract", "Compose"] and step_flags(answer) == []
+    assert body(answer) == "El prerrequisito de Circuitos Eléctricos 1 (0204) es Área Matemática Intermedia 2 (0112)."
+    assert [s.rule for s in answer.derivation] == ["Extract", "Extract", "Concat", "Refine"] and step_flags(answer) == []
 
 
 def test_variants_that_fit_in_a_few_lines_are_listed_and_more_ask_which_programme():
     hits = _course_hits({"civil": "0112", "mecanica": "0152", "quimica": "0114", "sistemas": "0116"})
     text = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", hits))
     assert "¿En qué carrera" not in text and len(text.splitlines()) == 5, text  # four variants fit: listed, no question back
-    assert "- pensum civil: prerrequisitos 0112." in text and "- pensum sistemas: prerrequisitos 0116." in text
+    assert "- pensum civil: el prerrequisito de Circuitos Eléctricos 1 (0204) es 0112." in text and "- pensum sistemas: el prerrequisito de Circuitos Eléctricos 1 (0204) es 0116." in text
     seven = {d: f"01{i}0" for i, d in enumerate(("civil", "mecanica", "quimica", "sistemas", "electrica", "industrial", "electronica"))}
     text = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1?", _course_hits(seven)))
     assert "¿En qué carrera estás inscrito o inscrita?" in text and "7 carreras" in text
@@ -195,7 +196,7 @@ def test_a_course_code_the_plan_does_not_give_is_never_swapped_silently():
     hits = _course_hits({"civil": "0112"})
     text = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1 (0205)?", hits))
     assert text.startswith("El plan de estudios lista Circuitos Eléctricos 1 con el código 0204 (no 0205).\n"), text
-    assert "prerrequisitos: 0112" in text
+    assert text.endswith("El prerrequisito de Circuitos Eléctricos 1 (0204) es 0112."), text
     same = body(ExtractiveGenerator().generate("¿Qué prerrequisitos tiene Circuitos Eléctricos 1 (0204)?", hits))
     assert "El plan de estudios lista" not in same
 
