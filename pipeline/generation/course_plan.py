@@ -28,7 +28,7 @@ ATTRIBUTES: tuple[tuple[str, re.Pattern], ...] = (
         r"\bpre-?r?requisit|\bque (?:necesito|tengo que|debo|hay que|se necesita|se debe) (?:haber )?(?:aprobar|aprobado|ganar|ganado|llevar antes|cursar antes)\b"
         r"|\bque necesito para\b|\bque (?:me )?pide\b|\bque (?:cursos? |materias? )?(?:me )?piden (?:para|antes)\b|\bque necesito (?:para|antes de) (?:llevar|asignarme|asignar|cursar|tomar|meterme)\b"
         r"|\brequisitos? (?:de|para|tiene|previos?|academicos?)\b|\bque (?:se )?(?:necesita|requiere)n? para\b|\bnecesito (?:algo|algun curso|algun|haber)\b"
-        r"|\b(?:cursos?|materias?) previ|\bprevio requerido\b|\bdebo (?:haber )?(?:aprobar|aprobado|cursado|ganado|llevar) (?:antes|para)\b|\bque (?:cursos? )?(?:debo|tengo que) (?:haber )?(?:aprobar|aprobado|cursado|ganado)\b")),
+        r"|\b(?:cursos?|materias?) previ|\bprevio requerido\b|\bdebo (?:haber )?(?:aprobar|aprobado|cursado|ganado|llevar) (?:antes|para)\b|\bque (?:cursos? )?(?:debo|tengo que) (?:haber )?(?:aprobar|aprobado|cursado|ganado|pasar|pasado)\b|\b(?:debo|tengo que) haber (?:pasado|aprobado|cursado|ganado)\b")),
     ("mandatory", re.compile(r"\bobligatori[oa]s?\b|\boptativ[oa]s?\b|\belectiv[oa]s?\b|\bopcional(?:es)?\b|\b(?:puedo|se puede) (?:saltar(?:me)?|omitir|no llevar|dejar de llevar)\b")),
     ("area", re.compile(r"\b(?:a|de|en) que area\b|\bque area (?:es|pertenece|corresponde|tiene|lleva)\b|\bpertenece\b|\bcual es (?:el|su) area\b")),
     ("semester", re.compile(r"\b(?:en )?(?:que|cual|cuál) semestre\b|\bsemestre (?:se lleva|va|toca|esta|corresponde|se cursa)\b|\bque semestre\b")),
@@ -198,12 +198,22 @@ def _evidence(attrs: Sequence[str], unit: Unit, records: Sequence[Unit]) -> list
     return []
 
 
+def _value_key(attr: str, unit: Unit, records: Sequence[Unit], sentence: str) -> tuple:
+    """What tells two programmes' answers apart: the codes themselves, not how each plan names them (a plan that lacks
+    the record of a prerequisite says its bare code)."""
+    if attr == "prerequisites":
+        return tuple(c.lstrip("0") for c in _CODES.findall(field(unit, *_PREREQ_FIELD)))
+    if attr == "postrequisites":
+        return tuple(sorted(record_code(u).lstrip("0") for u in needed_by(unit, records)))
+    return (sentence.replace(head(unit), "\x01"),)  # the same value under another code is the same answer
+
+
 def attributes_answer(attrs: Sequence[str], same: dict, order: Sequence[str], book, d, *, lang: str = "es", max_variants: int = 6) -> tuple[object, str | None, bool]:
     """The asked attributes of one course, per programme that holds it (`same`: doc -> (chunk, record), `order`: the
     documents, the one answered first). Returns (the derivation's final step, a lead that replaces the body when the
     programmes differ or too many do, whether every programme's plan holds what is asked)."""
     attrs = [a for a in OUTPUT_ORDER if a in attrs]
-    said: dict[str, tuple[str, bool, list]] = {}
+    said: dict[str, tuple[str, bool, list, tuple]] = {}
     for doc in order:
         chunk, unit = same[doc]
         entries = book.plans.get(doc) or [(chunk, unit)]
@@ -211,32 +221,47 @@ def attributes_answer(attrs: Sequence[str], same: dict, order: Sequence[str], bo
         areas = career_areas(u.text for _, u in book.prose.get(doc, [])) if "area" in attrs and len(order) == 1 else ""
         parts = [attribute_sentence(a, unit, records, programme=_PLACE, lang=lang, areas=areas) for a in attrs]
         named = {id(u) for u in _evidence(attrs, unit, records)}
-        said[doc] = (" ".join(p for p, _ in parts), all(h for _, h in parts), [(c, u) for c, u in entries if id(u) in named])
-    groups: dict[str, list[str]] = {}
+        key = tuple(_value_key(a, unit, records, p) for a, (p, _) in zip(attrs, parts, strict=True))
+        said[doc] = (" ".join(p for p, _ in parts), all(h for _, h in parts), [(c, u) for c, u in entries if id(u) in named], key)
+    groups: dict[tuple, list[str]] = {}
     for doc in order:
-        groups.setdefault(said[doc][0], []).append(doc)
-    held = all(h for _, h, _ in said.values())
+        groups.setdefault(said[doc][3], []).append(doc)
+    held = all(x[1] for x in said.values())
 
-    def line(text: str, docs: list[str]):
+    def line(docs: list[str]):
+        text = said[docs[0]][0]  # the first programme's wording (its plan names the codes)
         ev = d.concat([d.extract(*same[x]) for x in docs] + [d.extract(c, u) for c, u in said[docs[0]][2]])
         who = t("and", lang).join(book.labels.get(x, x) for x in docs) if len(docs) <= 3 else t("the_programmes", lang).format(n=len(docs))
         return d.add("Refine", [ev.id], text.replace(_PLACE, who))
 
     if len(groups) == 1:
-        return line(*next(iter(groups.items()))), None, held
+        return line(next(iter(groups.values()))), None, held
     name = head(same[order[0]][1])
     if len(groups) > max_variants:
         evidence = d.concat([d.extract(*same[x]) for x in order])
         lead = t("which_programme", lang).format(name=name, n=len(order), programmes=", ".join(book.labels.get(x, x) for x in order))
         return evidence, lead, held
-    steps = [line(text, docs) for text, docs in groups.items()]
-    shown = [f"- {', '.join(book.labels.get(x, x) for x in docs)}: {_article_lower(s.conclusion)}" for (_, docs), s in zip(groups.items(), steps, strict=True)]
+    ranked = sorted(groups.values(), key=len)  # the largest group last: 'the other programmes'
+    steps = [line(docs) for docs in ranked]
+    shown = []
+    for i, (docs, step) in enumerate(zip(ranked, steps, strict=True)):
+        who = t("other_programmes", lang) if i == len(ranked) - 1 and len(docs) >= 3 else ", ".join(book.labels.get(x, x) for x in docs)
+        shown.append(f"- {who}: {_without(step.conclusion, head(same[docs[0]][1]))}")
     return d.concat(steps), t("per_programme", lang).format(name=name) + "\n" + "\n".join(shown), held
 
 
-def _article_lower(text: str) -> str:
-    """'Los prerrequisitos de X…' after 'programme:' reads 'los prerrequisitos de X…'; a course name keeps its capital."""
-    return text[:1].lower() + text[1:] if re.match(r"(?:El|La|Los|Las) ", text) else text
+def _without(text: str, course: str) -> str:
+    """A programme's line under 'X no es igual en todas las carreras:' without saying X again: 'el prerrequisito es …',
+    'tiene 5 créditos', 'va en el semestre 4'."""
+    for said, bare in ((f" de {course}", ""), (f" of {course}", ""), (f"{course} ", ""), (f" {course} ", " ")):
+        if said in text:
+            text = text.replace(said, bare, 1)
+            break
+    text = _SHORT_PREREQ.sub(r"\1 ", text)  # one line of several: 'prerrequisitos A y B', as a list says it
+    return text[:1].lower() + text[1:] if re.match(r"(?:El|La|Los|Las|The) ", text) else text
+
+
+_SHORT_PREREQ = re.compile(r"^(?:los|el|the) (prerrequisitos?|prerequisites?) (?:son|es|are|is) ", re.IGNORECASE)
 
 
 def missing_attributes(attrs: Sequence[str], course: str, lang: str = "es") -> str:
@@ -257,9 +282,15 @@ def attribute_head(question: str, attrs: Sequence[str], chosen: Sequence, cands:
     entries = book.named_in(question)
     keys = {(c.doc_id, u.text) for c, u in entries}
     named = [c for c in cands if c.unit.kind == "record" and (c.chunk.doc_id, c.unit.text) in keys]
-    if not named or chosen[0] in named and {"name", "code"} & set(chosen[0].parts):
+    top = chosen[0]
+    if not named or top in named and {"name", "code"} & set(top.parts):
         return None
-    other_record = chosen[0].unit.kind == "record" and record_name(chosen[0].unit) != record_name(named[0].unit)
+    codes = {c.lstrip("0") for c in _CODES.findall(question)}
+    if top.unit.kind == "record" and (record_code(top.unit).lstrip("0") in codes or not codes and _name_words(record_name(named[0].unit)) < _name_words(record_name(top.unit)) <= _name_words(question)):
+        return None  # the record of the code the student gave, or of a longer name the question says ('Seminario de Investigación Electrónica')
+    if top.unit.kind != "record" and set(attrs) <= {"mandatory", "credits"} and _name_words(record_name(named[0].unit)) <= _name_words(top.text):
+        return None  # a passage that names the course may say it ('se debe asignar el Seminario… si opta por EPS'): a condition the record lacks
+    other_record = top.unit.kind == "record" and record_name(top.unit) != record_name(named[0].unit)
     if not (set(attrs) & RECORD_ONLY or other_record):
         return None
     if attrs == ["credits"] and not re.fullmatch(r"\d+", field(named[0].unit, "credit", "crédit")):
