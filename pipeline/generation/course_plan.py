@@ -136,8 +136,20 @@ def career_areas(sentences: Iterable[str]) -> str:
     return ""
 
 
-def attribute_sentence(attr: str, unit: Unit, records: Sequence[Unit], *, programme: str, lang: str = "es", areas: str = "") -> tuple[str, bool]:
-    """(the sentence that gives `attr` of the course, whether the plan holds it)."""
+def polarity_of(question: str) -> str:
+    """What a question about being compulsory asks: 'mandatory' ('¿Es obligatorio X?'), 'optional' ('¿Puedo saltarme
+    X?', '¿Es optativo X?') or 'either' ('¿X es obligatoria o optativa?'), which the answer's 'Sí'/'No' follows."""
+    q = fold(question)
+    asks_mandatory = bool(re.search(r"\bobligatori", q))
+    asks_optional = bool(_OPTIONAL.search(q))
+    return "either" if asks_mandatory and asks_optional else "optional" if asks_optional else "mandatory"
+
+
+_OPTIONAL = re.compile(r"\boptativ|\belectiv|\bopcional|\b(?:saltar(?:me)?|omitir|no llevar|dejar de llevar)\b")
+
+
+def attribute_sentence(attr: str, unit: Unit, records: Sequence[Unit], *, programme: str, lang: str = "es", areas: str = "", polarity: str = "mandatory") -> tuple[str, bool]:
+    """(the sentence that gives `attr` of the course, whether the plan holds it); `polarity`: see polarity_of."""
     who = head(unit)
     code = record_code(unit)
     names = names_by_code(records)
@@ -162,10 +174,14 @@ def attribute_sentence(attr: str, unit: Unit, records: Sequence[Unit], *, progra
         return t("course_needed_by", lang).format(course=who, courses=listed) + note, True
     if attr == "mandatory":
         v = fold(field(unit, "obligatori"))
-        if v in ("si", "sí", "yes"):
-            return t("course_mandatory", lang).format(course=who, programme=programme), True
-        if v == "no":
-            return t("course_optional", lang).format(course=who, programme=programme), True
+        if v in ("si", "sí", "yes", "no"):
+            compulsory = v != "no"
+            key = "course_is_mandatory" if compulsory else "course_is_optional"  # '¿… o es optativa?': the fact, no 'Sí'/'No'
+            if polarity == "mandatory":
+                key = "course_mandatory" if compulsory else "course_optional"
+            elif polarity == "optional":  # '¿Puedo saltarme X?', '¿Es optativo X?': 'No, X es un curso obligatorio.'
+                key = "course_not_optional" if compulsory else "course_yes_optional"
+            return t(key, lang).format(course=who, programme=programme), True
         return t("course_no_mandatory", lang).format(course=who, programme=programme), False
     if attr == "area":
         v = field(unit, "area", "área")
@@ -208,7 +224,7 @@ def _value_key(attr: str, unit: Unit, records: Sequence[Unit], sentence: str) ->
     return (sentence.replace(head(unit), "\x01"),)  # the same value under another code is the same answer
 
 
-def attributes_answer(attrs: Sequence[str], same: dict, order: Sequence[str], book, d, *, lang: str = "es", max_variants: int = 6) -> tuple[object, str | None, bool]:
+def attributes_answer(attrs: Sequence[str], same: dict, order: Sequence[str], book, d, *, lang: str = "es", max_variants: int = 6, polarity: str = "mandatory") -> tuple[object, str | None, bool]:
     """The asked attributes of one course, per programme that holds it (`same`: doc -> (chunk, record), `order`: the
     documents, the one answered first). Returns (the derivation's final step, a lead that replaces the body when the
     programmes differ or too many do, whether every programme's plan holds what is asked)."""
@@ -219,7 +235,7 @@ def attributes_answer(attrs: Sequence[str], same: dict, order: Sequence[str], bo
         entries = book.plans.get(doc) or [(chunk, unit)]
         records = [u for _, u in entries]
         areas = career_areas(u.text for _, u in book.prose.get(doc, [])) if "area" in attrs and len(order) == 1 else ""
-        parts = [attribute_sentence(a, unit, records, programme=_PLACE, lang=lang, areas=areas) for a in attrs]
+        parts = [attribute_sentence(a, unit, records, programme=_PLACE, lang=lang, areas=areas, polarity=polarity) for a in attrs]
         named = {id(u) for u in _evidence(attrs, unit, records)}
         key = tuple(_value_key(a, unit, records, p) for a, (p, _) in zip(attrs, parts, strict=True))
         said[doc] = (" ".join(p for p, _ in parts), all(h for _, h in parts), [(c, u) for c, u in entries if id(u) in named], key)

@@ -21,7 +21,7 @@ from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
-from pipeline.generation.course_plan import asked_attributes, attribute_head, attributes_answer, career_total, missing_attributes
+from pipeline.generation.course_plan import asked_attributes, attribute_head, attributes_answer, career_total, missing_attributes, polarity_of
 from pipeline.generation.records import RecordBook
 from pipeline.generation.figures import figure_fit, student_figures
 from pipeline.generation.selection import ASPECTS, RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
@@ -510,7 +510,7 @@ class ExtractiveGenerator:
         attrs = asked_attributes(question)  # the attribute asked (area, credits, prerequisites...): said first and alone
         if len(same) < 2:
             if attrs:
-                return attributes_answer(attrs, {head.chunk.doc_id: (head.chunk, head.unit)}, [head.chunk.doc_id], book, d, lang=self.lang, max_variants=MAX_VARIANTS)
+                return attributes_answer(attrs, {head.chunk.doc_id: (head.chunk, head.unit)}, [head.chunk.doc_id], book, d, lang=self.lang, max_variants=MAX_VARIANTS, polarity=polarity_of(question))
             return self._render(head, book, d), None, None
         name = render_fields(head.unit, only=("__none__",)).rstrip(".")
         named = book.programmes_named(question, list(same), name)
@@ -518,11 +518,11 @@ class ExtractiveGenerator:
             doc = head.chunk.doc_id if head.chunk.doc_id in named else named[0]
             chunk, unit = same[doc]
             if attrs:
-                return attributes_answer(attrs, {doc: (chunk, unit)}, [doc], book, d, lang=self.lang, max_variants=MAX_VARIANTS)
+                return attributes_answer(attrs, {doc: (chunk, unit)}, [doc], book, d, lang=self.lang, max_variants=MAX_VARIANTS, polarity=polarity_of(question))
             return self._render(_as_candidate(head, chunk, unit), book, d), None, None
         order = sorted(same, key=lambda doc: (doc != head.chunk.doc_id, doc))
         if attrs:
-            return attributes_answer(attrs, same, order, book, d, lang=self.lang, max_variants=MAX_VARIANTS)
+            return attributes_answer(attrs, same, order, book, d, lang=self.lang, max_variants=MAX_VARIANTS, polarity=polarity_of(question))
         asked = asked_types(question)
         only = ("prerequisit", "prerrequisit") if "requirement" in asked else ("credit", "crédit") if "count" in asked else None
         groups: dict[str, list[str]] = {}

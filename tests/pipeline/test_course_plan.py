@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from pipeline.generation.course_plan import asked_attributes, career_areas, code_names
+from pipeline.generation.course_plan import asked_attributes, career_areas, code_names, polarity_of
 from pipeline.generation.extractive import ExtractiveGenerator
 from pipeline.generation.readiness import readiness_of
 from tests.pipeline.generation_helpers import hit
 
 PLAN = (
     "Ingeniería Minera\n"
-    "La carrera está administrada por tres áreas académicas, siendo estas: Geología, Procesos y Gestión Minera.\n\n"
+    "La carrera está administrada por tres áreas académicas, siendo estas: Geología, Procesos y Gestión Minera.\n"
+    "Un curso optativo lleva la marca obligatorio: No.\n\n"
     "SEMESTRE 3\n"
     "codigo: 0410\nnombre: Mineralogía 1\ncreditos: 5\narea: No especificada\nprerequisitos: 0402\nobligatorio: Sí\n---\n"
     "codigo: 0402\nnombre: Geología General\ncreditos: 4\narea: No especificada\nprerequisitos: Ninguno\nobligatorio: Sí\n---\n"
@@ -51,7 +52,10 @@ def test_each_attribute_is_answered_alone_and_first():
 
 def test_a_yes_no_about_being_compulsory_says_yes_or_no_first():
     assert _draft("¿Es obligatorio el curso Mineralogía 1?")[0] == "Sí, Mineralogía 1 (0410) es un curso obligatorio."
-    assert _draft("¿Voladuras es obligatorio o es optativo?")[0] == "No, Voladuras (0430) no es obligatorio."
+    assert _draft("¿Es obligatorio el curso Voladuras?")[0] == "No, Voladuras (0430) no es obligatorio."
+    assert _draft("¿Mineralogía 1 es optativo?")[0] == "No, Mineralogía 1 (0410) es un curso obligatorio."  # 'No' answers the option asked
+    assert polarity_of("¿Puedo saltarme Química Ambiental?") == "optional" and polarity_of("¿Es obligatorio X?") == "mandatory"
+    assert _draft("¿Voladuras es obligatorio o es optativo?")[0] == "Voladuras (0430) no es un curso obligatorio."  # either-or: the fact alone
 
 
 def test_the_courses_that_need_a_course_are_read_from_the_other_records():
