@@ -78,22 +78,31 @@ def _name_words(name: str) -> set[str]:
     return {w for w in tokens(name) if len(w) > 3 and not w.isdigit()}
 
 
-def code_names(options: Sequence[str], course: str) -> list[str]:
-    """The names a prerequisite code of `course` stands for: of the several the plan gives one code, the one whose name
-    shares a word with the course (a chain such as Termodinámica 1 -> 2), else all of them; never one chosen silently."""
+def code_names(options: Sequence[str], course: str, semesters: dict[str, int] | None = None) -> list[str]:
+    """The names a prerequisite code of `course` stands for, of the several the plan gives one code: those of an earlier
+    semester than the course (a prerequisite comes before it), then the one whose name shares a word with the course (a
+    chain such as Termodinámica 1 -> 2); else all of them ('Topografía 1 o Topografía 2'), never one chosen silently."""
     if len(options) < 2:
         return list(options)
+    semesters = semesters or {}
+    if (mine_at := semesters.get(course)) and (before := [o for o in options if semesters.get(o, mine_at) < mine_at]):
+        options = before
     mine = _name_words(course)
     sharing = [o for o in options if _name_words(o) & mine]
     return sharing if len(sharing) == 1 else list(options)
 
 
-def named_codes(value: str, names: dict[str, list[str]], course: str = "") -> str:
+def semesters_by_name(records: Iterable[Unit]) -> dict[str, int]:
+    """Course name -> the semester its record is listed under (plans without semester headings give none)."""
+    return {record_name(u): int(n) for u in records if (n := semester_of(u))}
+
+
+def named_codes(value: str, names: dict[str, list[str]], course: str = "", semesters: dict[str, int] | None = None) -> str:
     """'0082, 0118' -> 'Topografía 1 o Topografía 2 (0082) y Matemática Aplicada 1 (0118)': a code the plan gives to
     several courses says each of them (see code_names); a code without a record stays a code."""
     parts = []
     for code in _CODES.findall(value):
-        options = code_names(names.get(code.lstrip("0") or "0", []), course)
+        options = code_names(names.get(code.lstrip("0") or "0", []), course, semesters)
         parts.append(f"{' o '.join(options)} ({code})" if options else code)
     if not parts:
         return value.strip().rstrip(".")
@@ -164,7 +173,7 @@ def attribute_sentence(attr: str, unit: Unit, records: Sequence[Unit], *, progra
         if not v or fold(v) in _NONE:
             return t("course_no_prerequisites", lang).format(course=who), True
         n = len(_CODES.findall(v))
-        return t("course_prerequisite" if n == 1 else "course_prerequisites", lang).format(course=who, value=named_codes(v, names, record_name(unit))), True
+        return t("course_prerequisite" if n == 1 else "course_prerequisites", lang).format(course=who, value=named_codes(v, names, record_name(unit), semesters_by_name(records))), True
     if attr == "postrequisites":
         after = needed_by(unit, records)
         note = t("course_code_shared", lang).format(code=code, others=" y ".join(shared)) if shared and after else ""

@@ -78,6 +78,8 @@ def test_a_code_the_plan_gives_two_courses_is_never_read_as_one_of_them_silently
     assert code_names(["Principios de Metrología", "Termodinámica 1"], "Termodinámica 2") == ["Termodinámica 1"]  # the course's own chain decides
     assert code_names(["Topografía 1", "Topografía 2"], "Topografía 3") == ["Topografía 1", "Topografía 2"]  # both share its name: both said
     assert code_names(["Principios de Metrología", "Termodinámica 1"], "Motores de Combustión") == ["Principios de Metrología", "Termodinámica 1"]
+    at = {"Teoría Electromagnética 2": 7, "Conversión de Energía 2": 8, "Transmisión": 8}
+    assert code_names(["Teoría Electromagnética 2", "Conversión de Energía 2"], "Transmisión", at) == ["Teoría Electromagnética 2"]  # a prerequisite comes earlier
 
 
 def test_the_careers_areas_are_the_list_after_the_colon_cut_before_another_clause():
