@@ -374,7 +374,9 @@ class ExtractiveGenerator:
             denied = asked.yes_no and clause_yes_no(question, chosen) == "no"
             extra = [c for c in request_completion(question, asked.kind, chosen, cands, denied=denied) if c not in chosen]
             if extra:  # how and by when to ask for it, from the same section or the document's 'Cómo se solicita' / 'Plazos'
+                own = final.conclusion
                 final = self._request_lines(final, extra, chosen[0], book, d)
+                quoted += final.conclusion[len(own) :]  # the rest of the answer, said whole: not counted in the draft's length (like a followed article)
         answered = chosen  # the units the answer is read from (a 'Sí'/'No', a figure): not the how and when added to it
         chosen = [*chosen, *extra]
         final.is_final = True
@@ -382,7 +384,7 @@ class ExtractiveGenerator:
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
-        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
+        state = assess(question, asked, answered, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
         if pointed and state.ready:
             state = Readiness(False, t("missing_list", self.lang), passages(cands), state.evidence)  # the list the answer announces is not in the draft
         if asked.yes_no and (lead is None or by_docs) and not named_record:
