@@ -30,9 +30,10 @@ _OFFER = re.compile(r"\bque [a-z]+ hay\b|^\W*hay [a-z]+ (?:para|de)\b")
 # ... or what it takes to ask for something: '¿qué más tengo que presentar para pedir la reválida?'.
 _REQUEST = re.compile(r"\b(?:pedir|solicitar|tramitar|postular|presentar la solicitud)\b")
 
-# How a thing is requested: a form, a note or letter handed in, the body it goes to, the channel (folded unit text).
+# How a thing is requested: a form filled in (not a form named in a list of papers), a note or letter handed in, the body
+# it goes to, the channel (folded unit text).
 HOW = re.compile(
-    r"\bformulario\b|\bse solicita\b|\bla solicitud (?:se|de)\b|\bpostulacion se\b|\bpor correo (?:electronico )?a\b"
+    r"\b(?:completa\w*|llena\w*|envia\w*|enviar|presenta\w*|descarga\w*)\b[^.;]{0,20}\bformulario\b|\bse solicita\b|\bla solicitud (?:se|de)\b|\bpostulacion se\b|\bpor correo (?:electronico )?a\b"
     r"|\b(?:presentar|presenta|presentando|entregar|enviar|enviando)\b[^.;]{0,40}\b(?:nota|carta|solicitud|formulario)\b"
     r"|\bsolicit\w* (?:a|ante) (?:la |el )?(?:junta|comision|control|secretaria|direccion|coordinacion|bedelia|oficina)"
     r"|\b(?:a traves|por medio) de los medios virtuales\b"
