@@ -282,7 +282,6 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
     kind = kind_of(question)
     kind_needs = (*NEEDS.get(kind, ()), *KIND_ALSO.get(kind, ())) if kind in KIND_CHECKED else ()
     kind_gives = bool(kind_needs) and _gives_kind(top, kind_needs)
-    rules = not any(x.unit.kind == "record" for x in cands)  # no course record among the candidates: a rules, procedure or guide question
     for c in cands[1:]:
         if len(chosen) >= cfg.max_units or c.score < min(cfg.keep_ratio, rescue) * top.score:
             break
@@ -305,9 +304,7 @@ def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg
         restricted = restricted and not general  # one general rule
         better = not alone and answers_alone(c, question, asked, cfg)  # the best unit is not about the object asked with its kind of answer; this one is
         rival = other_doc and (  # another document's answer too close to call (a variant of it), or the one of the programme the question names
-            c.score >= cfg.near_tie * top.score and (answers_alone(c, question, asked, cfg) or as_good(c, top, question, asked))
-            and not (rules and not _value_beyond(c, chosen, asked))
-            or "programme" in c.parts and "programme" not in top.parts
+            c.score >= cfg.near_tie * top.score and (answers_alone(c, question, asked, cfg) or as_good(c, top, question, asked)) or "programme" in c.parts and "programme" not in top.parts
         )
         if not (general or better or rival or _listed_condition(c, top, asked) or adds_answer(c, chosen, question, asked, cfg.sufficient_object, same_doc=not other_doc)):
             continue  # it shares words with the question but answers nothing the chosen units leave unanswered: a neighbour
@@ -419,22 +416,6 @@ def _gives_kind(c: Candidate, needs: tuple[str, ...]) -> bool:
     if "consequence" in needs and _CONSEQUENCE_MORE.search(fold(c.unit.text)):
         have = have | {"consequence"}
     return bool(set(needs) & have) or ("procedure" in needs and "documents" in c.strong)
-
-
-_VALUE_KINDS = frozenset({"date", "time", "amount", "count"})
-_ARTICLE_NO = re.compile(r"^\s*art[ií]culo\s*\d+\s*[°º.]*", re.IGNORECASE)
-
-
-def _value_beyond(c: Candidate, chosen: list[Candidate], asked: set[str]) -> bool:
-    """Whether a unit gives a figure of the kind asked (a date, an amount, a count) when none of the chosen units gives
-    one: the part of the question another document's near-tie unit answers and the chosen ones leave open. Otherwise, in
-    a rules or procedure answer, another document's unit close in score is a neighbour from elsewhere and is not shown
-    beside the answer (FIUSAC dev: 5 rules drafts pasted one; reference recall of the changed drafts in the report)."""
-    if not asked & _VALUE_KINDS:
-        return False
-    def figure(x: Candidate) -> bool:
-        return bool(re.search(r"\d", _ARTICLE_NO.sub("", x.unit.text)))
-    return figure(c) and not any(figure(x) for x in chosen)
 
 
 def _listed_condition(c: Candidate, top: Candidate, asked: set[str]) -> bool:

@@ -87,45 +87,6 @@ def test_nothing_is_added_to_a_no():
     assert "PR-2" not in text, text
 
 
-# Another document's near-tie unit (selection.select's rival rule), in a rules answer.
-from pipeline.chunking import Chunk  # noqa: E402
-from pipeline.generation.candidates import Candidate  # noqa: E402
-from pipeline.generation.lexical import doc_keys  # noqa: E402
-from pipeline.generation.selection import SelectionConfig, select  # noqa: E402
-from pipeline.units import Unit  # noqa: E402
-
-
-def cand(doc: str, text: str, score: float, kind: str = "sentence", rank: int = 1) -> Candidate:
-    chunk = Chunk(doc_id=doc, doc_title=doc, text=text, position=0)
-    keys = set(doc_keys(text))
-    return Candidate(Unit(kind, text), 1, chunk, rank, text, keys, score, {"dense": score}, types={"count"}, own=keys)
-
-
-QUESTION = "¿Cuál es la zona mínima para tener derecho al examen final?"
-
-
-def test_another_documents_near_tie_is_not_pasted_beside_a_rules_answer():
-    top = cand("normativo", "Para tener derecho al examen final el estudiante debe tener una zona mínima de 36 puntos.", 1.0)
-    rival = cand("faq", "Para tener derecho al examen final de un curso congelado la zona mínima es de 45 puntos.", 0.97, rank=2)
-    chosen = select([top, rival], {}, QUESTION, SelectionConfig())
-    assert chosen == [top]
-
-
-def test_another_documents_near_tie_is_kept_when_it_gives_the_figure_the_answer_lacks():
-    top = cand("normativo", "Para tener derecho al examen final el estudiante debe tener la zona mínima que fija el programa del curso.", 1.0)
-    rival = cand("faq", "Para tener derecho al examen final la zona mínima es de 36 puntos.", 0.97, rank=2)
-    chosen = select([top, rival], {}, QUESTION, SelectionConfig())
-    assert rival in chosen
-
-
-def test_a_course_plan_answer_keeps_its_near_tie_variant():
-    top = cand("plan_a", "Para tener derecho al examen final se necesita una zona mínima de 36 puntos.", 1.0)
-    rival = cand("plan_b", "Ingeniería Química: 40 puntos de zona mínima dan derecho al examen final, salvo en laboratorios.", 0.97, rank=2)
-    record = cand("plan_a", "Física 1", 0.2, kind="record")
-    chosen = select([top, rival, record], {}, QUESTION, SelectionConfig())
-    assert rival in chosen
-
-
 def test_the_request_sections_of_the_best_documents_come_with_the_support_chunks():
     from pipeline.retrieval import request_chunks
 
