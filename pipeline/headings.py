@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from pipeline.text import STOPWORDS_ES
+from pipeline.text import STOPWORDS_ES, fold
 
 PAGE_MARKER = re.compile(r"^-{2,}\s*p[áa]gina\s+\d+\s*-{2,}\s*$", re.IGNORECASE | re.MULTILINE)
 MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -57,3 +57,16 @@ def heading_case(ctx: str) -> str:
             low = w.lower()
             out.append(low[:1].upper() + low[1:] if i == 0 or re.search(r"[.:]\s*$", words[i - 1]) else low)
     return " ".join(out)
+
+
+# A short section heading that names how or by when something is asked for ('Cómo se solicita', 'Plazos de presentación',
+# 'Procedimiento'), folded; a section titled by an article's opening line ('Artículo 52°. Del procedimiento…') is not one.
+_REQUEST_HEADING = re.compile(r"\bcomo se (?:solicita|pide|tramita|presenta|postula)\b|\bplazos?\b|\bprocedimiento\b|\bsolicitud\b|\btramite\b|\bpostulacion\b|\bcomo (?:solicitar|pedir|postular)")
+_ARTICLE_TITLE = re.compile(r"^\s*art[ií]culo\b|^\s*art\.", re.IGNORECASE)
+REQUEST_HEADING_WORDS = 8  # a section title longer than this is a sentence, not a heading
+
+
+def request_heading(section: str | None) -> bool:
+    """Whether a section's title is a short heading naming how or by when something is requested."""
+    s = (section or "").strip()
+    return bool(s) and not _ARTICLE_TITLE.match(s) and len(s.split()) <= REQUEST_HEADING_WORDS and bool(_REQUEST_HEADING.search(fold(s)))

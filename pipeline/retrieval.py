@@ -9,6 +9,7 @@ from typing import Literal, Protocol
 
 from pipeline.embeddings import Embedder
 from pipeline.errors import ConfigurationError, IndexError_, RetrievalError
+from pipeline.headings import request_heading
 from pipeline.index import ChunkIndex, Hit
 from pipeline.sparse import BM25Encoder
 
@@ -135,7 +136,8 @@ class QdrantRetriever:
             hits = [h for h in hits if h.score >= self.min_score]
         ranked = by_document(hits, self.second_chunk_weight, documents) if self.max_chunks_per_document and not self.reranker else hits
         top = cap_per_document(ranked, self.max_chunks_per_document)[:k]
-        return top + support_chunks(hits, top, support)
+        more = support_chunks(hits, top, support)
+        return top + more + request_chunks(hits, top[:REQUEST_DOCS], [*top, *more], support)
 
 
 def cap_per_document(hits: Sequence[Hit], cap: int | None) -> list[Hit]:
@@ -196,6 +198,20 @@ def support_chunks(ranked: Sequence[Hit], top: Sequence[Hit], n: int) -> list[Hi
     """Up to n further chunks, in rank order, of the documents already in `top`."""
     docs, taken = {h.chunk.doc_id for h in top}, {h.chunk.id for h in top}
     return [h for h in ranked if h.chunk.doc_id in docs and h.chunk.id not in taken][:n]
+
+
+REQUEST_CHUNKS = 2  # at most this many 'Cómo se solicita' / 'Plazos' sections of the best documents, beyond the support chunks
+REQUEST_DOCS = 2  # ... of the documents of the first this many hits
+
+
+def request_chunks(ranked: Sequence[Hit], best: Sequence[Hit], taken: Sequence[Hit], support: int) -> list[Hit]:
+    """The sections of the best documents headed as how or by when to request (pipeline.headings.request_heading), in rank
+    order, that the hits and support chunks leave out: the rest of a rules answer ('¿puedo…?' → the form and the
+    deadline) when the generator is given support chunks at all."""
+    if not support or not best:
+        return []
+    docs, have = {h.chunk.doc_id for h in best}, {h.chunk.id for h in taken}
+    return [h for h in ranked if h.chunk.doc_id in docs and h.chunk.id not in have and request_heading(h.chunk.section)][:REQUEST_CHUNKS]
 
 
 def retriever_from_settings(retrieval_settings, *, index: ChunkIndex, embedder: Embedder | None) -> Retriever:

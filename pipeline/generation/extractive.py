@@ -15,15 +15,16 @@ from pipeline.conversation import Turn
 from pipeline.derivation import Step
 from pipeline.generation import Answer, format_reply, references_for, register
 from pipeline.generation.asking import Asked, ask, asked_parts, object_parts, period_score
+from pipeline.generation.course_plan import asked_attributes, attribute_head, attributes_answer, career_total, missing_attributes, polarity_of
 from pipeline.generation.faq_match import FaqMatcher
-from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages, wh_asked
+from pipeline.generation.figures import figure_fit, student_figures
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.generation.numbering import continued, nested, sub_items
 from pipeline.generation.ranking import UnitRanker, pair_context, rerank, unit_gives
 from pipeline.generation.ranking import rows as ranker_rows
-from pipeline.generation.course_plan import asked_attributes, attribute_head, attributes_answer, career_total, missing_attributes, polarity_of
+from pipeline.generation.readiness import Readiness, assess, object_phrase, object_share, passages, wh_asked
 from pipeline.generation.records import RecordBook
-from pipeline.generation.figures import figure_fit, student_figures
+from pipeline.generation.requesting import completion as request_completion
 from pipeline.generation.selection import ASPECTS, RESTRICTED, LEXICAL_FIRST, Candidate, SelectionConfig, asked_types, features, score, select, units_of
 from pipeline.index import Hit
 from pipeline.redaction import strip_placeholders
@@ -373,19 +374,29 @@ class ExtractiveGenerator:
                     said.setdefault(book.labels.get(c.chunk.doc_id, c.chunk.doc_title), []).append(line[2:])
                 lead = "\n".join(f"- {who}: {' '.join(lines)}" for who, lines in said.items())
                 by_docs = True
+        extra: list[Candidate] = []
+        if lead is None and not (head.unit.kind == "record" and {"name", "code"} & set(head.parts)):
+            denied = asked.yes_no and clause_yes_no(question, chosen) == "no"
+            extra = [c for c in request_completion(question, asked.kind, chosen, cands, denied=denied) if c not in chosen]
+            if extra:  # how and by when to ask for it, from the same section or the document's 'Cómo se solicita' / 'Plazos'
+                own = final.conclusion
+                final = self._request_lines(final, extra, chosen[0], book, d)
+                quoted += final.conclusion[len(own) :]  # the rest of the answer, said whole: not counted in the draft's length (like a followed article)
+        answered = chosen  # the units the answer is read from (a 'Sí'/'No', a figure): not the how and when added to it
+        chosen = [*chosen, *extra]
         final.is_final = True
         body = final.conclusion if lead is None else lead  # a lead replaces the conclusion: a question back, or values labelled by programme
         if head.unit.kind == "record" and {"name", "code"} & set(head.parts):
             body = _code_note(question, head, book, self.lang) + body
         named_record = head.unit.kind == "record" and bool({"name", "code"} & set(head.parts))
-        state = assess(question, asked, chosen, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
+        state = assess(question, asked, answered, cands, learned=bool(cands) and cands[0].learned, lang=self.lang, body=body, record=named_record, quoted=quoted, steps=steps)
         if held is False and state.ready:  # the plan does not hold the asked attribute ('area: No especificada'): the draft says so, not ready
             state = Readiness(False, missing_attributes(asked_attributes(question), record_name(head.unit), self.lang), passages(cands), state.evidence)
         if pointed and state.ready:
             state = Readiness(False, t("missing_list", self.lang), passages(cands), state.evidence)  # the list the answer announces is not in the draft
         if asked.yes_no and (lead is None or by_docs) and not named_record:
-            figure = by_number(question, [c.text for c in chosen]) or by_condition(question, [c.text for c in chosen]) or by_requirement(question, [c.text for c in chosen])
-            answer = figure or (None if cut_denial(chosen[0], cands) else by_predicate(question, chosen[0].text) or clause_yes_no(question, chosen))
+            figure = by_number(question, [c.text for c in answered]) or by_condition(question, [c.text for c in answered]) or by_requirement(question, [c.text for c in answered])
+            answer = figure or (None if cut_denial(answered[0], cands) else by_predicate(question, answered[0].text) or clause_yes_no(question, answered))
             if answer == "yes" and figure is None and state.ready and (_EXISTS_Q.search(fold(" ".join(asked_parts(question)))) or not asked_types(question) and object_share(asked, chosen[:1], own=True) < YES_OBJECT):
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)  # a 'may'/'must' verb near part of the object is weak evidence of a 'yes'
             if answer is not None and state.ready and wh_asked(question):
@@ -396,6 +407,26 @@ class ExtractiveGenerator:
             elif state.ready:
                 state = Readiness(False, t("missing_type", self.lang).format(what=t("what_yes_no", self.lang), object=object_phrase(question)), passages(cands), state.evidence)
         return self._answer(body, d, final, covs, start, question, state)
+
+    def _request_lines(self, final: Step, extra: list[Candidate], top: Candidate, book: RecordBook, d: _Steps) -> Step:
+        """The answer, then one line per section of the units that say how and when to ask for it: a section other than
+        the best unit's is named by its heading ('Cómo se solicita: Completá el formulario ICE-1…')."""
+        lines, steps = [], []
+        for section in dict.fromkeys(c.chunk.section for c in extra):
+            group = [c for c in extra if c.chunk.section == section]
+            said = [d.add("Refine", [d.extract(c.chunk, c.unit).id], _item_text(c)) if c.unit.kind == "item" else self._render(c, book, d) for c in group]
+            steps.extend(said)
+            text = ""
+            for c, s in zip(group, said, strict=True):
+                if c.unit.kind == "item" and text.endswith((":", ";")):  # a lead-in's list said on its line: 'Las solicitudes se reciben…: del 1 al 31 de marzo; del 1 al 30 de septiembre.'
+                    text = f"{text} {c.unit.text.strip().rstrip(';,. ')};"
+                else:
+                    text = f"{text.rstrip(';')}{'.' if text.endswith(';') else ''} {c.unit.text.strip() if c.unit.kind == 'sentence' and c.unit.text.rstrip().endswith(':') else s.conclusion}".strip()
+            text = f"{text[:-1]}." if text.endswith(";") else text
+            if section and section != top.chunk.section and top.chunk.doc_id == group[0].chunk.doc_id:
+                text = f"{caps_lead(heading_case(section.rstrip(': ')))}: {text}"
+            lines.append(text)
+        return d.concat([final, *steps], "\n".join([final.conclusion, *lines]))
 
     def _clause_answer(self, top: Candidate, rest: tuple[str, list[Candidate]], book: RecordBook, d: _Steps, cands: list[Candidate]) -> Step:
         """The best unit, then the rest of its rule that conditions it: the list that follows it, or its exception sentences."""
