@@ -40,7 +40,9 @@ _PRODUCE_FOR_ME = re.compile(
 # un poema de amor", "una carta de renuncia para mi trabajo"): the kinds of text an office never writes for a student.
 _CREATIVE = (
     r"(?:poema|poesia|cuento|ensayo|cancion|discurso|novela|chiste|rima|versos?|slogan|eslogan|guion|monografia|fabula|leyenda|"
-    r"historia (?:corta|de amor|de terror)|texto publicitario|publicacion para|post para|carta (?:de amor|de renuncia|para mi (?:novi[oa]|mama|papa|jefe)))"
+    r"historia (?:corta|de amor|de terror)|texto publicitario|publicacion para|post para|carta (?:de amor|de renuncia|para mi (?:novi[oa]|mama|papa|jefe))|"
+    r"carta (?:de (?:recomendacion|presentacion|motivacion) )?para (?:mi|un|una) (?:amig[oa]|herman[oa]|prim[oa]|novi[oa]|vecin[oa]|conocid[oa]|compa\w*)|"
+    r"receta (?:de|del|para)(?! (?:la|el|mi) (?:clinica|medic\w*|doctor\w*)))"  # a cooking recipe, not a doctor's prescription
 )
 _TEXT_PART = r"(?:introduccion|conclusion(?:es)?|justificacion|objetivos|resumen|parrafo|titulo|final|inicio|desarrollo)"  # a part of a text asked for
 _MADE_TEXT = r"(?:resumen|codigo|programa|script|traduccion|texto|parrafo|introduccion|conclusion(?:es)?|lista de ideas)"  # only with a verb that makes it
@@ -69,6 +71,13 @@ _ASKS_FOR_TEXT = re.compile(
     rf"|^{_DET}\s+(?:\w+\s+)?{_CREATIVE}\b"
     rf"|^{_DET}\s+{_TRANSLATION}"
 )
+# How to write a text of the student's own, asked as a question ("¿cómo escribo una introducción para mi informe de
+# laboratorio?", "¿cómo redacto la conclusión del ensayo?"): writing help, a text made with the student whatever it is
+# for. Not how to fill in one of the office's papers ("¿cómo redacto la solicitud de cambio de carrera?").
+_HOW_TO_WRITE = re.compile(
+    r"\bcomo\s+(?:(?:se|le)\s+)?(?:escrib\w*|redact\w*|hago|hace|hacer|armo|arma|estructur\w*|empiezo|inicio|comienzo|termino)\s+"
+    rf"{_DET}\s+(?:(?:buen|buena|mejor)\s+)?(?:introduccion|conclusion(?:es)?|justificacion|marco teorico|parrafo|{_CREATIVE})\b"
+)
 # What such a request asks to make is itself a text (an introduction, the conclusions, an essay): an office never writes
 # a student's text, whatever the text is about, so that request is out of the office's business.
 _TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\b")
@@ -79,7 +88,8 @@ _TEXT_OBJECT = re.compile(rf"\b{_DET}\s+(?:\w+\s+)?(?:{_CREATIVE}|{_MADE_TEXT})\
 _WORK = (
     r"(?:informes?(?: final(?:es)?)?|tesis|tareas?|proyectos?|plan de negocios|presentacion(?:es)?|diapositivas|marco teorico|protocolo|reportes?|"
     r"mapa conceptual|cuadro sinoptico|investigacion|diagnostico|hoja de trabajo|ejercicios|trabajo de graduacion|trabajos?|calculos|planos|maqueta|"
-    r"solucion(?:es)?|respuestas|resumen(?:es)?|apuntes|resueltos?)"
+    r"solucion(?:es)?|respuestas|resumen(?:es)?|apuntes|resueltos?|"
+    r"diagramas? de (?:flujo|gantt|bloques|clases|casos de uso|actividades|secuencia|pareto|ishikawa|procesos?|cuerpo libre)|receta(?! medica)|recetas(?! medicas))"
 )
 # A request whose object pronoun points back to the student's work named before it, with no request verb on the work
 # itself ("necesito los cálculos de la armadura, ¿me los hacen?", "la maqueta del proyecto, ¿quién me la arma?").
@@ -158,6 +168,8 @@ def request_clauses(text: str) -> list[str]:
                 request = clause  # "la orden de impresión me la hacen?": the thing asked is named in the clause itself
             elif proclitic.group(1) and out_prev is not None:  # "me lo escriben?": the thing asked is in the clause before
                 request = out_prev + ", " + request
+        elif (how := _HOW_TO_WRITE.search(folded)) and len(folded) == len(clause):
+            request = clause[how.start() :]
         elif give and len(folded) == len(clause) and _points_back_to_work(fold((out_prev + ", " if out_prev else "") + clause)):
             named_here = re.search(rf"\b{_DET}\s+\w+", folded[: give.start()])
             request = clause if named_here or out_prev is None else out_prev + ", " + clause[give.start() :]
@@ -220,7 +232,8 @@ def message_segments(texts: Sequence[str], *, kinds: list[str] | None = None) ->
                 owner.append(i)
                 kind_of.append(MAKES_TEXT)
         for clause in request_clauses(text):
-            makes_text = bool(_TEXT_OBJECT.search(fold(clause)) or _WORK_FOR_ME.search(fold(clause)) or _points_back_to_work(fold(clause)))
+            folded = fold(clause)
+            makes_text = bool(_TEXT_OBJECT.search(folded) or _WORK_FOR_ME.search(folded) or _points_back_to_work(folded) or _HOW_TO_WRITE.search(folded))
             if len(clause) < len(text) - 15 or makes_text:
                 segments.append(clause)
                 owner.append(i)
