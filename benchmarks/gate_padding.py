@@ -46,6 +46,12 @@ questions, as before: "best_segment"):
     messages naming the student's own career informally, asking about pay of the EPS or practices, or the name of an
     office paper; 20 near misses: another faculty named by its people or a bare field, a translation asked as a
     question, salaries); never used for training or choosing.
+  - benchmarks/data/gate_near_miss_fresh_i22ac.jsonl: 120 fresh messages written before the eleventh round (60 informal
+    FIUSAC messages: rules, procedures, payments, schedules incl. office hours, problems, errands, letters for outside
+    bodies, EPS pay, own career, transfers, pensum changes; 60 near misses: other universities and USAC faculties,
+    padded asks for a diagram, a recipe, an essay, code or a translation, homework, coding, writing, jobs and pay,
+    public services, someone else's school business, general knowledge, translation, personal, banks); never used for
+    training or choosing.
 Each set is broken down by family, and the messages judged wrong are listed with their score ("misses").
 For the padded family, how many were let through each way. Writes benchmarks/results/gate_padding.json.
 """
@@ -93,7 +99,7 @@ def report(y, pred) -> dict:
 
 
 # The fresh near-miss sets of issue 22, one per round of its gate work, in the order they were written.
-NEAR_MISS_ROUNDS = ("i22g", "i22n", "i22s", "i22g2", "i22x", "i22y", "i22z", "i22aa", "i22ab")
+NEAR_MISS_ROUNDS = ("i22g", "i22n", "i22s", "i22g2", "i22x", "i22y", "i22z", "i22aa", "i22ab", "i22ac")
 
 
 def _labelled(rows: list[dict]) -> tuple[list[str], list[int], list[str]]:

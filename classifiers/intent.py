@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from classifiers.outside import outside_service, people_of_other_fields, profession_pay, programme_without_pay
+from classifiers.outside import office_hours, outside_service, people_of_other_fields, profession_pay, programme_without_pay, someone_elses_school
 from pipeline.text import fold
 
 # (name, description shown to reviewers)
@@ -170,6 +170,14 @@ _ANTECEDENT = re.compile(r"\b(?:la|una|esta|otra|mi)\s+([a-z]+)\s+(?:de|del)\s")
 # Where the student comes from is this university itself ("vengo de la usac"), not a faculty or career named after it.
 _ORIGIN_HERE = re.compile(r"\s*(?:(?:la|el|esta)\s+)?(?:usac|san carlos|aca|aqui)\b")
 _HERE = re.compile(r"\b(?:aca|aqui|esta facultad|con ustedes)\b")
+# Decision-time transfer cues (rules=True only): an origin said with "del" ("egresado del INTECAP"), and this faculty as
+# where the student goes ("seguir ingeniería en la USAC", "estudiar ingeniería como segunda carrera", "me pasan a
+# ingeniería"). Not "en ingeniería", which is where the student may have studied elsewhere.
+_ORIGIN_DEL = re.compile(r"\b(?:graduad[oa]|egresad[oa]|titulad[oa])\s+(?:\w+\s+){0,2}?del\b")
+_TO_THIS_FACULTY = re.compile(
+    r"\b(?:seguir|continuar|estudiar|terminar|empezar|iniciar|a|para)\s+(?:(?:la\s+)?carrera\s+de\s+)?ingenieria\b"
+    r"|\b(?:seguir|continuar|estudiar|terminar)\s+(?:\w+\s+){0,3}?en\s+(?:la\s+)?(?:usac|san\s+carlos|esta\s+facultad)\b"
+)
 _OWN_PLACES = frozenset({"facultad", "facu", "u", "universidad", "aca", "aqui"})
 
 # A calculation asked for: quantities with units, arithmetic, a percentage of a figure. A grade or a fee has a figure but
@@ -181,6 +189,12 @@ _UNIT = (
 )
 _QUANTITY = re.compile(rf"\b\d+(?:[.,]\d+)?\s*{_UNIT}(?![\w/])")
 _ARITHMETIC = re.compile(r"\d\s*[-+*/^=]\s*[\d(x]|\bx\s*[-+*/^=]|\b\d+\s+(?:por|entre|menos|mas|dividido|elevado)\s+(?:a\s+(?:la\s+)?)?\d|\b(?:derivad|integral|raiz)\w*\s+de\s+\S*\d")
+# Decision-time calculation cues (rules=True only): a percentage taken off a figure ("cuánto es 3500 menos el 15 por
+# ciento"), an average or a sum of a list of figures asked for ("sacar el promedio de 61, 74, 88 y 93").
+_COMPUTE_SPOKEN = re.compile(
+    r"\b\d+(?:[.,]\d+)?\s+(?:menos|mas)\s+(?:el\s+)?\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)"
+    r"|\b(?:sac\w*|calcul\w*|cuanto\s+(?:es|da))\s+(?:el|la)\s+(?:promedio|media|suma|total)\s+de\s+\d+(?:[.,]\d+)?(?:\s*,\s*\d+(?:[.,]\d+)?)+\s+y\s+\d+"
+)
 _PERCENT_OF = re.compile(r"\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+(?:de|del)\s+(?:\w+\s+){0,2}?\d|\b\d+(?:[.,]\d+)?\s*(?:%|por\s*ciento)\s+de\s+(?:descuento|interes|aumento|impuesto|ganancia)")
 
 # A student choosing an outside provider for a personal need: which clinic, workshop or shop, or the cheap one. The office
@@ -518,8 +532,10 @@ class IntentModel:
             found += bool(named)
         return found
 
-    def transfer_in(self, folded: str) -> bool:
-        """A student from another institution (or career) asking for one of this office's procedures (equivalencias, traslado)."""
+    def transfer_in(self, folded: str, *, rules: bool = False) -> bool:
+        """A student from another institution (or career) asking for one of this office's procedures (equivalencias, traslado).
+        With `rules`, the decision-time cues too: an origin said with "del" ("egresado del INTECAP"), and this faculty
+        named as where the student goes ("quiero seguir ingeniería en la USAC", "¿me pasan a ingeniería?")."""
         here = bool(_HERE.search(folded))
         elsewhere = False
         for m in _MOTION.finditer(folded):
@@ -531,16 +547,20 @@ class IntentModel:
         if elsewhere and not here:
             return False
         origins = list(_ORIGIN.finditer(folded))
+        if rules:
+            origins += list(_ORIGIN_DEL.finditer(folded))
         from_here = [bool(_ORIGIN_HERE.match(folded, o.end())) for o in origins]
         if from_here and all(from_here):
             return False  # "dan equivalencias si vengo de la usac?": the student leaves this institution for another
         word, origin = bool(_TRANSFER_WORD.search(folded)), bool(origins)
+        here = here or (rules and bool(_TO_THIS_FACULTY.search(folded)))
         return (origin and (word or here)) or (word and here)
 
     def row(self, text: str, *, rules: bool = True) -> list[float]:
         """The intent features of one text. `rules=False` leaves out the cues that only serve the structure's decision
-        (another body's own service in the provider column, see classifiers.outside): the classifier is fitted without
-        them, so it does not lean on a cue the structure decides by anyway and weigh the rest of its evidence less."""
+        (another body's own service or someone else's school business in the provider column, the office's own hours in
+        the errand column, see classifiers.outside): the classifier is fitted without them, so it does not lean on a cue
+        the structure decides by anyway and weigh the rest of its evidence less."""
         raw = " ".join(text.split())
         f = fold(raw)
         f_inst, raw_inst = f, raw
@@ -552,7 +572,7 @@ class IntentModel:
             if len(raw_inst) == len(f):
                 raw_inst = raw_inst[:start] + blank + raw_inst[end:]
         other, own = self.institution_mentions(f_inst, rules=rules)
-        named, transfer = self.named_institutions(raw_inst, f_inst), self.transfer_in(f)
+        named, transfer = self.named_institutions(raw_inst, f_inst), self.transfer_in(f, rules=rules)
         if transfer:  # the other institution is where the student comes from, not whose business is asked
             other = named = 0
         course = bool(self._courses and self._courses.search(f))
@@ -566,8 +586,8 @@ class IntentModel:
             self._jobs(f, rules), float(bool(_CAMPUS.search(f))), float(min(len(_PERSONAL.findall(f)), 2)),
             float(bool(_ENCYCLOPEDIC.search(f))), float(bool(_TROUBLE.search(f) and _OFFICE_THING.search(f))),
             float(min(named, 2)), float(transfer),
-            float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)), 3)),
-            float(bool(_PROVIDER.search(f)) or (rules and outside_service(f))), float(own_errand(f)),
+            float(min(len(_QUANTITY.findall(f)) + len(_ARITHMETIC.findall(f)) + len(_PERCENT_OF.findall(f)) + (len(_COMPUTE_SPOKEN.findall(f)) if rules else 0), 3)),
+            float(bool(_PROVIDER.search(f)) or (rules and (outside_service(f) or someone_elses_school(f)))), float(own_errand(f) or (rules and office_hours(f))),
         ]
 
     @staticmethod

@@ -1,4 +1,5 @@
-"""Another body's own service (a bank's business, a public registry's document), another field's people, a profession's pay.
+"""Another body's own service (a bank's business, a public registry's document), another field's people, a profession's pay,
+someone else's school business, and the office's own hours: cues read at decision time.
 
 A student asks the office about a bank branch's hours, opening an account or a card, or about getting a national ID, a
 passport or a criminal record. The words are close to the office's (a payment, a document, a procedure, "¿dónde lo
@@ -20,7 +21,8 @@ _BANK_BUSINESS = re.compile(
     r"tarjetas?\s+de\s+(?:credito|debito)|cuentas?\s+(?:de\s+ahorros?|monetaria\w*|bancaria\w*)|"
     rf"{_BANK}\s+(?:\w+\s+){{0,3}}?prestamo\w*|prestamo\w*\s+(?:\w+\s+){{0,3}}?{_BANK}|fiador\w*|"  # a loan of money, not the campus's loan of a laptop
     r"prestamo\w*\s+(?:personal|hipotecario|bancario|(?:para|de|del)\s+(?:(?:un|una|el|la|mi)\s+)?(?:carro|casa|moto|vivienda|negocio))|"
-    r"credito\s+(?:personal|hipotecario|fiscal|prendario)|transferencia\w*\s+(?:a|de)\s+otro\s+banco|estado\s+de\s+cuenta|banca\s+(?:en\s+linea|movil))\b"
+    r"credito\s+(?:personal|hipotecario|fiscal|prendario)|transferencia\w*\s+(?:a|de)\s+otro\s+banco|transferencias?\s+internacional\w*|estado\s+de\s+cuenta|banca\s+(?:en\s+linea|movil)|"
+    rf"{_BANK}\s+(?:\w+\s+){{0,3}}?(?:cobra|cobran|comision\w*))\b"
 )
 # A document or a service of a public registry, asked for itself: get, renew, replace it, its price or delay, where to.
 # Not the document asked of the student ("allí le solicitarán el DPI", "me piden la cédula"): that is a requirement.
@@ -95,3 +97,44 @@ def programme_without_pay(folded: str) -> str | None:
     """When the text names one of the office's own programmes, the text without its pay words ("¿el EPS es con sueldo?"
     asks about the programme, not a job); None when it names none."""
     return _PAY_WORD.sub(" ", folded) if _PROGRAMME.search(folded) else None
+
+
+# Someone else's school business ("la inscripción de mi hermano en el colegio", "la constancia de estudios de mi hijo del
+# colegio", "mi prima quiere entrar a magisterio"): a relative or a friend and a school below the university, with
+# nothing of the university in the message. A relative who comes to this faculty ("mi hermano sale del instituto y
+# quiere entrar a ingeniería") names it, and is its business.
+_RELATIVE = re.compile(
+    r"\b(?:mi|mis|su|sus)\s+(?:herman[oa]s?|hij[oa]s?|prim[oa]s?|sobrin[oa]s?|niet[oa]s?|mama|papa|madre|padre|novi[oa]|espos[oa]|"
+    r"ti[oa]s?|abuel[oa]s?|cunad[oa]s?|vecin[oa]s?|amig[oa]s?|patojos?|patojas?|nene|nena)\b"
+)
+_SCHOOL = re.compile(
+    r"\b(?:colegio(?!\s+de\s+(?:ingenieros|profesionales))|escuelita|escuela\s+(?:primaria|publica|oficial|normal|de\s+parvulos)|instituto|liceo|"
+    r"kinder|preprimaria|parvulos|primaria|(?:primero|segundo|tercero)\s+basico|basicos|diversificado|bachillerato|magisterio)\b"
+)
+_UNIVERSITY = re.compile(
+    r"\b(?:usac|san\s+carlos|universidad\w*|u|uni|facultad|facu|fiusac|ingenieria|ingeniero|carrera|pensum|semestre|eps|admision|primer\s+ingreso|"
+    r"pruebas?\s+(?:basicas|especificas|de\s+conocimientos)|orientacion\s+vocacional)\b"
+)
+
+
+def someone_elses_school(folded: str) -> bool:
+    """A relative's or a friend's business with a school below the university, and nothing of the university named."""
+    return bool(_RELATIVE.search(folded) and _SCHOOL.search(folded) and not _UNIVERSITY.search(folded))
+
+
+# The office's own hours and attention ("¿la oficina atiende los sábados?", "el sábado hay alguien en control académico?",
+# "¿a qué hora abren control académico?"): the student's business with the office even when its documents do not say.
+# Not another body's hours (a bank's window, a registry's office), which `outside_service` reads.
+_OFFICE_HERE = re.compile(
+    r"\b(?:control\s+academico|(?:la|las|esta|su|sus)\s+oficinas?(?!\s+(?:del?|de\s+la)\s+(?!facultad|escuela|control))|ventanilla|"
+    r"(?:la\s+)?secretaria\s+(?:de\s+la\s+facultad|academica|de\s+(?:la\s+)?escuela)|registro\s+y\s+estadistica|(?:la\s+)?coordinacion\s+academica)\b"
+)
+_OPEN = re.compile(
+    r"\b(?:atiend\w*|atencion|abre|abren|abierto|abierta|cierra\w*|cerrad[oa]|horario\w*|a\s+que\s+hora|hay\s+alguien|trabajan|sabados?|domingos?|asueto|feriados?)\b"
+)
+_OTHER_BODY = re.compile(rf"\b(?:{_BANK}|renap|migracion|sat|muni|municipalidad|igss|registro\s+de\s+la\s+propiedad|pnc|policia|hospital|embajada|consulado)\b")
+
+
+def office_hours(folded: str) -> bool:
+    """The office's own hours or attention asked (its place named with an opening word), no other body named."""
+    return bool(_OFFICE_HERE.search(folded) and _OPEN.search(folded) and not _OTHER_BODY.search(folded))

@@ -217,3 +217,27 @@ def test_a_translation_asked_as_a_question_is_a_text_for_the_student():
         kinds = []
         message_segments([text], kinds=kinds)
         assert MAKES_TEXT not in kinds, text
+
+
+def test_a_diagram_a_recipe_or_how_to_write_a_text_is_a_text_made_for_the_student():
+    """Asked for by pointing back ("el diagrama de flujo de un cajero, ¿quién me lo hace?", "la receta del pepián, ¿me la
+    comparten?"), asked outright ("dame una receta de pollo"), or asked how to write ("¿cómo escribo una introducción
+    para mi informe?"): the office never makes it. The office's own chart, a doctor's note and its own forms are no such
+    request."""
+    from classifiers.gate import MAKES_TEXT
+
+    made = [
+        "hola facultad, el diagrama de flujo de un cajero automatico, quien me lo hace",
+        "hola, soy estudiante de ingenieria, la receta del pepian, me la comparten?",
+        "estoy en el pensum de industrial y me toca investigar, dame una receta de pollo en crema para cuatro personas",
+        "como escribo una introduccion para mi informe de laboratorio de quimica",
+        "una carta de recomendacion para mi amigo que aplica a un trabajo, me la redactan?",
+    ]
+    for text in made:
+        kinds: list[str] = []
+        message_segments([text], kinds=kinds)
+        assert MAKES_TEXT in kinds, text
+    for text in ["el diagrama del pensum, me lo pasan?", "la receta medica del doctor, me la piden para justificar la falta?", "como redacto la solicitud de cambio de carrera", "como hago el examen final si estuve enfermo"]:
+        kinds = []
+        message_segments([text], kinds=kinds)
+        assert MAKES_TEXT not in kinds, text

@@ -397,3 +397,66 @@ def test_the_students_own_school_is_the_offices_own(intent):
 ])
 def test_a_professions_pay_is_a_job_question_but_the_offices_programmes_pay_is_not(intent, text, value):
     assert feats(intent, text)["jobs"] == value, text
+
+
+@pytest.mark.parametrize("text,fires", [
+    # a relative's or a friend's business with a school below the university
+    ("la inscripcion de mi hermano en el colegio para primero basico cuando es", True),
+    ("necesito la constancia de estudios de mi hijo del colegio, como la pido", True),
+    ("mi prima quiere entrar a magisterio, que instituto me recomiendas", True),
+    # a relative who comes to this faculty, the student's own diploma, a relative with the office's business
+    ("mi hermano sale del instituto y quiere entrar a ingenieria, que necesita", False),
+    ("mi titulo de bachillerato no esta registrado, igual me puedo inscribir?", False),
+    ("mi mama pregunta si hay descuento en la matricula para hermanos", False),
+])
+def test_someone_elses_school_business_is_another_bodys_at_decision_time(intent, text, fires):
+    assert (feats(intent, text)["provider"] > 0) == fires, text
+    assert dict(zip(NAMES, intent.row(text, rules=False)))["provider"] == 0  # not fitted on
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("la oficina atiende los sabados o solo entre semana?", True),
+    ("el sabado en la mañana hay alguien en control academico para entregar papeles", True),
+    ("a que hora abren control academico", True),
+    # another body's hours, a place asked for, someone else's office
+    ("a que hora abre la ventanilla del banco industrial", False), ("donde queda control academico", False),
+    ("la oficina de mi papa abre los sabados?", False),
+])
+def test_the_offices_own_hours_are_the_students_errand_at_decision_time(intent, text, fires):
+    assert (feats(intent, text)["errand"] > 0) == fires, text
+    if fires:
+        assert dict(zip(NAMES, intent.row(text, rules=False)))["errand"] == 0  # not fitted on
+
+
+@pytest.mark.parametrize("text,fires", [
+    # a student coming here from elsewhere: the origin said with "del", this faculty named as where the student goes
+    ("vengo de la landivar y quiero seguir ingenieria en la usac, que hago", True),
+    ("soy egresado del INTECAP con perito, me reconocen algun curso?", True),
+    ("vengo de la facultad de ciencias economicas y quiero estudiar ingenieria como segunda carrera, se puede", True),
+    # where the student studied is not where they go; leaving for another university is no transfer in
+    ("estudie en ingenieria de la landivar, alla como es el privado?", False),
+    ("me quiero pasar de la usac a la landivar, me dan equivalencias?", False),
+])
+def test_a_transfer_in_named_by_where_the_student_goes_at_decision_time(intent, text, fires):
+    f = feats(intent, text)
+    assert (f["transfer_in"] > 0) == fires, text
+    if fires:
+        assert f["other_institution"] == 0 and f["named_institution"] == 0
+        assert dict(zip(NAMES, intent.row(text, rules=False)))["transfer_in"] == 0  # not fitted on
+
+
+def test_a_banks_own_fees_are_another_bodys_service(intent):
+    assert feats(intent, "cuanto cobra el banco industrial por una transferencia internacional")["provider"] > 0
+    assert feats(intent, "cuanto cobra el banco por pagar la matricula")["provider"] == 0
+
+
+@pytest.mark.parametrize("text,fires", [
+    ("respecto a la solvencia de pago, cuanto es 3500 menos el 15 por ciento", True),
+    ("me ayudan a sacar el promedio de 61, 74, 88 y 93", True),
+    # the student's own figures told, not a calculation asked
+    ("tengo 61 de promedio, me alcanza para la beca?", False), ("pague 150 de matricula y 50 de laboratorio", False),
+])
+def test_a_percentage_off_a_figure_or_an_average_of_figures_is_a_calculation_at_decision_time(intent, text, fires):
+    assert (feats(intent, text)["computes"] > 0) == fires, text
+    if fires:
+        assert dict(zip(NAMES, intent.row(text, rules=False)))["computes"] == 0  # not fitted on
