@@ -33,6 +33,10 @@ informal in-domain, 120 near misses and far ones, by family), never used for tra
 with seeds 201 and 202 (about 120 unseen messages per split); each total carries a 95% bootstrap interval of the fall
 (unseen messages resampled within each split, both verdicts paired). "carry_by_family": how far staff labels reach, per
 family of unseen message (other universities' procedures, homework, ...), at several cosine radii.
+"--counterfactuals N" (off by default): each correction also teaches N variants of itself that keep its family and change
+its surface (classifiers.counterfactual); "candidate_fixed" / "candidate_broken" (and "candidate_by_family"): the unseen
+messages the retrained candidate fixes and breaks, its reach and overreach. The session-12 run with N = 6:
+benchmarks/results/gate_learning_counterfactuals.json.
 Timing at 10,000 decisions: benchmarks/gate_retrain_scale.py.
 Writes benchmarks/results/gate_learning.json.
 """
