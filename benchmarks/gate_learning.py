@@ -33,6 +33,10 @@ informal in-domain, 120 near misses and far ones, by family), never used for tra
 with seeds 201 and 202 (about 120 unseen messages per split); each total carries a 95% bootstrap interval of the fall
 (unseen messages resampled within each split, both verdicts paired). "carry_by_family": how far staff labels reach, per
 family of unseen message (other universities' procedures, homework, ...), at several cosine radii.
+"--counterfactuals N" (off by default): each correction also teaches N variants of itself that keep its family and change
+its surface (classifiers.counterfactual); "candidate_fixed" / "candidate_broken" (and "candidate_by_family"): the unseen
+messages the retrained candidate fixes and breaks, its reach and overreach. The session-12 run with N = 6:
+benchmarks/results/gate_learning_counterfactuals.json.
 Timing at 10,000 decisions: benchmarks/gate_retrain_scale.py.
 Writes benchmarks/results/gate_learning.json.
 """
@@ -163,14 +167,25 @@ def run_split(gate, synthetic, space, embedder, options: LearningOptions, seen: 
         "wrong_before": [int(a != b) for a, b in zip(y_unseen, verdicts(gate, unseen, embedder))],
         "wrong_after": [int(a != b) for a, b in zip(y_unseen, verdicts(served_after, unseen, embedder))],
         "wrong_after_candidate": [int(a != b) for a, b in zip(y_unseen, verdicts(cand_gate, unseen, embedder))], "radius_chosen_here": choose, "learn_seconds": round(res.seconds, 1),
+        "counterfactuals_fed": res.figures.get("counterfactuals", 0),
         "poisoned": {"adopted": pres.verdict.adopted, "adopted_kind": pres.kind if pres.verdict.adopted else "", "reason": pres.verdict.reason, "set_aside": sorted(w for w, r in previewers.items() if r["flagged"]),
                      "reviewers": previewers, "unseen_served": after_poison, "unseen_if_forced": forced,
                      "staff_model_in_domain_guard": pres.figures.get("staff_model_in_domain_guard"), "staff_model_in_candidate": pres.gate.memory.model is not None,
                      "in_turned_away_points": round(100 * (after_poison["in_turned_away"] - before["in_turned_away"]) / max(1, before["n_in"]), 2)},
     }
+    # reach and overreach of the candidate on the unseen half: mistakes it fixes, right verdicts it breaks (by family)
+    wb, wc = split["wrong_before"], split["wrong_after_candidate"]
+    split["candidate_fixed"] = sum(a and not b for a, b in zip(wb, wc))
+    split["candidate_broken"] = sum(b and not a for a, b in zip(wb, wc))
+    split["candidate_by_family"] = {}
+    for r, a, b in zip(unseen, wb, wc):
+        if a != b:
+            fam = split["candidate_by_family"].setdefault(r.get("family", "?"), {"fixed": 0, "broken": 0})
+            fam["fixed" if a else "broken"] += 1
     if EVIDENCE_DIR is not None:  # the out-of-fold evidence behind both verdicts, to read other adoption rules from it
         save_evidence(EVIDENCE_DIR / f"seed{seed}_clean.npz", res, split["wrong_before"], split["wrong_after_candidate"])
         save_evidence(EVIDENCE_DIR / f"seed{seed}_poisoned.npz", pres, split["wrong_before"], [int(a != b) for a, b in zip(y_unseen, verdicts(pres.classifier_candidate or pres.gate, unseen, embedder))])
+    print(f"  seed {seed}: candidate fixed {split['candidate_fixed']} broken {split['candidate_broken']} {split['candidate_by_family']} (variants {split['counterfactuals_fed']})", flush=True)
     print(f"  seed {seed}: corrections {split['corrections_fed']}; unseen mistakes {before['mistakes']} -> {after['mistakes']} (candidate {after_candidate['mistakes']}, without memory {after_no_memory['mistakes']}); "
           f"memory alone {memory_alone['mistakes']}; F1 {before['f1_in']}/{before['f1_out']} -> {after['f1_in']}/{after['f1_out']}; adopted {res.verdict.adopted} {res.kind} ({res.verdict.reason}); threshold {res.threshold['before']:.3f} -> {res.threshold['after']:.3f}; "
           f"middle ground adopts {middle.adopted}; staff model guard {res.figures.get('staff_model_in_domain_guard', {}).get('refused')}; "
@@ -249,7 +264,8 @@ def total(splits: list[dict], *, n_boot: int = 2000, seed: int = 0) -> dict:
             sb += int(x[idx].sum())
             sa += int(y[idx].sum())
         falls.append(1 - sa / sb if sb else 0.0)
-    return {"before": b, "after": a, "after_under_previous_rule": prev, "after_under_middle_ground": middle, "after_without_sure_gain": plain, "after_candidate_always": cand, "fall": round(1 - a / max(1, b), 3), "fall_95": [round(float(np.percentile(falls, 2.5)), 3), round(float(np.percentile(falls, 97.5)), 3)],
+    fixed, broken = sum(s.get("candidate_fixed", 0) for s in splits), sum(s.get("candidate_broken", 0) for s in splits)
+    return {"before": b, "after": a, "candidate_fixed": fixed, "candidate_broken": broken, "after_under_previous_rule": prev, "after_under_middle_ground": middle, "after_without_sure_gain": plain, "after_candidate_always": cand, "fall": round(1 - a / max(1, b), 3), "fall_95": [round(float(np.percentile(falls, 2.5)), 3), round(float(np.percentile(falls, 97.5)), 3)],
             "f1_worse_in_any_split": any(s["unseen_after"]["f1_in"] < s["unseen_before"]["f1_in"] or s["unseen_after"]["f1_out"] < s["unseen_before"]["f1_out"] for s in splits),
             "max_in_turned_away_points_poisoned": max(s["poisoned"]["in_turned_away_points"] for s in splits)}
 
@@ -268,6 +284,8 @@ def main() -> None:
     ap.add_argument("--correction-weight", type=float, default=None, help="weight of one staff correction (default: the setting)")
     ap.add_argument("--confirmation-weight", type=float, default=None, help="weight of one staff decision that agrees with the gate (default: LearningOptions')")
     ap.add_argument("--gain-alpha", type=float, default=None, help="level of the sign test a staff-decision gain must pass (default: LearningOptions'; 0 = off: more fixed than broken is enough)")
+    ap.add_argument("--counterfactuals", type=int, default=None, help="counterfactual variants per correction (classifiers.counterfactual; default: LearningOptions', 0 = off)")
+    ap.add_argument("--counterfactual-weight", type=float, default=None, help="weight of one variant as a share of one correction's (default: LearningOptions')")
     ap.add_argument("--evidence-dir", type=Path, default=None, help="save each split's out-of-fold evidence (npz) here")
     ap.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "gate_learning.json")
     args = ap.parse_args()
@@ -289,12 +307,17 @@ def main() -> None:
         options.gain_alpha = args.gain_alpha if args.gain_alpha > 0 else None
     if args.confirmation_weight is not None:
         options.confirmation_weight = args.confirmation_weight
+    if args.counterfactuals is not None:
+        options.counterfactuals = args.counterfactuals
+    if args.counterfactual_weight is not None:
+        options.counterfactual_weight = args.counterfactual_weight
     if args.brier_allowance is not None:
         options.brier_allowance = {"staff_decisions": args.brier_allowance} if args.brier_allowance else {}
     rows, fresh, fresh2, fresh3, fresh4 = read_jsonl(DEV), read_jsonl(FRESH), read_jsonl(FRESH2), read_jsonl(FRESH3), read_jsonl(FRESH4)
     parts = {p.strip() for p in args.parts.split(",")}
     result: dict = {"threshold": gate.threshold, "n_dev": len(rows), "n_fresh": len(fresh), "n_fresh2": len(fresh2), "n_fresh3": len(fresh3), "n_fresh4": len(fresh4), "parts": sorted(parts),
                     "correction_weight": options.correction_weight, "confirmation_weight": options.confirmation_weight, "min_decisions": options.min_decisions, "memory_radius": options.radius, "staff_model": options.staff_model, "staff_model_c": options.staff_model_c,
+                    "counterfactuals": options.counterfactuals, "counterfactual_weight": options.counterfactual_weight,
                     "brier_allowance": options.brier_allowance, "gain_alpha": options.gain_alpha, "staff_model_in_guard": options.staff_model_in_guard}
     # 2b. the larger fresh files, kept out of all training and tuning: fresh2 (239 messages written in the third session)
     #     and fresh3 (202 messages written in the fourth, before any of its runs); about 100-120 unseen messages per split

@@ -55,6 +55,12 @@ class LearningOptions:
     staff_model_c: float = STAFF_MODEL_C
     staff_model_scale: float = STAFF_MODEL_SCORE_SCALE
     staff_model_anchors: int = STAFF_MODEL_ANCHORS  # in-domain synthetic questions fitted with the staff decisions (classifiers.memory)
+    # counterfactual variants of each correction (classifiers.counterfactual): the same family, another surface (another
+    # institution, course or padding), learnt with the correction's label and `counterfactual_weight` times its weight, so
+    # the classifier learns the family rather than the sentence. 0 = off. Variants are dealt into their correction's fold
+    # (the out-of-fold evidence never sees a variant of the decision it judges) and are not themselves evaluated.
+    counterfactuals: int = 0
+    counterfactual_weight: float = 1.0
     min_in_recall: float = 0.98
     # adoption ("no worse"). Both models are judged on the same folds, so the comparison is paired: one more error than
     # the current gate on the cross-validated staff decisions or on the synthetic held-out refuses (tolerance 0 on both:
@@ -192,14 +198,17 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     if o.model not in ("logreg", "svm"):
         raise GateError("learning from staff needs a linear gate model (logreg or svm)")
     n_syn, n_staff = len(synthetic), len(staff)
-    texts = [e.text for e in synthetic] + [s.text for s in staff]
-    y = np.array([e.label for e in synthetic] + [s.label for s in staff], dtype=np.int64)
+    cf_texts, cf_labels, cf_source = _variants(synthetic, staff, o)
+    texts = [e.text for e in synthetic] + [s.text for s in staff] + cf_texts
+    y = np.array([e.label for e in synthetic] + [s.label for s in staff] + cf_labels, dtype=np.int64)
     f = _Features(texts, space, embedder)
     syn_rows = balance(y[:n_syn], seed=o.seed) if o.balanced else np.arange(n_syn)
     staff_rows = np.arange(n_syn, n_syn + n_staff)
+    cf_rows = np.arange(n_syn + n_staff, len(texts))
     weights = np.ones(len(texts))
     for j, s in enumerate(staff):
         weights[n_syn + j] = o.correction_weight if s.correction else o.confirmation_weight
+    weights[cf_rows] = o.correction_weight * o.counterfactual_weight
     # folds: whole synthetic groups and staff decisions (by order) dealt over the same k folds
     syn_folds = group_folds([synthetic[i].group for i in syn_rows], y[syn_rows], seed=o.seed, k=o.folds)
     if o.staff_model and n_staff - -(-n_staff // len(syn_folds)) < MIN_STAFF_MODEL:
@@ -225,6 +234,9 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     for fi, (_, ho) in enumerate(syn_folds):
         fold_of[syn_rows[ho]] = fi
     fold_of[staff_rows] = np.arange(n_staff) % len(syn_folds)
+    fold_of[cf_rows] = fold_of[staff_rows[np.asarray(cf_source, dtype=np.int64)]] if len(cf_rows) else -1
+    judged = np.ones(len(texts), dtype=bool)
+    judged[cf_rows] = False  # variants teach; they are not evidence
     oof_base, oof_cand = np.zeros(len(texts)), np.zeros(len(texts))
     oof_memory = np.full(len(texts), -1)  # the memory's label where it decided
     oof_by_model = np.zeros(len(texts), dtype=bool)  # ... and whether the staff model (not a close message) decided
@@ -235,7 +247,8 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     for fi in range(len(syn_folds)):
         train_syn = syn_rows[fold_of[syn_rows] != fi]
         train_staff = staff_rows[fold_of[staff_rows] != fi]
-        held = np.flatnonzero(fold_of == fi)
+        train_cf = cf_rows[fold_of[cf_rows] != fi]
+        held = np.flatnonzero((fold_of == fi) & judged)
         base = _fit(o.model, f, y, train_syn, None, space, o.seed)
         # the staff memory and model see the scores as served: after another's business is barred (gate.elsewhere_bar)
         base_scores = served(base) if o.model == "logreg" else _margins(base, f)
@@ -243,11 +256,11 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
         if o.staff_model:  # the classifier learns from the documents only; the staff decisions teach the staff model
             oof_cand[held] = base_scores[held]
         else:
-            cand = _fit(o.model, f, y, np.concatenate([train_syn, train_staff]), weights, space, o.seed)
+            cand = _fit(o.model, f, y, np.concatenate([train_syn, train_staff, train_cf]), weights, space, o.seed)
             oof_cand[held] = served(cand)[held] if o.model == "logreg" else _margins(cand, f)[held]
         if vec_ok and len(train_staff):
             thr = current_threshold if current_threshold is not None else 0.5
-            model = _staff_model(o, f, train_staff, base_scores, y, thr, train_syn)
+            model = _staff_model(o, f, np.concatenate([train_staff, train_cf]), base_scores, y, thr, train_syn)
             judged_model &= model is not None
             mem = StaffMemory.build(f.whole_vecs(train_staff), y[train_staff], radius=o.radius, model=model)
             held_scores = oof_cand[held] if o.model == "logreg" else None  # svm margins are not calibrated yet
@@ -325,19 +338,20 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     if few:
         verdict = adoption.AdoptionVerdict(False, f"{n_staff} staff decisions, fewer than {o.min_decisions}: too few to show out of fold that a retrained classifier is better", verdict.sets)
     # the final candidate: every synthetic row and every staff decision, the memory of all of them
-    final = _fit(o.model, f, y, syn_rows if o.staff_model else np.concatenate([syn_rows, staff_rows]), weights, space, o.seed)
+    final = _fit(o.model, f, y, syn_rows if o.staff_model else np.concatenate([syn_rows, staff_rows, cf_rows]), weights, space, o.seed)
     final.threshold, final.calibration = threshold, calibration
     if vec_ok and n_staff:
-        model = _staff_model(o, f, staff_rows, served(final, threshold), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
+        model = _staff_model(o, f, np.concatenate([staff_rows, cf_rows]), served(final, threshold), y, threshold, syn_rows) if judged_model and o.model == "logreg" else None
         final.memory = StaffMemory.build(f.whole_vecs(staff_rows), y[staff_rows], dates=[s.date for s in staff], message_ids=[s.message_id for s in staff], radius=o.radius, model=model)
     examples = list(synthetic) + [Example(text=s.text, label=s.label, style="feedback", source="feedback-no-info" if s.no_info else "feedback", topic=f"message:{s.message_id}") for s in staff]
-    whole_dense = f.fit_dense[f.whole]
+    whole_dense = f.fit_dense[f.whole][: n_syn + n_staff]  # the variants are not examples of their own
     tr = np.concatenate([syn_rows[fold_of[syn_rows] != 0], staff_rows[fold_of[staff_rows] != 0]])
     ho = np.concatenate([syn_rows[fold_of[syn_rows] == 0], staff_rows[fold_of[staff_rows] == 0]])
     info = fit_information(examples, whole_dense, final, tr, ho, seed=o.seed)
     figures = {
         name: {"before": _f1(t[0], t[1]), "after": _f1(t[0], t[2])} for name, t in sets.items()
     }
+    figures["counterfactuals"] = len(cf_rows)
     figures["memory_decided_out_of_fold"] = int((oof_memory[staff_rows] >= 0).sum())
     figures["staff_model_decided_out_of_fold"] = int(oof_by_model[staff_rows].sum())
     figures["staff_model_in_domain_guard"] = staff_model_guard
@@ -353,6 +367,26 @@ def learn(synthetic: Sequence[Example], staff: Sequence[StaffLabel], *, space: F
     result.classifier_candidate = final
     result.seconds = time.perf_counter() - start
     return result
+
+
+def _variants(synthetic: Sequence[Example], staff: Sequence[StaffLabel], o: LearningOptions) -> tuple[list[str], list[int], list[int]]:
+    """(texts, labels, index of the staff decision each comes from) of the corrections' counterfactual variants."""
+    if o.counterfactuals <= 0 or not any(s.correction for s in staff):
+        return [], [], []
+    from classifiers.counterfactual import Pools, counterfactuals
+
+    pools = Pools.from_synthetic(synthetic)
+    decided = {s.text for s in staff}
+    texts, labels, source = [], [], []
+    for j, s in enumerate(staff):
+        if not s.correction:
+            continue
+        for v in counterfactuals(s.text, s.label, pools, n=o.counterfactuals, seed=o.seed):
+            if v not in decided:
+                texts.append(v)
+                labels.append(s.label)
+                source.append(j)
+    return texts, labels, source
 
 
 def _offer_memory_alone(result: LearningResult, o: LearningOptions, f: _Features, y: np.ndarray, synthetic: Sequence[Example], staff: Sequence[StaffLabel], staff_rows: np.ndarray,
