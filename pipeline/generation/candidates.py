@@ -24,11 +24,21 @@ DOCS_LIST = re.compile(r"\bdocumentacion\b|\bdocumentos\b|\brecaudos\b|\bpresent
 _DOCS_ASKED = (r"\bque (?:mas )?(?:documentos|papeles|documentacion|recaudos|constancias)\b|\b(?:documentos|papeles|documentacion) (?:necesito|piden|se piden|hay que|tengo que|debo|se necesitan)\b"
                r"|\bque (?:mas )?(?:necesito|debo|tengo que|hay que|se debe|se tiene que) (?:presentar|entregar|adjuntar|llevar|traer|mandar|enviar)\b")
 
+# A length of time (folded), its figure also bracketed after a number word ('tres (3) días', '15 (quince) días').
+AMOUNT_OF_TIME = r"(?:\d+|un|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|quince|veinte|treinta|sesenta|noventa)\s+(?:\(\w+\)\s+)?(?:horas|dias|semanas|meses|anos)\b"
+# A length of time that is a time limit: after a word that bounds or places it ('en un plazo de 15 días', 'dentro de los
+# 3 días', 'máximo 30 días'), or before one ('5 días antes', '30 días calendario', '3 días hábiles'). 'Un Informe Final del
+# EPS de 3 meses' says how long something lasts, not when it is due.
+BOUNDED = (
+    r"\b(?:plazo|dentro|antes|despues|posterior(?:es)?|siguientes?|maximo|minimo|hasta|partir|menos|mayor|menor|termino|transcurrid\w*|lapso|anticipacion|previo|previa|tarda\w*|dura\w*|durante|cada)\b(?:\W+\w+){0,3}?\W+" + AMOUNT_OF_TIME
+    + r"|\b" + AMOUNT_OF_TIME + r"\s+(?:\w+\s+)?(?:antes|despues|posterior\w*|siguientes?|previos?|de anticipacion|a partir|habiles|calendario|contados?)\b"
+)
+
 # What a question asks for (on the folded question) and what a unit must contain to give it (on the folded unit).
 ANSWER_TYPES: dict[str, tuple[re.Pattern, re.Pattern]] = {
     "date": (
         re.compile(r"\bcuando\b|\bfecha|\bplazo|\bhasta que dia|\bque dia|\b(?:que|cual es el|cuales son los|en que) periodos?\b|\bvence|\babren\b|\bcierran?\b|\bempiezan?\b|\bterminan?\b|\bcomienzan?\b"),
-        re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:lunes|martes|miercoles|jueves|viernes|sabado|domingo)\b|\bdias? habiles\b|\b\d+ (?:dias|semanas|meses|anos)\b|\bantes de\b|\ba partir de\b|\bsemestre\b"
+        re.compile(r"\b(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setiembre|octubre|noviembre|diciembre)\b|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b|\b(?:lunes|martes|miercoles|jueves|viernes|sabado|domingo)\b|\bdias? habiles\b|\b\d+ (?:dias|semanas|meses|anos)\b|" + BOUNDED + r"|\bantes de\b|\ba partir de\b|\bsemestre\b"
                    r"|\b(?:de|con) (?:anticipacion|antelacion)\b|\bplazo (?:de|no mayor|maximo|minimo)\b|\b(?:un|dos|tres|cuatro|cinco|\d+) periodos? de clases?\b"),
     ),
     "time": (
@@ -67,7 +77,7 @@ _MONTH = r"(?:enero|febrero|marzo|abril|mayo|junio|julio|agosto|septiembre|setie
 # A concrete value of the kind (a figure, a calendar date, a clock time, a threshold) answers more than a word about it
 # ('$ 1.200' more than 'gratuito', 'a partir de los 250 créditos' more than 'se requiere un convenio').
 STRONG: dict[str, re.Pattern] = {
-    "date": re.compile(rf"\b\d{{1,2}}(?: de)? {_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{_MONTH} (?:de )?\d{{4}}\b"),
+    "date": re.compile(rf"\b\d{{1,2}}(?: de)? {_MONTH}\b|\b\d{{1,2}}/\d{{1,2}}\b|\b{_MONTH} (?:de )?\d{{4}}\b|{BOUNDED}"),  # a calendar date or a time limit ('dentro de 15 días')
     "time": re.compile(r"\b\d{1,2}:\d{2}\b|\b\d{1,2} ?(?:h|hs)\b"),
     "amount": re.compile(r"\$ ?\d|\bq ?\d|\b\d[\d.,]* ?(?:pesos|quetzales|dolares|usd)\b"),
     "requirement": re.compile(r"(?:\ba partir de|\bal menos|\bminim[oa]s? de|\bmas de|\b(?:haber|tener) aprobad\w*|\bse requiere\w*|\bes necesario)\W+(?:\w+\W+){0,3}\d"),

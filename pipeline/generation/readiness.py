@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from pipeline.generation.asking import Asked, asked_parts, counted, kinds_asked, period_score
+from pipeline.generation.candidates import AMOUNT_OF_TIME, BOUNDED
 from pipeline.generation.faq_match import matched as faq_matched
 from pipeline.generation.ranking import CONSEQUENCE, DEADLINE, NEEDS, unit_gives, word_forms
 from pipeline.generation.selection import ANSWER_TYPES, defines
@@ -66,14 +67,8 @@ def gives_type(asked: Asked, chosen: Sequence) -> bool:
 _FRACTION = re.compile(r"\b(?:mitad|medio|tercio|tercera|terceras|cuarto|cuarta|cuartas|quinta|quintas)\s*(?:partes?\s*)?\(?\s*\d{1,2}\s*/\s*\d{1,2}\s*\)?|\(\s*\d{1,2}\s*/\s*\d{1,2}\s*\)\s*(?:partes?\b)")
 
 
-_AMOUNT_OF_TIME = r"(?:\d+|un|una|dos|tres|cuatro|cinco|seis|siete|ocho|nueve|diez|quince|veinte|treinta|sesenta|noventa)\s+(?:\(\d+\)\s+)?(?:horas|dias|semanas|meses|anos)\b"
-_DURATION = re.compile(r"\b" + _AMOUNT_OF_TIME)
-# A length of time that is a time limit: after a word that bounds or places it ('en un plazo de 15 días', 'dentro de los
-# 3 días', 'máximo 30 días'), or before one ('5 días antes', '30 días calendario', '3 días hábiles').
-_BOUNDED = re.compile(
-    r"\b(?:plazo|dentro|antes|despues|posterior(?:es)?|siguientes?|maximo|minimo|hasta|partir|menos|mayor|menor|termino|transcurrid\w*|lapso|anticipacion|previo|previa|tarda\w*|dura\w*|durante|cada)\b(?:\W+\w+){0,3}?\W+" + _AMOUNT_OF_TIME
-    + r"|\b" + _AMOUNT_OF_TIME + r"\s+(?:\w+\s+)?(?:antes|despues|posterior\w*|siguientes?|previos?|de anticipacion|a partir|habiles|calendario|contados?)\b"
-)
+_DURATION = re.compile(r"\b" + AMOUNT_OF_TIME)
+_BOUNDED = re.compile(BOUNDED)
 
 
 def _dated(text: str) -> bool:

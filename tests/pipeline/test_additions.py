@@ -74,3 +74,24 @@ def test_a_lead_time_said_in_class_periods_is_a_date_answer():
 
     types, _ = unit_types("Todo cambio deberá ser conocido por los estudiantes con un mínimo de un periodo de clases de anticipación.")
     assert "date" in types
+
+
+def test_a_time_limit_counted_in_days_is_a_concrete_date_and_a_length_of_time_is_not():
+    from pipeline.generation.candidates import unit_types
+
+    for limit in ("Dentro de los 15 (quince) días calendario después del primer parcial puede desasignarse.",
+                  "El profesor publica las notas en un plazo no mayor de ocho (8) días hábiles.",
+                  "Posterior a la autorización, en término de 48 a 72 horas se enviará la constancia."):
+        types, concrete = unit_types(limit)
+        assert "date" in types and "date" in concrete, limit
+    for length in ("El Ejercicio Profesional Supervisado de 3 meses.", "La carrera consta de diez semestres de 30 créditos.",
+                   "No puede desasignarse de todos los cursos asignados en un mismo semestre."):
+        assert "date" not in unit_types(length)[1], length
+
+
+def test_the_article_with_the_time_limit_answers_until_when_not_the_one_that_only_names_the_semester():
+    text = ("## Desasignación\n\n"
+            "El estudiante no puede realizar la desasignación de todos los cursos asignados en un mismo semestre.\n\n"
+            "Dentro de los 15 (quince) días calendario después del primer parcial del semestre, el estudiante puede realizar la desasignación de un curso.\n")
+    said = body(ExtractiveGenerator().generate("¿Me puedo desasignar un curso a medio semestre? ¿hasta qué fecha?", [hit("normativo", "Normativo", text, "https://x.example/n", "Desasignación")]))
+    assert said.startswith("Sí") and "15 (quince) días calendario" in said.split("\n")[0], said
