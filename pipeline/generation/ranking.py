@@ -15,7 +15,7 @@ from pipeline.generation.asking import TYPE_WORDS, Asked, object_parts, period_s
 from pipeline.generation.lexical import FUNCTION_WORDS, derived, doc_keys, family, query_keys
 from pipeline.text import STOPWORDS_ES, fold, stem, tokens
 
-RANKER_VERSION = 6  # 3: the "hand" feature includes the word-match rerank (rerank below), whose terms are features (WORDS); 4: those terms match derivation families (lexical.family); 5: the hand score weighs down an item listed under a lead-in of another kind of answer (selection.other_aspect); 6: the hand score reads "¿con cuánto se gana…?" and "mínima/máxima" as asking for a count (selection.ANSWER_TYPES)
+RANKER_VERSION = 7  # 3: the "hand" feature includes the word-match rerank (rerank below), whose terms are features (WORDS); 4: those terms match derivation families (lexical.family); 5: the hand score weighs down an item listed under a lead-in of another kind of answer (selection.other_aspect); 6: the hand score reads "¿con cuánto se gana…?" and "mínima/máxima" as asking for a count (selection.ANSWER_TYPES); 7: the hand score reads a bounded time limit ('dentro de los 15 (quince) días') as a concrete date (candidates.BOUNDED) and weighs down the items of a sibling list whose lead-in names another variant of the asked object (selection._other_list)
 
 # What a unit gives beyond selection.ANSWER_TYPES (on the folded unit): a consequence, a permission or a prohibition, a step.
 CONSEQUENCE = re.compile(r"sancion|sancionad|perdera|pierde[n]? |anulad|anulara|se anula|reprobad|no tendra derecho|suspension|suspendid|expulsi|cero puntos|nota de cero|debera repetir|quedara|se le aplicara|causa de|perdida de")

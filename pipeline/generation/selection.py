@@ -82,6 +82,7 @@ class SelectionConfig:
     lead_in: float = 0.7  # score factor of a sentence that only announces what follows ('... lo siguiente:'): said alone it dangles
     ask_ratio: float = 0.5  # share of the best unit's score that a unit answering another ask of the message must reach
     other_aspect: float = 0.9  # score factor of an item listed under a lead-in that names another kind of answer than the one asked
+    other_list: float = 0.9  # ... or under a lead-in naming another variant of the asked object than a sibling list's (_other_list)
     long_words: int = 60
     long_penalty: float = 0.004  # per word beyond long_words
     max_units: int = 3
@@ -261,8 +262,32 @@ def score(question: str, weights: dict[str, float], qvec: np.ndarray | None, hit
         cand.score = cand.hand = sum(cand.parts.values()) * (cfg.type_miss if cand.value_miss else 1.0) * (cfg.lead_in if cand.unit.kind == "sentence" and _DANGLING.search(cand.unit.text) else 1.0)
         if asked and cand.unit.kind == "item" and other_aspect(cand.unit.context, asked):
             cand.score = cand.hand = cand.score * cfg.other_aspect
+    if okeys:
+        _other_list(cands, set(okeys), cfg)
     cands.sort(key=lambda x: (-x.score, x.hit_no, x.unit.offset))
     return cands
+
+
+def _other_list(cands: list[Candidate], okeys: set[str], cfg: SelectionConfig) -> None:
+    """Weigh down the items of a list whose lead-in names a variant of the asked object other than the one asked: a
+    sibling list of the same document has a lead-in that differs from it by one word only, and the question says the
+    sibling's word, not this one's ('Requisitos para la práctica intermedia:' beside 'Requisitos para la práctica
+    inicial:' for '¿Qué necesito para la práctica inicial?': 'Haber aprobado la práctica inicial' is a condition of the
+    next practice, not what is asked). Lists without such a sibling, or a question that names neither word, are left alone."""
+    leads = {(c.chunk.doc_id, c.unit.context) for c in cands if c.unit.kind == "item" and c.unit.context}
+    words = {lead: frozenset(w for w in name_words(lead[1]) if not any(ch.isdigit() for ch in w)) for lead in leads}  # not the article's number
+    other: set[tuple[str, str]] = set()
+    for lead in leads:
+        mine = words[lead]
+        for sib in leads:
+            if sib[0] != lead[0] or sib == lead:
+                continue
+            more, less = words[sib] - mine, mine - words[sib]
+            if len(more) == 1 and len(less) == 1 and doc_keys(next(iter(more))) & okeys and not doc_keys(next(iter(less))) & okeys:
+                other.add(lead)
+    for c in cands:
+        if c.unit.kind == "item" and (c.chunk.doc_id, c.unit.context) in other:
+            c.score = c.hand = c.score * cfg.other_list
 
 
 def select(cands: list[Candidate], weights: dict[str, float], question: str, cfg: SelectionConfig) -> list[Candidate]:

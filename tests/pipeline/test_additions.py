@@ -95,3 +95,13 @@ def test_the_article_with_the_time_limit_answers_until_when_not_the_one_that_onl
             "Dentro de los 15 (quince) días calendario después del primer parcial del semestre, el estudiante puede realizar la desasignación de un curso.\n")
     said = body(ExtractiveGenerator().generate("¿Me puedo desasignar un curso a medio semestre? ¿hasta qué fecha?", [hit("normativo", "Normativo", text, "https://x.example/n", "Desasignación")]))
     assert said.startswith("Sí") and "15 (quince) días calendario" in said.split("\n")[0], said
+
+
+def test_a_list_under_a_sibling_lead_in_that_names_another_variant_is_not_the_answer():
+    text = ("## Prácticas\n\n"
+            "Artículo 12. Requisitos para la práctica intermedia:\n\n"
+            "1. Haber aprobado la práctica inicial.\n2. Tener aprobados 120 créditos.\n\n"
+            "Artículo 11. Requisitos para la práctica inicial:\n\n"
+            "1. Tener aprobado el curso de Matemática Básica II.\n2. Asistir al seminario de inducción.\n")
+    said = body(ExtractiveGenerator().generate("¿Qué necesito para poder hacer la práctica inicial?", [hit("practicas", "Normativo de prácticas", text, "https://x.example/p", "Prácticas")]))
+    assert "Matemática Básica II" in said and "120 créditos" not in said, said
