@@ -92,18 +92,28 @@ def code_names(options: Sequence[str], course: str, semesters: dict[str, int] | 
     return sharing if len(sharing) == 1 else list(options)
 
 
+def code_label(options: Sequence[str], lang: str = "es") -> str:
+    """How a code the plan gives to several courses is named: one name as it is, several as the plan's own ambiguity
+    ('el curso que el pénsum lista como Topografía 1 y como Topografía 2'), never 'Topografía 1 o Topografía 2', which
+    reads as if either course would do."""
+    if len(options) < 2:
+        return options[0] if options else ""
+    return t("course_code_names", lang).format(names=t("course_code_names_join", lang).join(options))
+
+
 def semesters_by_name(records: Iterable[Unit]) -> dict[str, int]:
     """Course name -> the semester its record is listed under (plans without semester headings give none)."""
     return {record_name(u): int(n) for u in records if (n := semester_of(u))}
 
 
-def named_codes(value: str, names: dict[str, list[str]], course: str = "", semesters: dict[str, int] | None = None) -> str:
-    """'0082, 0118' -> 'Topografía 1 o Topografía 2 (0082) y Matemática Aplicada 1 (0118)': a code the plan gives to
-    several courses says each of them (see code_names); a code without a record stays a code."""
+def named_codes(value: str, names: dict[str, list[str]], course: str = "", semesters: dict[str, int] | None = None, lang: str = "es") -> str:
+    """'0082, 0118' -> 'el curso que el pénsum lista como Topografía 1 y como Topografía 2 (0082) y Matemática Aplicada 1
+    (0118)': a code the plan gives to several courses says each of them (see code_names, code_label); a code without a
+    record stays a code."""
     parts = []
     for code in _CODES.findall(value):
         options = code_names(names.get(code.lstrip("0") or "0", []), course, semesters)
-        parts.append(f"{' o '.join(options)} ({code})" if options else code)
+        parts.append(f"{code_label(options, lang)} ({code})" if options else code)
     if not parts:
         return value.strip().rstrip(".")
     return ", ".join(parts[:-1]) + " y " + parts[-1] if len(parts) > 1 else parts[0]
@@ -173,7 +183,7 @@ def attribute_sentence(attr: str, unit: Unit, records: Sequence[Unit], *, progra
         if not v or fold(v) in _NONE:
             return t("course_no_prerequisites", lang).format(course=who), True
         n = len(_CODES.findall(v))
-        return t("course_prerequisite" if n == 1 else "course_prerequisites", lang).format(course=who, value=named_codes(v, names, record_name(unit), semesters_by_name(records))), True
+        return t("course_prerequisite" if n == 1 else "course_prerequisites", lang).format(course=who, value=named_codes(v, names, record_name(unit), semesters_by_name(records), lang)), True
     if attr == "postrequisites":
         after = needed_by(unit, records)
         note = t("course_code_shared", lang).format(code=code, others=" y ".join(shared)) if shared and after else ""

@@ -501,7 +501,7 @@ class ExtractiveGenerator:
         plain = render_fields(unit, only=only, head=head)
         named = self._named_prerequisites(chunk, unit, book, d)
         if named is not None:
-            return d.add("Compose", [group.id, named.id], render_fields(unit, book.names(chunk.doc_id, record_name(unit)), only=only, head=head))
+            return d.add("Compose", [group.id, named.id], render_fields(unit, book.names(chunk.doc_id, record_name(unit), self.lang), only=only, head=head))
         return d.add("Refine", [group.id], plain)
 
     def _named_prerequisites(self, chunk, unit: Unit, book: RecordBook, d: _Steps) -> Step | None:

@@ -6,7 +6,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from pipeline.chunking import Chunk
-from pipeline.generation.course_plan import code_names, names_by_code, semesters_by_name
+from pipeline.generation.course_plan import code_label, code_names, names_by_code, semesters_by_name
 from pipeline.generation.lexical import doc_keys, query_keys
 from pipeline.text import tokens
 from pipeline.generation.selection import units_of
@@ -67,15 +67,16 @@ class RecordBook:
         said = {d: sorted(prose.get(d, {}).values(), key=lambda e: (e[0].position, e[1].offset)) for d in plan}
         return cls(by_name, by_code, labels, distinct, plan, said)
 
-    def names(self, doc_id: str, course: str = "") -> dict[str, str]:
+    def names(self, doc_id: str, course: str = "", lang: str = "es") -> dict[str, str]:
         """Code -> name of the records of one document (codes as written, with and without leading zeros). A code the
         plan gives to several courses is named as course_plan.code_names says for `course` (a course of an earlier
-        semester, then one sharing its name: Termodinámica 2 needs 0390, Termodinámica 1), else by all of them."""
+        semester, then one sharing its name: Termodinámica 2 needs 0390, Termodinámica 1), else as the plan's own ambiguity
+        (course_plan.code_label)."""
         out = {}
         plan = [u for _, u in self.plans.get(doc_id, [])]
         shared, semesters = names_by_code(plan), semesters_by_name(plan)
         for code, (_, u) in self.by_code.get(doc_id, {}).items():
-            name = " o ".join(code_names(shared.get(code, []), course, semesters)) or record_name(u)
+            name = code_label(code_names(shared.get(code, []), course, semesters), lang) or record_name(u)
             if name:
                 out[code] = name
                 out[record_code(u)] = name

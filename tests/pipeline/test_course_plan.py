@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.generation.course_plan import asked_attributes, career_areas, code_names, polarity_of
+from pipeline.generation.course_plan import asked_attributes, career_areas, code_label, code_names, polarity_of
 from pipeline.generation.extractive import ExtractiveGenerator
 from pipeline.generation.readiness import readiness_of
 from tests.pipeline.generation_helpers import hit
@@ -74,10 +74,12 @@ def test_an_area_the_plan_does_not_give_is_said_so_with_the_careers_areas_and_no
 
 def test_a_code_the_plan_gives_two_courses_is_never_read_as_one_of_them_silently():
     text, _ = _draft("¿Cuáles son los prerrequisitos de Yacimientos?")
-    assert text == "Los prerrequisitos de Yacimientos (0420) son Mineralogía 1 (0410) y Mineralogía 2 o Petrografía (0412).", text
+    assert text == "Los prerrequisitos de Yacimientos (0420) son Mineralogía 1 (0410) y el curso que el pénsum lista como Mineralogía 2 y como Petrografía (0412).", text
     assert code_names(["Principios de Metrología", "Termodinámica 1"], "Termodinámica 2") == ["Termodinámica 1"]  # the course's own chain decides
     assert code_names(["Topografía 1", "Topografía 2"], "Topografía 3") == ["Topografía 1", "Topografía 2"]  # both share its name: both said
     assert code_names(["Principios de Metrología", "Termodinámica 1"], "Motores de Combustión") == ["Principios de Metrología", "Termodinámica 1"]
+    assert code_label(["Topografía 1", "Topografía 2"], "en") == "the course the plan lists as Topografía 1 and as Topografía 2"
+    assert code_label(["Topografía 1"]) == "Topografía 1"
     at = {"Teoría Electromagnética 2": 7, "Conversión de Energía 2": 8, "Transmisión": 8}
     assert code_names(["Teoría Electromagnética 2", "Conversión de Energía 2"], "Transmisión", at) == ["Teoría Electromagnética 2"]  # a prerequisite comes earlier
 
