@@ -263,9 +263,14 @@ def attributes_answer(attrs: Sequence[str], same: dict, order: Sequence[str], bo
         groups.setdefault(said[doc][3], []).append(doc)
     held = all(x[1] for x in said.values())
 
+    unsure = t("course_code_names", lang).split("{")[0]
+
     def line(docs: list[str]):
-        text = said[docs[0]][0]  # the first programme's wording (its plan names the codes)
-        ev = d.concat([d.extract(*same[x]) for x in docs] + [d.extract(c, u) for c, u in said[docs[0]][2]])
+        # the wording of the programme whose plan names the codes without doubt (one plan may give a code two courses
+        # that another names once), else the first programme's
+        wording = min(docs, key=lambda x: said[x][0].count(unsure))
+        text = said[wording][0]
+        ev = d.concat([d.extract(*same[x]) for x in docs] + [d.extract(c, u) for c, u in said[wording][2]])
         who = t("and", lang).join(book.labels.get(x, x) for x in docs) if len(docs) <= 3 else t("the_programmes", lang).format(n=len(docs))
         return d.add("Refine", [ev.id], text.replace(_PLACE, who))
 

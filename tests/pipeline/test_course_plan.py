@@ -88,3 +88,12 @@ def test_the_careers_areas_are_the_list_after_the_colon_cut_before_another_claus
     said = ["La carrera consta de tres Áreas y dos Departamentos: Área de Estructuras, Departamento de Hidráulica, en donde se realiza la gestión."]
     assert career_areas(said) == "Área de Estructuras, Departamento de Hidráulica"
     assert career_areas(["El área de prácticas: inicial, intermedia y final, se asignan en la Unidad de EPS."]) == ""  # not a list of areas
+
+
+def test_programmes_that_agree_are_worded_by_the_plan_that_names_a_shared_code_once():
+    other = PLAN.replace("Ingeniería Minera", "Ingeniería Geológica").replace("codigo: 0412\nnombre: Petrografía\ncreditos: 4\narea: No especificada\nprerequisitos: 0402\nobligatorio: Sí\n---\n", "")
+    hits = [hit("pensum_minas", "Ingeniería Minera", PLAN, "https://x.example/minas", "SEMESTRE 3"), hit("pensum_geologia", "Ingeniería Geológica", other, "https://x.example/geologia", "SEMESTRE 3")]
+    from bot.ops.answer_eval import answer_body
+
+    text = answer_body(ExtractiveGenerator().generate("¿Cuáles son los prerrequisitos de Yacimientos?", hits).text)
+    assert "Mineralogía 2 (0412)" in text and "lista como" not in text, text  # the same codes: the plan without the doubt names them
