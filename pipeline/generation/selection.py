@@ -273,7 +273,9 @@ def _other_list(cands: list[Candidate], okeys: set[str], cfg: SelectionConfig) -
     sibling list of the same document has a lead-in that differs from it by one word only, and the question says the
     sibling's word, not this one's ('Requisitos para la práctica intermedia:' beside 'Requisitos para la práctica
     inicial:' for '¿Qué necesito para la práctica inicial?': 'Haber aprobado la práctica inicial' is a condition of the
-    next practice, not what is asked). Lists without such a sibling, or a question that names neither word, are left alone."""
+    next practice, not what is asked). Siblings share the rest of their lead-in: two one-word headings ('Documentación',
+    '¿Qué becas hay?') are not variants of one object. Lists without such a sibling, or a question that names neither
+    word, are left alone."""
     leads = {(c.chunk.doc_id, c.unit.context) for c in cands if c.unit.kind == "item" and c.unit.context}
     words = {lead: frozenset(w for w in name_words(lead[1]) if not any(ch.isdigit() for ch in w)) for lead in leads}  # not the article's number
     other: set[tuple[str, str]] = set()
@@ -283,7 +285,7 @@ def _other_list(cands: list[Candidate], okeys: set[str], cfg: SelectionConfig) -
             if sib[0] != lead[0] or sib == lead:
                 continue
             more, less = words[sib] - mine, mine - words[sib]
-            if len(more) == 1 and len(less) == 1 and doc_keys(next(iter(more))) & okeys and not doc_keys(next(iter(less))) & okeys:
+            if len(more) == 1 and len(less) == 1 and mine & words[sib] and doc_keys(next(iter(more))) & okeys and not doc_keys(next(iter(less))) & okeys:
                 other.add(lead)
     for c in cands:
         if c.unit.kind == "item" and (c.chunk.doc_id, c.unit.context) in other:

@@ -105,3 +105,21 @@ def test_a_list_under_a_sibling_lead_in_that_names_another_variant_is_not_the_an
             "1. Tener aprobado el curso de Matemática Básica II.\n2. Asistir al seminario de inducción.\n")
     said = body(ExtractiveGenerator().generate("¿Qué necesito para poder hacer la práctica inicial?", [hit("practicas", "Normativo de prácticas", text, "https://x.example/p", "Prácticas")]))
     assert "Matemática Básica II" in said and "120 créditos" not in said, said
+
+
+def test_two_one_word_headings_are_not_sibling_variants_of_one_object():
+    from types import SimpleNamespace
+
+    from pipeline.generation.lexical import query_keys
+    from pipeline.generation.selection import SelectionConfig, _other_list
+
+    def item(context: str):
+        return SimpleNamespace(unit=SimpleNamespace(kind="item", context=context), chunk=SimpleNamespace(doc_id="becas"), score=1.0, hand=1.0)
+
+    okeys = set(query_keys("¿Qué becas hay para estudiantes del interior?"))
+    plain = [item("¿Qué becas hay?"), item("Documentación")]
+    _other_list(plain, okeys, SelectionConfig())
+    assert [c.score for c in plain] == [1.0, 1.0]  # nothing shared: not variants of one object
+    siblings = [item("Requisitos para la beca de transporte"), item("Requisitos para la beca de alojamiento")]
+    _other_list(siblings, set(query_keys("¿Qué requisitos tiene la beca de alojamiento?")), SelectionConfig())
+    assert siblings[0].score < 1.0 == siblings[1].score
