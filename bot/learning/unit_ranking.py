@@ -80,6 +80,7 @@ def train_unit_ranker(services: Services, *, per_document: int = 40, extra: list
 
 
 def _offline(services: Services):
+    import pipeline.generation.extractive  # noqa: F401  (registers the generator: `gate train` may run before any draft)
     from pipeline.generation import GENERATORS
 
     return GENERATORS["extractive"](lang=services.settings.llm.language, index=services.index, embedder=services.embedder)

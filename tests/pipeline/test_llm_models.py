@@ -130,7 +130,8 @@ def test_the_models_api_is_asked_once_and_its_lifecycle_wins(anthropic_server, c
     llm.complete(system="s", user="a")
     llm.complete(system="s", user="b")
     assert [r.path for r in anthropic_server.requests if r.method == "GET"] == ["/v1/models/claude-sonnet-5-5"]
-    # a deprecated model: warned with the API's retirement date
+    # a deprecated model: warned with the API's retirement date (the API's clock before that date)
+    anthropic_server.clock = lambda: 1_795_600_000.0  # 2026-11-25
     older = make_llm(anthropic_server, model="claude-sonnet-4-5")
     older._lifecycle_checked = False
     with caplog.at_level(logging.WARNING, logger="pipeline.llm.models"):
