@@ -20,7 +20,11 @@ def anthropic_server():
     product then swallowed, e.g. as a skipped item), unless it sets
     ``anthropic_server.refusals_expected = True`` because refusals are what it tests.
     """
-    server = FakeAnthropicServer()
+    yield from serve_anthropic(FakeAnthropicServer())
+
+
+def serve_anthropic(server: FakeAnthropicServer):
+    """Yield the server, stop it, and fail the test on a refusal it did not expect (the anthropic_server fixture's body)."""
     try:
         yield server
     finally:

@@ -11,6 +11,7 @@ import pytest
 import time
 
 from tests.servers.anthropic_server import FakeAnthropicServer, json_reply, refusal_reply, pause_turn_reply, context_window_exceeded_reply
+from tests.servers.api_fixtures import serve_anthropic
 
 # The last day claude-sonnet-4-5 (OLDER below) was served: it retires 2026-11-30 (rules.py [DEPR]). These tests state
 # that model's rules as the API enforced them while it was served; after its retirement the stand-in refuses it, as
@@ -23,14 +24,7 @@ def anthropic_server():
     """A fresh FakeAnthropicServer whose clock runs from the last day OLDER was served (tests.servers.api_fixtures'
     fixture otherwise: a refusal the test does not expect fails it)."""
     start = time.time()
-    server = FakeAnthropicServer(clock=lambda: OLDER_SERVED + (time.time() - start))
-    try:
-        yield server
-    finally:
-        server.stop()
-    if server.refusals and not server.refusals_expected:
-        pytest.fail("the Anthropic stand-in refused requests the real API would refuse too: "
-                    + "; ".join(f"{path} {status}: {message}" for path, status, message in server.refusals[:3]), pytrace=False)
+    yield from serve_anthropic(FakeAnthropicServer(clock=lambda: OLDER_SERVED + (time.time() - start)))
 
 
 @pytest.fixture(autouse=True)
